@@ -30,6 +30,7 @@ class CertifiedEvent:
     p_numerator_lower: float
     p_denominator_upper: float
     epsilon: float
+    definition: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class EpsilonLowerBound:
     seed: int | None
     seconds: float
     candidates: tuple[CertifiedEvent, ...] = field(default_factory=tuple)
+    event_definition: dict = field(default_factory=dict)
 
     def recheck(self) -> float:
         """Recompute the certified ε from the stored counts (independent of the estimator)."""

@@ -1,0 +1,132 @@
+"""Candidate events {s ≥ t} / {s ≤ t}, their selection, and their counting.
+
+Selection (on the selection split only): for every fitted statistic s, thresholds t are taken
+from both sides' empirical quantiles (dense in the tails), both sides' extremes pushed out by
+a few typical edge spacings (so a support edge seen in selection is not over-fitted), and, for
+discrete statistics, every observed value.  Each (statistic, op, t, numerator side) is scored
+by the ε it would certify if the certification split had the *pessimistic* selection
+frequencies — one-standard-error Clopper–Pearson bounds (LCB for the numerator, UCB for the
+denominator) — which keeps the scan over many thresholds from picking a far-tail event whose
+selection counts were lucky (the winner's curse of small counts).  The top candidates from distinct
+(statistic, op, numerator) groups are certified on fresh samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpaudit.distinguish.statistics import CategoryScore, Statistic
+from dpaudit.stats.epsilon import epsilon_from_counts
+from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
+
+_CENTRAL = np.linspace(0.01, 0.99, 99)
+_TAILS = np.logspace(-6, -2, 17)[:-1]
+QUANTILE_LEVELS = np.unique(np.concatenate([_TAILS, _CENTRAL, 1.0 - _TAILS]))
+EDGE_MARGINS = (3.0, 10.0)
+#: one-standard-error level used to shrink selection frequencies when scoring
+SELECTION_SIGNIFICANCE = 0.16
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The event {stat ≥ t} (op 'ge') or {stat ≤ t} (op 'le'), with d0 or d1 as numerator."""
+
+    stat_index: int
+    op: str
+    threshold: float
+    numerator: int
+    predicted_epsilon: float
+
+    def indicator(self, values: np.ndarray) -> np.ndarray:
+        return values >= self.threshold if self.op == "ge" else values <= self.threshold
+
+    def describe(self, stat: Statistic) -> str:
+        sym = "≥" if self.op == "ge" else "≤"
+        text = f"{stat.describe()} {sym} {self.threshold:.6g}"
+        if isinstance(stat, CategoryScore):
+            cats, total, unseen = stat.members(self.op, self.threshold, limit=8)
+            shown = ", ".join(map(str, cats)) + (", …" if total > len(cats) else "")
+            text += f"  (i.e. {stat.encoder.label} ∈ {{{shown}}}"
+            text += ", or unseen in selection)" if unseen else ")"
+        return text
+
+    def definition(self, stat: Statistic) -> dict:
+        out = {"op": self.op, "threshold": float(self.threshold)}
+        out.update(stat.definition())
+        return out
+
+
+def _edge_thresholds(sorted_vals: np.ndarray) -> list[float]:
+    """Thresholds just beyond each extreme: extreme ∓ m × (mean spacing of the 5 extremes)."""
+    out = []
+    finite = sorted_vals[np.isfinite(sorted_vals)]
+    if len(finite) < 6:
+        return out
+    gap_lo = (finite[5] - finite[0]) / 5.0
+    gap_hi = (finite[-1] - finite[-6]) / 5.0
+    for m in EDGE_MARGINS:
+        out.append(finite[0] - m * gap_lo)
+        out.append(finite[-1] + m * gap_hi)
+    # just inside the extremes (for events containing a whole side's support)
+    out.extend([finite[0], finite[-1]])
+    return out
+
+
+def thresholds_for(s0: np.ndarray, s1: np.ndarray, discrete: bool) -> np.ndarray:
+    pooled = np.concatenate([s0, s1])
+    if discrete:
+        return np.unique(pooled)
+    t = [np.quantile(s0, QUANTILE_LEVELS), np.quantile(s1, QUANTILE_LEVELS)]
+    edges = _edge_thresholds(np.sort(s0)) + _edge_thresholds(np.sort(s1))
+    t.append(np.asarray(edges, dtype=float))
+    t = np.concatenate(t)
+    return np.unique(t[np.isfinite(t)])
+
+
+def score_candidates(stats, sel0, sel1, *, delta, n_certify, significance):
+    """All candidates of every statistic, scored by their predicted certified ε."""
+    cands = []
+    for si, stat in enumerate(stats):
+        v0, v1 = np.sort(stat(sel0)), np.sort(stat(sel1))
+        ts = thresholds_for(v0, v1, stat.discrete)
+        if ts.size == 0:
+            continue
+        n0, n1 = len(v0), len(v1)
+        ge0 = n0 - np.searchsorted(v0, ts, side="left")
+        ge1 = n1 - np.searchsorted(v1, ts, side="left")
+        le0 = np.searchsorted(v0, ts, side="right")
+        le1 = np.searchsorted(v1, ts, side="right")
+        for op, c0, c1 in (("ge", ge0, ge1), ("le", le0, le1)):
+            for numerator, (kn, nn, kd, nd) in ((0, (c0, n0, c1, n1)), (1, (c1, n1, c0, n0))):
+                p_num = clopper_pearson_lower(kn, nn, SELECTION_SIGNIFICANCE)
+                p_den = clopper_pearson_upper(kd, nd, SELECTION_SIGNIFICANCE)
+                pred = epsilon_from_counts(p_num * n_certify, n_certify,
+                                           np.minimum(p_den * n_certify, n_certify), n_certify,
+                                           delta=delta, significance=significance)
+                pred = np.where(kn == 0, 0.0, pred)
+                cands.append((si, op, numerator, ts, np.asarray(pred, float)))
+    return cands
+
+
+def select_candidates(scored, how_many: int) -> list[Candidate]:
+    """The best candidate of each (statistic, op, numerator) group; then the top ``how_many``."""
+    best = []
+    for si, op, numerator, ts, pred in scored:
+        i = int(np.argmax(pred))
+        best.append(Candidate(si, op, float(ts[i]), numerator, float(pred[i])))
+    best.sort(key=lambda c: -c.predicted_epsilon)
+    chosen = [c for c in best if c.predicted_epsilon > 0][:how_many]
+    return chosen or best[:1]
+
+
+def count_events(stats, candidates: list[Candidate], x: np.ndarray) -> np.ndarray:
+    """Number of rows of x in each candidate event."""
+    values = {}
+    counts = np.zeros(len(candidates), dtype=np.int64)
+    for i, c in enumerate(candidates):
+        if c.stat_index not in values:
+            values[c.stat_index] = stats[c.stat_index](x)
+        counts[i] = int(np.count_nonzero(c.indicator(values[c.stat_index])))
+    return counts

@@ -1,0 +1,83 @@
+"""Drawing mechanism outputs in reproducible chunks.
+
+Every chunk of outputs comes from its own generator,
+``default_rng(SeedSequence(entropy, spawn_key=(phase, side, index)))``, with a fixed chunk
+size.  A chunk's outputs therefore depend only on (seed, phase, side, index) — not on how many
+workers draw them or in which order — which is what makes results reproducible across
+execution backends.  ``phase`` 0 is the selection split, 1 the certification split; ``side``
+0 is d0, 1 is d1.
+
+:func:`draw` also checks what a black-box sampler returns, so that a wrong shape, a NaN or a
+non-numeric output produces a clear error here rather than a traceback deep inside numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: rows per chunk (fixed: part of the definition of a seed's sample stream)
+CHUNK_ROWS = 1 << 16
+
+SELECTION, CERTIFICATION = 0, 1
+
+
+class SamplerError(ValueError):
+    """The sampler returned something that is not n numeric outputs."""
+
+
+@dataclass(frozen=True)
+class Stream:
+    """The chunked sample stream of one (phase, side)."""
+
+    entropy: int
+    phase: int
+    side: int
+    total: int
+    chunk_rows: int = CHUNK_ROWS
+
+    def chunks(self):
+        """Yield (index, rows) for every chunk of this stream."""
+        n_chunks = -(-self.total // self.chunk_rows)
+        for index in range(n_chunks):
+            rows = min(self.chunk_rows, self.total - index * self.chunk_rows)
+            yield index, rows
+
+    def rng(self, index: int) -> np.random.Generator:
+        seq = np.random.SeedSequence(self.entropy, spawn_key=(self.phase, self.side, index))
+        return np.random.default_rng(seq)
+
+
+def draw(sampler, dataset, n: int, rng: np.random.Generator, *, side: str = "d0") -> np.ndarray:
+    """Call ``sampler(dataset, n, rng)`` and return a validated float/int array of n outputs."""
+    out = sampler(dataset, n, rng)
+    try:
+        arr = np.asarray(out)
+    except Exception as exc:  # ragged lists and the like
+        raise SamplerError(f"sampler output on {side} is not an array: {exc}") from None
+    if arr.ndim == 0 or arr.shape[0] != n or arr.ndim > 2:
+        raise SamplerError(
+            f"sampler returned shape {arr.shape} on {side} for n={n}; expected ({n},) or ({n}, k)")
+    if arr.dtype == bool:
+        arr = arr.astype(np.int8)
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise SamplerError(
+            f"sampler returned dtype {arr.dtype} on {side}; outputs must be ints or floats "
+            "(encode categories as integers)")
+    if arr.ndim == 2 and arr.shape[1] == 0:
+        raise SamplerError(f"sampler returned zero-width outputs {arr.shape} on {side}")
+    if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
+        raise SamplerError(
+            f"sampler returned NaN on {side}; encode special outputs (e.g. 'no answer') as a "
+            "finite value or ±inf")
+    return arr
+
+
+def draw_stream(sampler, dataset, stream: Stream, *, side: str) -> np.ndarray:
+    """Draw a whole stream into memory (used for the selection split only)."""
+    parts = [draw(sampler, dataset, rows, stream.rng(i), side=side) for i, rows in stream.chunks()]
+    width = {p.shape[1:] for p in parts}
+    if len(width) > 1:
+        raise SamplerError(f"sampler returned outputs of varying shapes {sorted(width)} on {side}")
+    return np.concatenate(parts, axis=0)

@@ -1,0 +1,418 @@
+"""Scalar statistics of mechanism outputs, fitted on the selection split.
+
+A distinguisher reduces an output o (a scalar, a category, a vector) to a real number s(o);
+the candidate events are then one-sided sets {s ≥ t} and {s ≤ t}.  Every statistic here is a
+fixed measurable function once fitted, so certifying its events on fresh samples is valid
+whatever the fit did.
+
+Statistics:
+
+* :class:`Coordinate` — the output itself (scalars) or one coordinate of a vector.
+* :class:`Linear` — a projection w·(o − c): the difference of means and Fisher's linear
+  discriminant Σ⁻¹(μ₀ − μ₁) (pooled covariance, ridge-regularised).
+* :class:`GaussianLogRatio` — log N(o; μ₀, Σ₀) − log N(o; μ₁, Σ₁), the likelihood ratio of
+  Gaussians fitted to each side (sees differences in covariance as well as in mean).
+* :class:`SignedExtreme` — max_j or min_j of σ_j⁻¹ sign_j (o_j − c_j): its level sets are
+  orthants, the sets that certify composition bugs such as double spending.
+* :class:`Norm` — ‖(o − c)/σ‖₂.
+* :class:`CategoryScore` — for discrete outputs (or their atoms): each category gets the
+  log-ratio of its smoothed selection frequencies, so {score ≥ t} are the unions of
+  categories ordered by likelihood ratio (the Neyman–Pearson family for discrete laws).
+
+Non-finite entries of vector outputs (e.g. ±inf coding "no answer") are mapped to finite
+sentinels beyond the observed range before any projection (:class:`Sanitizer`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_CATEGORIES = 4096
+ATOM_FRACTION = 0.005
+
+
+class Statistic:
+    """A fitted real-valued function of outputs; ``discrete`` if it takes few values."""
+
+    name = "statistic"
+    discrete = False
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def definition(self) -> dict:
+        return {"statistic": self.name}
+
+    def describe(self) -> str:
+        return self.name
+
+
+def _rounded(values, digits=6):
+    return [float(f"{v:.{digits}g}") for v in np.asarray(values, dtype=float).ravel()]
+
+
+class Sanitizer:
+    """Per-coordinate map of +inf/−inf to finite values beyond the observed finite range."""
+
+    def __init__(self, x: np.ndarray):
+        x = np.asarray(x, dtype=float)
+        finite = np.isfinite(x)
+        self.active = not finite.all()
+        lo = np.where(finite.any(axis=0), np.min(np.where(finite, x, np.inf), axis=0), 0.0)
+        hi = np.where(finite.any(axis=0), np.max(np.where(finite, x, -np.inf), axis=0), 0.0)
+        width = hi - lo + 1.0
+        self.low, self.high = lo - width, hi + width
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        if not self.active and np.isfinite(x).all():
+            return x
+        x = np.where(x == np.inf, self.high, x)
+        return np.where(x == -np.inf, self.low, x)
+
+
+class Coordinate(Statistic):
+    """s(o) = o (scalar outputs) or o_j (coordinate j of a vector output)."""
+
+    def __init__(self, index: int | None = None, discrete: bool = False):
+        self.index = index
+        self.discrete = discrete
+        self.name = "output" if index is None else f"output[{index}]"
+
+    def __call__(self, x):
+        x = np.asarray(x)
+        col = x if self.index is None else x[:, self.index]
+        return col.astype(float, copy=False)
+
+    def definition(self):
+        return {"statistic": "coordinate", "index": self.index}
+
+
+class Linear(Statistic):
+    """s(o) = w·(o − c), with o sanitised."""
+
+    def __init__(self, weights, center, sanitizer: Sanitizer, label: str):
+        self.weights = np.asarray(weights, dtype=float)
+        self.center = np.asarray(center, dtype=float)
+        self.sanitizer = sanitizer
+        self.name = label
+
+    def __call__(self, x):
+        return (self.sanitizer(x) - self.center) @ self.weights
+
+    def definition(self):
+        return {"statistic": self.name, "weights": _rounded(self.weights),
+                "center": _rounded(self.center)}
+
+    def describe(self):
+        w = ", ".join(f"{v:.3g}" for v in self.weights[:6])
+        more = ", …" if self.weights.size > 6 else ""
+        return f"{self.name} w·(o − c), w = [{w}{more}]"
+
+
+class GaussianLogRatio(Statistic):
+    """s(o) = log N(o; μ₀, Σ₀) − log N(o; μ₁, Σ₁) for Gaussians fitted on the selection split."""
+
+    name = "gaussian-log-ratio"
+
+    def __init__(self, mu0, cov0, mu1, cov1, sanitizer: Sanitizer):
+        self.mu0, self.mu1 = np.asarray(mu0, float), np.asarray(mu1, float)
+        self.prec0, self.prec1 = np.linalg.inv(cov0), np.linalg.inv(cov1)
+        self.const = 0.5 * (np.linalg.slogdet(cov1)[1] - np.linalg.slogdet(cov0)[1])
+        self.sanitizer = sanitizer
+
+    def __call__(self, x):
+        x = self.sanitizer(x)
+        d0, d1 = x - self.mu0, x - self.mu1
+        q0 = np.einsum("ij,jk,ik->i", d0, self.prec0, d0)
+        q1 = np.einsum("ij,jk,ik->i", d1, self.prec1, d1)
+        return self.const - 0.5 * (q0 - q1)
+
+    def definition(self):
+        return {"statistic": self.name, "mu0": _rounded(self.mu0), "mu1": _rounded(self.mu1),
+                "precision0": [_rounded(r) for r in self.prec0],
+                "precision1": [_rounded(r) for r in self.prec1]}
+
+
+class SignedExtreme(Statistic):
+    """s(o) = max_j (or min_j) of sign_j (o_j − c_j)/σ_j; its level sets are orthants."""
+
+    def __init__(self, center, scale, sign, kind: str, sanitizer: Sanitizer):
+        self.center, self.scale, self.sign = (np.asarray(v, float) for v in (center, scale, sign))
+        self.kind = kind
+        self.sanitizer = sanitizer
+        self.name = f"signed-{kind}"
+
+    def __call__(self, x):
+        z = self.sign * (self.sanitizer(x) - self.center) / self.scale
+        return z.max(axis=1) if self.kind == "max" else z.min(axis=1)
+
+    def definition(self):
+        return {"statistic": self.name, "center": _rounded(self.center),
+                "scale": _rounded(self.scale), "sign": _rounded(self.sign)}
+
+
+class Norm(Statistic):
+    """s(o) = ‖(o − c)/σ‖₂."""
+
+    name = "norm"
+
+    def __init__(self, center, scale, sanitizer: Sanitizer):
+        self.center, self.scale = np.asarray(center, float), np.asarray(scale, float)
+        self.sanitizer = sanitizer
+
+    def __call__(self, x):
+        return np.linalg.norm((self.sanitizer(x) - self.center) / self.scale, axis=1)
+
+    def definition(self):
+        return {"statistic": self.name, "center": _rounded(self.center),
+                "scale": _rounded(self.scale)}
+
+
+# ---------------------------------------------------------------------------------------------
+# categorical outputs
+# ---------------------------------------------------------------------------------------------
+
+class _Encoder:
+    """Maps outputs to integer category codes; −1 for categories not seen in selection."""
+
+    label = "category"
+
+    def codes(self, x) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def category(self, code: int):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class ValueEncoder(_Encoder):
+    """Scalar outputs: one category per distinct value."""
+
+    label = "output value"
+
+    def __init__(self, keys):
+        self.keys = np.asarray(keys)
+
+    def codes(self, x):
+        x = np.asarray(x)
+        pos = np.clip(np.searchsorted(self.keys, x), 0, len(self.keys) - 1)
+        return np.where(self.keys[pos] == x, pos, -1)
+
+    def category(self, code):
+        return _plain(self.keys[code])
+
+
+class RowEncoder(_Encoder):
+    """Vector outputs with integer entries: one category per distinct row (mixed-radix code)."""
+
+    label = "output row"
+
+    def __init__(self, low, high, keys):
+        self.low, self.high = np.asarray(low, np.int64), np.asarray(high, np.int64)
+        radix = self.high - self.low + 1
+        self.mult = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
+        self.values = ValueEncoder(np.asarray(keys, dtype=np.int64))
+
+    @staticmethod
+    def fits(x) -> bool:
+        if not np.issubdtype(x.dtype, np.integer):
+            if not (np.isfinite(x).all() and np.all(x == np.round(x))):
+                return False
+        radix = (x.max(axis=0).astype(float) - x.min(axis=0) + 1)
+        return float(np.prod(radix)) < 2.0 ** 62
+
+    def raw(self, x):
+        x = np.asarray(x)
+        if not np.issubdtype(x.dtype, np.integer):
+            ok = np.isfinite(x).all(axis=1)
+            x = np.where(np.isfinite(x), x, self.low - 1)
+        else:
+            ok = np.ones(len(x), bool)
+        xi = x.astype(np.int64)
+        ok &= np.all((xi >= self.low) & (xi <= self.high), axis=1)
+        return np.where(ok, (xi - self.low) @ self.mult, -1)
+
+    def codes(self, x):
+        raw = self.raw(x)
+        return np.where(raw >= 0, self.values.codes(raw), -1)
+
+    def category(self, code):
+        raw = int(self.values.keys[code])
+        row = []
+        for m, r in zip(self.mult[::-1], (self.high - self.low + 1)[::-1]):
+            row.append(raw // int(m))
+            raw %= int(m)
+        return [int(v) + int(lo) for v, lo in zip(row[::-1], self.low)]
+
+
+class AtomPatternEncoder(_Encoder):
+    """Which atom (frequent value or ±inf) each coordinate takes, or 'not an atom'."""
+
+    label = "atom pattern"
+
+    def __init__(self, atoms: list[np.ndarray]):
+        self.atoms = [np.sort(np.asarray(a, float)) for a in atoms]
+        radix = np.array([len(a) + 1 for a in self.atoms], dtype=np.int64)
+        self.mult = np.concatenate([[1], np.cumprod(radix[:-1])]).astype(np.int64)
+        self.values: ValueEncoder | None = None
+
+    def raw(self, x):
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 1:
+            x = x[:, None]
+        code = np.zeros(len(x), np.int64)
+        for j, atoms in enumerate(self.atoms):
+            col = x[:, j]
+            pos = np.clip(np.searchsorted(atoms, col), 0, max(len(atoms) - 1, 0))
+            hit = atoms[pos] == col if len(atoms) else np.zeros(len(col), bool)
+            code += np.where(hit, pos, len(atoms)) * self.mult[j]
+        return code
+
+    def codes(self, x):
+        return self.values.codes(self.raw(x))
+
+    def category(self, code):
+        raw = int(self.values.keys[code])
+        out = []
+        for atoms, m in zip(self.atoms, self.mult):
+            idx = (raw // int(m)) % (len(atoms) + 1)
+            out.append("other" if idx == len(atoms) else _plain(atoms[idx]))
+        return out
+
+
+def _plain(v):
+    v = v.item() if hasattr(v, "item") else v
+    if isinstance(v, float) and not np.isfinite(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+class CategoryScore(Statistic):
+    """s(o) = ln((k₀(c)+½)/(n₀+1)) − ln((k₁(c)+½)/(n₁+1)) for the category c of o (0 if unseen)."""
+
+    discrete = True
+
+    def __init__(self, encoder: _Encoder, scores: np.ndarray):
+        self.encoder = encoder
+        self.scores = np.asarray(scores, float)
+        self.name = f"{encoder.label} log-ratio score"
+
+    @classmethod
+    def fit(cls, encoder: _Encoder, c0: np.ndarray, c1: np.ndarray, n_codes: int):
+        k0 = np.bincount(c0[c0 >= 0], minlength=n_codes)
+        k1 = np.bincount(c1[c1 >= 0], minlength=n_codes)
+        scores = (np.log((k0 + 0.5) / (len(c0) + 1.0)) - np.log((k1 + 0.5) / (len(c1) + 1.0)))
+        return cls(encoder, scores)
+
+    def __call__(self, x):
+        codes = self.encoder.codes(x)
+        return np.where(codes >= 0, self.scores[np.maximum(codes, 0)], 0.0)
+
+    def members(self, op: str, threshold: float, limit: int = 20):
+        """The categories in {s ≥ t} (op 'ge') or {s ≤ t} (op 'le'), for the report."""
+        sel = self.scores >= threshold if op == "ge" else self.scores <= threshold
+        idx = np.flatnonzero(sel)
+        cats = [self.encoder.category(i) for i in idx[:limit]]
+        unseen = (0.0 >= threshold) if op == "ge" else (0.0 <= threshold)
+        return cats, len(idx), unseen
+
+    def definition(self):
+        return {"statistic": self.name,
+                "categories": [self.encoder.category(i) for i in range(min(len(self.scores), 64))],
+                "scores": _rounded(self.scores[:64]),
+                "unseen_category_score": 0.0}
+
+
+# ---------------------------------------------------------------------------------------------
+# the automatic distinguisher
+# ---------------------------------------------------------------------------------------------
+
+def _atoms(col0, col1, n_total) -> np.ndarray:
+    pooled = np.concatenate([col0, col1])
+    nonfinite = np.unique(pooled[~np.isfinite(pooled)])
+    vals, counts = np.unique(pooled[np.isfinite(pooled)], return_counts=True)
+    frequent = vals[counts >= max(5, ATOM_FRACTION * n_total)]
+    return np.concatenate([nonfinite, frequent])
+
+
+def _is_integral(x) -> bool:
+    if np.issubdtype(x.dtype, np.integer):
+        return True
+    return bool(np.isfinite(x).all() and np.all(x == np.round(x)))
+
+
+def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic], str]:
+    """Choose and fit statistics from the selection samples; returns (statistics, output kind)."""
+    n_total = len(x0) + len(x1)
+    stats: list[Statistic] = []
+    if x0.ndim == 1:
+        pooled = np.concatenate([x0, x1])
+        n_unique = len(np.unique(pooled))
+        discrete = _is_integral(pooled) and n_unique <= MAX_CATEGORIES
+        stats.append(Coordinate(None, discrete=n_unique <= 512))
+        if discrete or n_unique <= MAX_CATEGORIES:
+            keys = np.unique(pooled)
+            enc = ValueEncoder(keys)
+            stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(keys)))
+            return stats, "discrete scalar" if discrete else "scalar with few values"
+        atoms = _atoms(x0, x1, n_total)
+        if len(atoms):
+            enc = AtomPatternEncoder([atoms])
+            raw0, raw1 = enc.raw(x0), enc.raw(x1)
+            enc.values = ValueEncoder(np.unique(np.concatenate([raw0, raw1])))
+            stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1),
+                                           len(enc.values.keys)))
+            return stats, "continuous scalar with atoms"
+        return stats, "continuous scalar"
+
+    k = x0.shape[1]
+    pooled = np.concatenate([x0, x1])
+    kind = "continuous vector"
+    if RowEncoder.fits(pooled):
+        low, high = pooled.min(axis=0).astype(np.int64), pooled.max(axis=0).astype(np.int64)
+        enc = RowEncoder(low, high, [0])
+        raw = enc.raw(pooled)
+        keys, counts = np.unique(raw, return_counts=True)
+        if len(keys) > MAX_CATEGORIES:
+            keys = np.sort(keys[np.argsort(counts)[::-1][:MAX_CATEGORIES]])
+        else:
+            kind = "discrete vector"
+        enc = RowEncoder(low, high, keys)
+        stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(keys)))
+    atoms = [_atoms(x0[:, j], x1[:, j], n_total) for j in range(k)]
+    if kind != "discrete vector" and any(len(a) for a in atoms):
+        enc = AtomPatternEncoder(atoms)
+        raw0, raw1 = enc.raw(x0), enc.raw(x1)
+        keys, counts = np.unique(np.concatenate([raw0, raw1]), return_counts=True)
+        if len(keys) > MAX_CATEGORIES:
+            keys = np.sort(keys[np.argsort(counts)[::-1][:MAX_CATEGORIES]])
+        enc.values = ValueEncoder(keys)
+        stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(keys)))
+        kind = "vector with atoms"
+
+    for j in range(min(k, 64)):
+        col = pooled[:, j]
+        stats.append(Coordinate(j, discrete=len(np.unique(col)) <= 512))
+    sanitizer = Sanitizer(pooled)
+    s0, s1 = sanitizer(x0), sanitizer(x1)
+    mu0, mu1 = s0.mean(axis=0), s1.mean(axis=0)
+    center = 0.5 * (mu0 + mu1)
+    scale = pooled_sd = np.sqrt(0.5 * (s0.var(axis=0) + s1.var(axis=0)))
+    scale = np.where(pooled_sd > 0, pooled_sd, 1.0)
+    diff = mu0 - mu1
+    if np.any(diff != 0):
+        stats.append(Linear(diff / scale ** 2, center, sanitizer, "mean-difference projection"))
+    cov0 = np.atleast_2d(np.cov(s0, rowvar=False))
+    cov1 = np.atleast_2d(np.cov(s1, rowvar=False))
+    ridge = 1e-9 * (np.trace(cov0) + np.trace(cov1) + 1e-12) / k
+    eye = np.eye(k)
+    pooled_cov = 0.5 * (cov0 + cov1) + ridge * eye
+    if np.any(diff != 0):
+        stats.append(Linear(np.linalg.solve(pooled_cov, diff), center, sanitizer,
+                            "Fisher discriminant projection"))
+    stats.append(GaussianLogRatio(mu0, cov0 + ridge * eye, mu1, cov1 + ridge * eye, sanitizer))
+    sign = np.where(diff >= 0, 1.0, -1.0)
+    stats.append(SignedExtreme(center, scale, sign, "max", sanitizer))
+    stats.append(SignedExtreme(center, scale, sign, "min", sanitizer))
+    stats.append(Norm(center, scale, sanitizer))
+    return stats, kind
