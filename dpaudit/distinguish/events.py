@@ -55,6 +55,10 @@ class Candidate:
     def definition(self, stat: Statistic) -> dict:
         out = {"op": self.op, "threshold": float(self.threshold)}
         out.update(stat.definition())
+        if isinstance(stat, CategoryScore):
+            cats, total, unseen = stat.members(self.op, self.threshold, limit=256)
+            out.update({"categories_in_event": cats, "number_of_categories": total,
+                        "includes_categories_unseen_in_selection": bool(unseen)})
         return out
 
 

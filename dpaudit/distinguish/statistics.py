@@ -317,10 +317,7 @@ class CategoryScore(Statistic):
         return cats, len(idx), unseen
 
     def definition(self):
-        return {"statistic": self.name,
-                "categories": [self.encoder.category(i) for i in range(min(len(self.scores), 64))],
-                "scores": _rounded(self.scores[:64]),
-                "unseen_category_score": 0.0}
+        return {"statistic": self.name, "unseen_category_score": 0.0}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,8 +346,10 @@ def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic]
         pooled = np.concatenate([x0, x1])
         n_unique = len(np.unique(pooled))
         discrete = _is_integral(pooled) and n_unique <= MAX_CATEGORIES
+        # non-integral values count as categories only if each repeats ~20 times on average
+        few_values = n_unique <= min(MAX_CATEGORIES, 0.05 * n_total)
         stats.append(Coordinate(None, discrete=n_unique <= 512))
-        if discrete or n_unique <= MAX_CATEGORIES:
+        if discrete or few_values:
             keys = np.unique(pooled)
             enc = ValueEncoder(keys)
             stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(keys)))
