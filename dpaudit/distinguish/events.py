@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpaudit.distinguish.statistics import CategoryScore, Statistic
-from dpaudit.stats.epsilon import epsilon_from_counts
-from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
+from scipy.special import betaincinv
 
 _CENTRAL = np.linspace(0.01, 0.99, 99)
 _TAILS = np.logspace(-6, -2, 17)[:-1]
@@ -89,6 +88,18 @@ def thresholds_for(s0: np.ndarray, s1: np.ndarray, discrete: bool) -> np.ndarray
     return np.unique(t[np.isfinite(t)])
 
 
+def _cp_lower(k, n, s):
+    """Clopper–Pearson lower bound, fractional k allowed (scoring only; see stats.intervals)."""
+    k = np.asarray(k, float)
+    return np.where(k > 0, betaincinv(np.maximum(k, 1e-12), n - k + 1.0, s), 0.0)
+
+
+def _cp_upper(k, n, s):
+    """Clopper–Pearson upper bound, fractional k allowed (scoring only; see stats.intervals)."""
+    k = np.asarray(k, float)
+    return np.where(k < n, betaincinv(k + 1.0, np.maximum(n - k, 1e-12), 1.0 - s), 1.0)
+
+
 def score_candidates(stats, sel0, sel1, *, delta, n_certify, significance):
     """All candidates of every statistic, scored by their predicted certified ε."""
     cands = []
@@ -104,12 +115,13 @@ def score_candidates(stats, sel0, sel1, *, delta, n_certify, significance):
         le1 = np.searchsorted(v1, ts, side="right")
         for op, c0, c1 in (("ge", ge0, ge1), ("le", le0, le1)):
             for numerator, (kn, nn, kd, nd) in ((0, (c0, n0, c1, n1)), (1, (c1, n1, c0, n0))):
-                p_num = clopper_pearson_lower(kn, nn, SELECTION_SIGNIFICANCE)
-                p_den = clopper_pearson_upper(kd, nd, SELECTION_SIGNIFICANCE)
-                pred = epsilon_from_counts(p_num * n_certify, n_certify,
-                                           np.minimum(p_den * n_certify, n_certify), n_certify,
-                                           delta=delta, significance=significance)
-                pred = np.where(kn == 0, 0.0, pred)
+                p_num = _cp_lower(kn, nn, SELECTION_SIGNIFICANCE)
+                p_den = _cp_upper(kd, nd, SELECTION_SIGNIFICANCE)
+                lcb = _cp_lower(p_num * n_certify, n_certify, significance) - delta
+                ucb = _cp_upper(p_den * n_certify, n_certify, significance)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    pred = np.where((kn > 0) & (lcb > 0),
+                                    np.log(np.maximum(lcb, 1e-300)) - np.log(ucb), 0.0)
                 cands.append((si, op, numerator, ts, np.asarray(pred, float)))
     return cands
 

@@ -82,12 +82,14 @@ def _count_stream(sampler, dataset, stream: Stream, stats, chosen, side: str, wi
 def estimate_epsilon_lower_bound(sampler, d0, d1, *, delta: float = 0.0, samples: int,
                                  confidence: float = 0.95, seed=None,
                                  selection_fraction: float = 0.2, candidates: int = 2,
+                                 max_selection: int = 1_000_000,
                                  workers: int = 1) -> EpsilonLowerBound:
     """Certify a lower bound on the ε of the pair (d0, d1) at δ from samples of ``sampler``.
 
     ``sampler(dataset, n, rng)`` must return n outputs (shape ``(n,)`` or ``(n, k)``, ints or
     floats) drawn with the numpy Generator ``rng``.  ``samples`` is the number of outputs per
-    side (selection + certification).  With probability ≥ ``confidence`` the true ε of the
+    side (selection + certification); the selection split is ``selection_fraction`` of it, at
+most ``max_selection`` per side.  With probability ≥ ``confidence`` the true ε of the
     pair at ``delta`` is ≥ the returned ``.epsilon`` (see the module docstring).  ``workers``
     > 1 counts the certification split of the two sides in two processes (the sampler must
     then be picklable); the result does not depend on it.
@@ -101,7 +103,7 @@ def estimate_epsilon_lower_bound(sampler, d0, d1, *, delta: float = 0.0, samples
     probe = draw(sampler, d0, 1, np.random.default_rng(entropy), side="d0")
     width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
     n_sel = max(100, int(round(selection_fraction * samples)))
-    n_sel = min(n_sel, samples - 100, max(100, MAX_SELECTION_VALUES // width))
+    n_sel = min(n_sel, samples - 100, max_selection, max(100, MAX_SELECTION_VALUES // width))
     n_cert = samples - n_sel
     sel0 = draw_stream(sampler, d0, Stream(entropy, SELECTION, 0, n_sel), side="d0")
     sel1 = draw_stream(sampler, d1, Stream(entropy, SELECTION, 1, n_sel), side="d1")

@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 MAX_CATEGORIES = 4096
+DETECTION_ROWS = 20_000
+FIT_ROWS = 200_000
 ATOM_FRACTION = 0.005
 
 
@@ -338,77 +340,85 @@ def _is_integral(x) -> bool:
     return bool(np.isfinite(x).all() and np.all(x == np.round(x)))
 
 
+def _top_keys(raw: np.ndarray) -> np.ndarray:
+    keys, counts = np.unique(raw, return_counts=True)
+    if len(keys) > MAX_CATEGORIES:
+        keys = np.sort(keys[np.argsort(counts)[::-1][:MAX_CATEGORIES]])
+    return keys
+
+
+def _fit_atom_pattern(atoms, x0, x1) -> CategoryScore:
+    enc = AtomPatternEncoder(atoms)
+    raw0, raw1 = enc.raw(x0), enc.raw(x1)
+    enc.values = ValueEncoder(_top_keys(np.concatenate([raw0, raw1])))
+    return CategoryScore.fit(enc, enc.values.codes(raw0), enc.values.codes(raw1),
+                             len(enc.values.keys))
+
+
 def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic], str]:
-    """Choose and fit statistics from the selection samples; returns (statistics, output kind)."""
-    n_total = len(x0) + len(x1)
+    """Choose and fit statistics from the selection samples; returns (statistics, output kind).
+
+    The output type (discrete, atoms) is detected on the first ``DETECTION_ROWS`` rows of
+    each side and moments are fitted on the first ``FIT_ROWS`` (the rows are i.i.d., so a
+    prefix is a random subsample); category scores use the whole selection split."""
     stats: list[Statistic] = []
+    p0, p1 = x0[:DETECTION_ROWS], x1[:DETECTION_ROWS]
+    n_detect = len(p0) + len(p1)
     if x0.ndim == 1:
-        pooled = np.concatenate([x0, x1])
-        n_unique = len(np.unique(pooled))
-        discrete = _is_integral(pooled) and n_unique <= MAX_CATEGORIES
+        prefix = np.concatenate([p0, p1])
+        n_unique = len(np.unique(prefix))
+        discrete = _is_integral(prefix) and n_unique <= MAX_CATEGORIES
         # non-integral values count as categories only if each repeats ~20 times on average
-        few_values = n_unique <= min(MAX_CATEGORIES, 0.05 * n_total)
+        few_values = n_unique <= min(MAX_CATEGORIES, 0.05 * n_detect)
         stats.append(Coordinate(None, discrete=n_unique <= 512))
         if discrete or few_values:
-            keys = np.unique(pooled)
-            enc = ValueEncoder(keys)
-            stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(keys)))
+            enc = ValueEncoder(_top_keys(np.concatenate([x0, x1])))
+            stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(enc.keys)))
             return stats, "discrete scalar" if discrete else "scalar with few values"
-        atoms = _atoms(x0, x1, n_total)
+        atoms = _atoms(p0, p1, n_detect)
         if len(atoms):
-            enc = AtomPatternEncoder([atoms])
-            raw0, raw1 = enc.raw(x0), enc.raw(x1)
-            enc.values = ValueEncoder(np.unique(np.concatenate([raw0, raw1])))
-            stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1),
-                                           len(enc.values.keys)))
+            stats.append(_fit_atom_pattern([atoms], x0, x1))
             return stats, "continuous scalar with atoms"
         return stats, "continuous scalar"
 
     k = x0.shape[1]
-    pooled = np.concatenate([x0, x1])
+    prefix = np.concatenate([p0, p1])
     kind = "continuous vector"
-    if RowEncoder.fits(pooled):
-        low, high = pooled.min(axis=0).astype(np.int64), pooled.max(axis=0).astype(np.int64)
-        enc = RowEncoder(low, high, [0])
-        raw = enc.raw(pooled)
-        keys, counts = np.unique(raw, return_counts=True)
-        if len(keys) > MAX_CATEGORIES:
-            keys = np.sort(keys[np.argsort(counts)[::-1][:MAX_CATEGORIES]])
-        else:
-            kind = "discrete vector"
-        enc = RowEncoder(low, high, keys)
-        stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(keys)))
-    atoms = [_atoms(x0[:, j], x1[:, j], n_total) for j in range(k)]
+    if RowEncoder.fits(prefix):
+        pooled = np.concatenate([x0, x1])
+        if RowEncoder.fits(pooled):
+            low = pooled.min(axis=0).astype(np.int64)
+            high = pooled.max(axis=0).astype(np.int64)
+            raw = RowEncoder(low, high, [0]).raw(pooled)
+            keys = _top_keys(raw)
+            if len(np.unique(raw[: 2 * DETECTION_ROWS])) <= MAX_CATEGORIES:
+                kind = "discrete vector"
+            enc = RowEncoder(low, high, keys)
+            stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(keys)))
+        del pooled
+    atoms = [_atoms(p0[:, j], p1[:, j], n_detect) for j in range(k)]
     if kind != "discrete vector" and any(len(a) for a in atoms):
-        enc = AtomPatternEncoder(atoms)
-        raw0, raw1 = enc.raw(x0), enc.raw(x1)
-        keys, counts = np.unique(np.concatenate([raw0, raw1]), return_counts=True)
-        if len(keys) > MAX_CATEGORIES:
-            keys = np.sort(keys[np.argsort(counts)[::-1][:MAX_CATEGORIES]])
-        enc.values = ValueEncoder(keys)
-        stats.append(CategoryScore.fit(enc, enc.codes(x0), enc.codes(x1), len(keys)))
+        stats.append(_fit_atom_pattern(atoms, x0, x1))
         kind = "vector with atoms"
 
     for j in range(min(k, 64)):
-        col = pooled[:, j]
-        stats.append(Coordinate(j, discrete=len(np.unique(col)) <= 512))
-    sanitizer = Sanitizer(pooled)
-    s0, s1 = sanitizer(x0), sanitizer(x1)
+        stats.append(Coordinate(j, discrete=len(np.unique(prefix[:, j])) <= 512))
+    f0, f1 = x0[:FIT_ROWS], x1[:FIT_ROWS]
+    sanitizer = Sanitizer(np.concatenate([f0, f1]))
+    s0, s1 = sanitizer(f0), sanitizer(f1)
     mu0, mu1 = s0.mean(axis=0), s1.mean(axis=0)
     center = 0.5 * (mu0 + mu1)
-    scale = pooled_sd = np.sqrt(0.5 * (s0.var(axis=0) + s1.var(axis=0)))
+    pooled_sd = np.sqrt(0.5 * (s0.var(axis=0) + s1.var(axis=0)))
     scale = np.where(pooled_sd > 0, pooled_sd, 1.0)
     diff = mu0 - mu1
-    if np.any(diff != 0):
-        stats.append(Linear(diff / scale ** 2, center, sanitizer, "mean-difference projection"))
     cov0 = np.atleast_2d(np.cov(s0, rowvar=False))
     cov1 = np.atleast_2d(np.cov(s1, rowvar=False))
     ridge = 1e-9 * (np.trace(cov0) + np.trace(cov1) + 1e-12) / k
     eye = np.eye(k)
-    pooled_cov = 0.5 * (cov0 + cov1) + ridge * eye
     if np.any(diff != 0):
-        stats.append(Linear(np.linalg.solve(pooled_cov, diff), center, sanitizer,
-                            "Fisher discriminant projection"))
+        stats.append(Linear(diff / scale ** 2, center, sanitizer, "mean-difference projection"))
+        stats.append(Linear(np.linalg.solve(0.5 * (cov0 + cov1) + ridge * eye, diff), center,
+                            sanitizer, "Fisher discriminant projection"))
     stats.append(GaussianLogRatio(mu0, cov0 + ridge * eye, mu1, cov1 + ridge * eye, sanitizer))
     sign = np.where(diff >= 0, 1.0, -1.0)
     stats.append(SignedExtreme(center, scale, sign, "max", sanitizer))
