@@ -72,6 +72,18 @@ class Mechanism:
     def worst_case_pairs(self) -> list[NeighbourPair]:
         raise NotImplementedError
 
+    def relation(self):
+        """The neighbouring relation as a predicate ``(d0, d1) -> (ok, reason)``
+        (see :mod:`dpaudit.neighbours`); None when the mechanism does not provide one."""
+        return None
+
+    def check_pair(self, d0, d1) -> tuple[bool, str]:
+        """Whether (d0, d1) are neighbours under this mechanism's relation, and why not."""
+        rel = self.relation()
+        if rel is None:
+            return True, "relation not checked"
+        return rel(self.validate_dataset(d0), self.validate_dataset(d1))
+
     def true_epsilon(self) -> float | None:
         """The literature's value of the real ε (known-bad mechanisms); None otherwise."""
         return None

@@ -1,0 +1,99 @@
+"""Estimator wall time against plain numpy sampling, and memory from 10⁶ to 10⁸ samples.
+
+Speed: for a few zoo mechanisms, the median (over ``--repeats``) wall time of
+``estimate_epsilon_lower_bound`` at n samples per side, divided by the median time to draw the
+same 2n outputs with the mechanism's own vectorised sampler in two plain numpy calls.
+Memory: the estimator runs in a fresh subprocess per sample size; the peak resident set size
+(ru_maxrss) is reported next to the resident size after imports.
+
+    python benchmarks/speed_memory.py [--samples 1000000 10000000] [--memory 1e6 1e7 1e8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+from common import markdown_table, record
+
+from dpaudit import estimate_epsilon_lower_bound
+from dpaudit.mechanisms import create_mechanism
+
+SPEED = [
+    ("laplace", {"epsilon": 1.0}),
+    ("randomized-response", {"epsilon": 1.0}),
+    ("noisy-max-laplace", {"epsilon": 0.5}),
+    ("double-spending", {"epsilon": 0.5}),
+]
+
+MEMORY_CHILD = r"""
+import json, resource, sys, time
+from dpaudit import estimate_epsilon_lower_bound
+from dpaudit.mechanisms import create_mechanism
+m = create_mechanism("laplace", epsilon=1.0)
+p = m.worst_case_pairs()[0]
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+r = estimate_epsilon_lower_bound(m.sampler(), p.d0, p.d1, samples=int(sys.argv[1]), seed=1)
+print(json.dumps({"base_kb": base, "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "seconds": time.perf_counter() - t, "epsilon": r.epsilon}))
+"""
+
+
+def speed(samples_list, repeats):
+    rows = []
+    for name, params in SPEED:
+        mech = create_mechanism(name, **params)
+        pair = mech.worst_case_pairs()[0]
+        sampler = mech.sampler()
+        for n in samples_list:
+            est, plain = [], []
+            for rep in range(repeats):
+                rng = np.random.default_rng(rep)
+                t = time.perf_counter()
+                sampler(pair.d0, n, rng)
+                sampler(pair.d1, n, rng)
+                plain.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                estimate_epsilon_lower_bound(sampler, pair.d0, pair.d1, samples=n, seed=rep)
+                est.append(time.perf_counter() - t)
+            e, p = statistics.median(est), statistics.median(plain)
+            rows.append([name, n, e, p, e / p])
+            print(rows[-1], flush=True)
+    return markdown_table(["mechanism", "samples/side", "estimator s (median)",
+                           "plain numpy s (median)", "ratio"], rows)
+
+
+def memory(sizes):
+    rows = []
+    for n in sizes:
+        out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(int(n))],
+                             capture_output=True, text=True, check=True)
+        d = json.loads(out.stdout)
+        rows.append([f"{int(n):.0e}", d["base_kb"] / 1024, d["peak_kb"] / 1024,
+                     (d["peak_kb"] - d["base_kb"]) / 1024, d["seconds"], d["epsilon"]])
+        print(rows[-1], flush=True)
+    return markdown_table(["samples/side", "RSS after imports MiB", "peak RSS MiB",
+                           "growth MiB", "seconds", "ε_LB (Laplace ε=1)"], rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--samples", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    ap.add_argument("--memory", type=float, nargs="+", default=[1e6, 1e7, 1e8])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    body = ("### Wall time\n\n" + speed(args.samples, args.repeats)
+            + "\n\n### Memory (Laplace, one subprocess per size)\n\n" + memory(args.memory))
+    record("Estimator speed and memory (benchmarks/speed_memory.py)", body,
+           write=not args.no_write)
+
+
+if __name__ == "__main__":
+    main()

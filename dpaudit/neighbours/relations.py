@@ -1,0 +1,70 @@
+"""Neighbouring relations, as checks on a concrete pair of datasets.
+
+A privacy claim is a statement about neighbouring datasets only, so an audit of a pair that is
+not neighbouring proves nothing (and would report a false violation).  Each relation here is
+a predicate ``relation(d0, d1) -> (ok, reason)``; mechanisms name theirs, and the audit runner
+refuses a pair the relation rejects, with the reason.
+
+* :func:`add_remove_one` — D′ = D ∪ {x} or D = D′ ∪ {x} (records as a multiset).
+* :func:`replace_one` — same size, exactly one record replaced (as multisets).
+* :func:`linf_within` — vectors of query answers with ‖q − q′‖∞ ≤ Δ ("ALL differ").
+* :func:`any_single_record` — local DP: any two single records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import partial
+
+import numpy as np
+
+
+def _rows(d) -> list:
+    arr = np.asarray(d, dtype=float)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    return [tuple(np.atleast_1d(r).tolist()) for r in arr]
+
+
+def add_remove_one(d0, d1) -> tuple[bool, str]:
+    a, b = Counter(_rows(d0)), Counter(_rows(d1))
+    small, large = (a, b) if sum(a.values()) <= sum(b.values()) else (b, a)
+    if sum(large.values()) - sum(small.values()) != 1:
+        return False, (f"add/remove-one neighbours differ in size by exactly 1 record; sizes are "
+                       f"{sum(a.values())} and {sum(b.values())}")
+    if small - large:
+        return False, "add/remove-one: the smaller dataset is not contained in the larger one"
+    return True, ""
+
+
+def replace_one(d0, d1) -> tuple[bool, str]:
+    a, b = Counter(_rows(d0)), Counter(_rows(d1))
+    if sum(a.values()) != sum(b.values()):
+        return False, (f"replace-one neighbours have the same size; sizes are "
+                       f"{sum(a.values())} and {sum(b.values())}")
+    if sum((a - b).values()) > 1:
+        return False, f"replace-one: {sum((a - b).values())} records differ (at most 1 may)"
+    return True, ""
+
+
+def linf_within(d0, d1, bound: float = 1.0) -> tuple[bool, str]:
+    q0, q1 = np.asarray(d0, dtype=float), np.asarray(d1, dtype=float)
+    if q0.shape != q1.shape:
+        return False, f"query-answer vectors must have the same shape, got {q0.shape} and {q1.shape}"
+    gap = float(np.max(np.abs(q0 - q1))) if q0.size else 0.0
+    if gap > bound + 1e-12:
+        return False, f"‖q − q′‖∞ = {gap:g} exceeds the sensitivity {bound:g}"
+    return True, ""
+
+
+def linf(bound: float):
+    """The relation ‖q − q′‖∞ ≤ bound."""
+    rel = partial(linf_within, bound=bound)
+    rel.__name__ = f"linf_within_{bound:g}"
+    return rel
+
+
+def any_single_record(d0, d1) -> tuple[bool, str]:
+    if len(_rows(d0)) != 1 or len(_rows(d1)) != 1:
+        return False, "local-DP datasets are single records"
+    return True, ""
