@@ -61,10 +61,9 @@ class Candidate:
         return out
 
 
-def _edge_thresholds(sorted_vals: np.ndarray) -> list[float]:
+def _edge_thresholds(finite: np.ndarray) -> list[float]:
     """Thresholds just beyond each extreme: extreme ∓ m × (mean spacing of the 5 extremes)."""
     out = []
-    finite = sorted_vals[np.isfinite(sorted_vals)]
     if len(finite) < 6:
         return out
     gap_lo = (finite[5] - finite[0]) / 5.0
@@ -81,7 +80,8 @@ def thresholds_for(s0: np.ndarray, s1: np.ndarray, discrete: bool) -> np.ndarray
     pooled = np.concatenate([s0, s1])
     if discrete:
         return np.unique(pooled)
-    t = [np.quantile(s0, QUANTILE_LEVELS), np.quantile(s1, QUANTILE_LEVELS)]
+    s0, s1 = s0[np.isfinite(s0)], s1[np.isfinite(s1)]
+    t = [np.quantile(s, QUANTILE_LEVELS) for s in (s0, s1) if len(s)]
     edges = _edge_thresholds(np.sort(s0)) + _edge_thresholds(np.sort(s1))
     t.append(np.asarray(edges, dtype=float))
     t = np.concatenate(t)
@@ -104,11 +104,15 @@ def score_candidates(stats, sel0, sel1, *, delta, n_certify, significance):
     """All candidates of every statistic, scored by their predicted certified ε."""
     cands = []
     for si, stat in enumerate(stats):
-        v0, v1 = np.sort(stat(sel0)), np.sort(stat(sel1))
+        v0, v1 = stat(sel0), stat(sel1)
+        n0, n1 = len(v0), len(v1)
+        # NaN means "in no event of this statistic" (see statistics.WithinPattern)
+        v0, v1 = np.sort(v0[~np.isnan(v0)]), np.sort(v1[~np.isnan(v1)])
+        if len(v0) + len(v1) == 0:
+            continue
         ts = thresholds_for(v0, v1, stat.discrete)
         if ts.size == 0:
             continue
-        n0, n1 = len(v0), len(v1)
         ge0 = n0 - np.searchsorted(v0, ts, side="left")
         ge1 = n1 - np.searchsorted(v1, ts, side="left")
         le0 = np.searchsorted(v0, ts, side="right")

@@ -322,6 +322,28 @@ class CategoryScore(Statistic):
         return {"statistic": self.name, "unseen_category_score": 0.0}
 
 
+class WithinPattern(Statistic):
+    """s(o) = Σ_j w_j o_j over the non-atom coordinates when o has atom pattern p, else NaN.
+
+    NaN is in neither {s ≥ t} nor {s ≤ t}, so the events are {pattern = p and w·o ≥ t} —
+    the conjunctions that mixed outputs need (e.g. a sparse-vector variant that releases a
+    noisy value at one position and "no answer" elsewhere)."""
+
+    def __init__(self, encoder: "AtomPatternEncoder", raw_code: int, weights, label: str):
+        self.encoder, self.raw_code = encoder, int(raw_code)
+        self.weights = np.asarray(weights, float)
+        self.name = f"value within atom pattern {label}"
+
+    def __call__(self, x):
+        x = np.asarray(x, dtype=float)
+        inside = self.encoder.raw(x) == self.raw_code
+        safe = np.where(np.isfinite(x), x, 0.0)
+        return np.where(inside, safe @ self.weights, np.nan)
+
+    def definition(self):
+        return {"statistic": self.name, "weights": _rounded(self.weights)}
+
+
 # ---------------------------------------------------------------------------------------------
 # the automatic distinguisher
 # ---------------------------------------------------------------------------------------------
@@ -353,6 +375,35 @@ def _fit_atom_pattern(atoms, x0, x1) -> CategoryScore:
     enc.values = ValueEncoder(_top_keys(np.concatenate([raw0, raw1])))
     return CategoryScore.fit(enc, enc.values.codes(raw0), enc.values.codes(raw1),
                              len(enc.values.keys))
+
+
+def _within_pattern_statistics(encoder, p0, p1, how_many: int = 8) -> list[Statistic]:
+    """WithinPattern statistics for the most frequent patterns that have non-atom entries;
+    the weights are the signs of the within-pattern mean differences."""
+    raw0, raw1 = encoder.raw(p0), encoder.raw(p1)
+    codes, counts = np.unique(np.concatenate([raw0, raw1]), return_counts=True)
+    out = []
+    for code in codes[np.argsort(counts)[::-1]]:
+        a, b = p0[raw0 == code], p1[raw1 == code]
+        if len(a) < 10 or len(b) < 10:
+            continue
+        free = _non_atom_columns(encoder, a[0])
+        if not free.any():
+            continue
+        diff = a[:, free].mean(axis=0) - b[:, free].mean(axis=0)
+        weights = np.zeros(a.shape[1])
+        weights[free] = np.where(diff >= 0, 1.0, -1.0)
+        pos = int(np.searchsorted(encoder.values.keys, code))
+        known = pos < len(encoder.values.keys) and encoder.values.keys[pos] == code
+        label = encoder.category(pos) if known else f"#{code}"
+        out.append(WithinPattern(encoder, code, weights, str(label)))
+        if len(out) == how_many:
+            break
+    return out
+
+
+def _non_atom_columns(encoder, row) -> np.ndarray:
+    return np.array([not np.isin(v, atoms).item() for v, atoms in zip(row, encoder.atoms)])
 
 
 def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic], str]:
@@ -398,7 +449,9 @@ def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic]
         del pooled
     atoms = [_atoms(p0[:, j], p1[:, j], n_detect) for j in range(k)]
     if kind != "discrete vector" and any(len(a) for a in atoms):
-        stats.append(_fit_atom_pattern(atoms, x0, x1))
+        pattern = _fit_atom_pattern(atoms, x0, x1)
+        stats.append(pattern)
+        stats.extend(_within_pattern_statistics(pattern.encoder, p0, p1))
         kind = "vector with atoms"
 
     for j in range(min(k, 64)):
