@@ -1,0 +1,26 @@
+"""Exact privacy curves of pairs whose output laws are known in closed form.
+
+Contract: for two output laws P (on D₀) and Q (on D₁), the *hockey-stick divergence*
+
+    δ_{P‖Q}(ε) = sup_S P(S) − e^ε Q(S) = ∫ (p − e^ε q)₊
+
+is the smallest δ for which the pair satisfies P(S) ≤ e^ε Q(S) + δ for every event S.  Every
+``*_delta(eps, …)`` function here returns that number (ε ≥ 0); every ``*_epsilon(delta, …)``
+function returns its inverse, the smallest ε ≥ 0 with δ(ε) ≤ δ (``math.inf`` when no finite ε
+works, e.g. δ = 0 for a Gaussian pair, or a support mismatch heavier than δ).  The values are
+exact up to floating point (closed forms or a one-dimensional root find on a closed form), not
+estimates; the auditor compares its certified lower bounds against them.
+
+Modules: :mod:`~dpaudit.exact.gaussian` (Gaussian shift pairs, equivalently μ-GDP),
+:mod:`~dpaudit.exact.laplace` (Laplace shift pairs and their two-fold product),
+:mod:`~dpaudit.exact.discrete` (any pair of finite probability vectors).
+"""
+
+from dpaudit.exact.discrete import discrete_delta, discrete_epsilon
+from dpaudit.exact.gaussian import gaussian_delta, gaussian_epsilon
+from dpaudit.exact.laplace import (laplace_delta, laplace_epsilon, laplace_twofold_delta,
+                                   laplace_twofold_epsilon)
+
+__all__ = ["discrete_delta", "discrete_epsilon", "gaussian_delta", "gaussian_epsilon",
+           "laplace_delta", "laplace_epsilon", "laplace_twofold_delta",
+           "laplace_twofold_epsilon"]

@@ -1,0 +1,102 @@
+"""Known-bad zoo: published buggy variants whose real ε is known.
+
+Each class keeps the *buggy* code path and the *claim the buggy code makes*, and states the
+real ε from the literature in ``true_epsilon()`` — computed by a sympy expression derived from
+the same (buggy) noise formula the sampler uses.  An auditor must flag these (or, when the bug
+happens to add more noise than needed, must not: see ``laplace-scale-epsilon`` at ε > 1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.claims import PureDP, SymbolicFormula
+from dpaudit.exact import laplace_twofold_epsilon
+from dpaudit.mechanisms.classic import (EPS, LAPLACE_SCALE, SENS, BoundedSumMechanism,
+                                        LaplaceMechanism, _check_draw, _positive,
+                                        claim_expression)
+from dpaudit.mechanisms.registry import register
+
+#: the bug: the Laplace scale is ε, not Δ/ε
+BUGGY_LAPLACE_SCALE = SymbolicFormula(
+    "b", EPS, "BUG: Laplace scale b = ε instead of Δ/ε (StatDP histogram_eps, DP-Sniper "
+    "NoisyHist2)")
+
+
+@register
+class LaplaceScaleEpsilon(LaplaceMechanism):
+    """Laplace on a bounded sum with scale ε instead of Δ/ε; claims ε-DP.
+
+    Source: Ding, Wang, Wang, Zhang & Kifer, CCS 2018 (StatDP ``histogram_eps``) and Bichsel,
+    Steffen, Bogunovic & Vechev, IEEE S&P 2021 (DP-Sniper ``NoisyHist2``).  M(D) = Σ D + Lap(ε),
+    so the true pure ε is Δ/b = Δ/ε (e.g. 10 at ε = 0.1, Δ = 1).  For ε² > Δ the mechanism is
+    *more* private than claimed (a negative control); the default ε = 0.1 shows the bug.  The
+    exact curve is the Laplace pair curve with b = ε."""
+
+    name = "laplace-scale-epsilon"
+    family = "known-bad"
+    known_bad = True
+    literature = ("Ding et al., CCS 2018 (StatDP histogram_eps); Bichsel et al., IEEE S&P 2021 "
+                  "(DP-Sniper NoisyHist2): Laplace scale ε instead of Δ/ε, true ε = Δ/ε")
+    scale_formula = BUGGY_LAPLACE_SCALE
+    true_epsilon_formula = SymbolicFormula(
+        "epsilon_true", SENS / BUGGY_LAPLACE_SCALE.expression,
+        "pure ε of Lap(b) noise on a Δ-sensitive query: Δ/b")
+
+    def __init__(self, epsilon: float = 0.1, sensitivity: float = 1.0):
+        super().__init__(epsilon=epsilon, sensitivity=sensitivity)
+
+    def true_epsilon(self) -> float:
+        return self.true_epsilon_formula(epsilon=self.epsilon, Delta=self._sensitivity)
+
+
+@register
+class DoubleSpending(BoundedSumMechanism):
+    """Releases the same bounded sum twice, each with fresh Lap(Δ/ε) noise, but claims ε total.
+
+    Source: Cebere, Erb, Desfontaines, Bellet & Fitzsimons, dp-recorder / Re:cord-play
+    (ObliviousAI/dp-recorder, ``tests/test_double_spending.py``; the MOSTLY AI bug): each
+    release is ε-DP, but the two are charged as one.  Output (Σ D + Z₁, Σ D + Z₂), Zᵢ i.i.d.
+    Lap(b), b = Δ/ε, shape (n, 2).  By composition the true pure ε is 2Δ/b = 2ε, and it is
+    attained at the shift-Δ pair (both losses equal ε on y₁, y₂ ≤ q(D)).  Exact curve:
+    δ₂(ε′) = 1 − (1 + w/4)e^{−w/2}, w = 2s/b − ε′ (:func:`dpaudit.exact.laplace_twofold_delta`)."""
+
+    name = "double-spending"
+    family = "known-bad"
+    known_bad = True
+    literature = ("Cebere et al., dp-recorder (Re:cord-play, arXiv 2602.17454) double-spending "
+                  "MRE: two Lap(Δ/ε) releases charged as ε; true ε = 2ε by composition")
+    scale_formula = LAPLACE_SCALE
+    true_epsilon_formula = SymbolicFormula(
+        "epsilon_true", (2 * SENS / LAPLACE_SCALE.expression).simplify(),
+        "pure ε of two Lap(b) releases of a Δ-sensitive query: 2Δ/b")
+
+    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0):
+        eps = _positive("epsilon", epsilon)
+        sens = _positive("sensitivity", sensitivity)
+        super().__init__(epsilon=eps, sensitivity=sens)
+        self.epsilon, self._sensitivity = eps, sens
+        self.scale = self.scale_formula(epsilon=eps, Delta=sens)
+
+    def claim(self) -> PureDP:
+        return PureDP(self.epsilon, expression=claim_expression(self.scale_formula),
+                      substitutions={"epsilon": self.epsilon, "Delta": self._sensitivity,
+                                     self.scale_formula.name: self.scale})
+
+    def true_epsilon(self) -> float:
+        return self.true_epsilon_formula(epsilon=self.epsilon, Delta=self._sensitivity)
+
+    def sample(self, dataset, n, rng) -> np.ndarray:
+        q = self.query(dataset)
+        n = _check_draw(n, rng)
+        return rng.laplace(q, self.scale, size=(n, 2))
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        y = np.asarray(outputs, dtype=float)
+        return (-np.abs(y - self.query(dataset)) / self.scale).sum(axis=-1) \
+            - 2 * math.log(2 * self.scale)
+
+    def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float:
+        return laplace_twofold_epsilon(delta, self._shift(d0, d1), self.scale)

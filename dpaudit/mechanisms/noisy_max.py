@@ -1,0 +1,362 @@
+"""Report-noisy-max: the correct argmax versions and the two published max-value bugs.
+
+A dataset is the vector q ∈ ℝᵐ of m query answers, each of sensitivity Δ (``sensitivity``,
+default 1).  Neighbouring (StatDP's ALL_DIFFER): every answer may move, ‖q − q′‖∞ ≤ Δ.
+
+Report noisy max (Dwork & Roth 2014, §3.3, Claim 3.9) adds i.i.d. noise of scale b = 2Δ/ε to
+every answer and releases the *index* of the largest noisy answer; with ALL_DIFFER neighbours
+the proof gives privacy loss 2Δ/b = ε for Laplace noise and for exponential noise (the latter
+is the exponential mechanism in "permute-and-flip" form).  Releasing the noisy *value* instead
+is the classic bug (Ding et al. CCS'18, StatDP ``noisy_max_v1b``/``v2b``; DP-Sniper
+ReportNoisyMax3/4; CheckDP ``badnoisymax``).
+
+Every noise scale is evaluated from :data:`NOISE_SCALE`, and every claim carries that formula
+and the proof's privacy-loss formula :data:`CLAIMED_LOSS` (see :func:`pure_claim`).
+
+This module also holds the two helpers shared with :mod:`dpaudit.mechanisms.svt`
+(:func:`query_vector`, :func:`pure_claim`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import sympy as sp
+
+from dpaudit.claims import PureDP, SymbolicFormula
+from dpaudit.exact import noisy_max as exact
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.registry import register
+
+EPSILON, DELTA_Q, B, M = sp.symbols("epsilon Delta b m")
+
+#: noise scale of report-noisy-max under ALL_DIFFER neighbours (Dwork & Roth 2014, §3.3)
+NOISE_SCALE = SymbolicFormula("b", 2 * DELTA_Q / EPSILON,
+                              "noise scale of report noisy max, ALL_DIFFER neighbours")
+#: privacy loss the argmax proof gives at noise scale b (and what the buggy variants claim)
+CLAIMED_LOSS = SymbolicFormula("epsilon_claimed", 2 * DELTA_Q / B,
+                               "privacy loss of report noisy max at noise scale b")
+#: real privacy loss of the Laplace max-value bug: the left-tail density ratio e^{mΔ/b}
+#: (derived in PRIOR_ART §5.1; each of the m factors of f_M is (1/b)-log-Lipschitz)
+VALUE_BUG_LOSS = SymbolicFormula("epsilon_true", M * DELTA_Q / B,
+                                 "privacy loss of releasing the max noisy value, Laplace noise")
+
+NEIGHBOURING = "ALL_DIFFER: every query answer may change by at most Δ, ‖q − q′‖∞ ≤ Δ"
+
+
+# -- shared helpers -------------------------------------------------------------------------------
+
+def check_positive(name: str, value, *, integer: bool = False, allow_none: bool = False):
+    """Validate a mechanism parameter; the ValueError names it."""
+    if value is None and allow_none:
+        return None
+    if integer:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        return int(value)
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def check_finite(name: str, value) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number, got {value!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return value
+
+
+def query_vector(dataset, num_queries: int | None, mechanism: str) -> np.ndarray:
+    """The dataset as a 1-D float vector of query answers, or a ValueError naming the problem."""
+    try:
+        q = np.asarray(dataset, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{mechanism}: dataset must be a 1-D vector of numeric query answers, "
+                         f"got {dataset!r}") from None
+    if q.ndim != 1:
+        raise ValueError(f"{mechanism}: dataset must be a 1-D vector of query answers, "
+                         f"got an array of shape {q.shape}")
+    if q.size == 0:
+        raise ValueError(f"{mechanism}: dataset is empty (need at least one query answer)")
+    bad = ~np.isfinite(q)
+    if bad.any():
+        kind = "NaN" if np.isnan(q[bad]).any() else "infinite"
+        raise ValueError(f"{mechanism}: dataset contains {kind} query answers at positions "
+                         f"{np.flatnonzero(bad).tolist()}")
+    if num_queries is not None and q.size != num_queries:
+        raise ValueError(f"{mechanism}: dataset has {q.size} query answers but num_queries="
+                         f"{num_queries}")
+    return q
+
+
+def check_sample_size(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n (number of samples) must be an integer >= 0, got {n!r}")
+    return int(n)
+
+
+def check_neighbours(q0: np.ndarray, q1: np.ndarray, sensitivity: float, mechanism: str):
+    if q0.size != q1.size:
+        raise ValueError(f"{mechanism}: the two datasets differ in length ({q0.size} vs {q1.size})")
+    gap = float(np.max(np.abs(q0 - q1)))
+    if gap > sensitivity * (1 + 1e-12):
+        raise ValueError(f"{mechanism}: datasets are not neighbours: max |q - q'| = {gap:g} "
+                         f"exceeds the sensitivity {sensitivity:g}")
+
+
+def pure_claim(loss: SymbolicFormula, scales: Iterable[SymbolicFormula], values: dict,
+               scale_values: dict) -> PureDP:
+    """PureDP(ε) whose ε is ``loss`` evaluated at the calibrated noise scales.
+
+    The claim's ``expression`` is the tuple of equations ``scale = formula`` (the very
+    formulas the sampler evaluated) followed by ``epsilon_claimed = loss``; ``substitutions``
+    holds the parameter values and the resulting scales."""
+    scales = list(scales)
+    eps = loss(**{**values, **scale_values})
+    expression = sp.Tuple(*(sp.Eq(sp.Symbol(f.name), f.expression) for f in scales),
+                          sp.Eq(sp.Symbol(loss.name), loss.expression))
+    return PureDP(eps=eps, expression=expression,
+                  substitutions={**values, **scale_values})
+
+
+def scaled_pairs(pairs: list[tuple[str, list, list, str]],
+                 sensitivity: float) -> list[NeighbourPair]:
+    """NeighbourPair objects with plain-Python answers multiplied by the sensitivity."""
+    def plain(v):
+        v = v * sensitivity
+        return int(v) if float(v).is_integer() else float(v)
+    return [NeighbourPair(name, [plain(x) for x in d0], [plain(x) for x in d1], why)
+            for name, d0, d1, why in pairs]
+
+
+# -- the mechanisms -------------------------------------------------------------------------------
+
+class _NoisyMaxBase(Mechanism):
+    family = "noisy-max"
+    neighbouring = NEIGHBOURING
+    #: default number of queries (None: any length; the pairs then use 5)
+    default_num_queries: int | None = None
+
+    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0,
+                 num_queries: int | None = None):
+        epsilon = check_positive("epsilon", epsilon)
+        sensitivity = check_positive("sensitivity", sensitivity)
+        if num_queries is None:
+            num_queries = self.default_num_queries
+        num_queries = check_positive("num_queries", num_queries, integer=True,
+                                     allow_none=self.default_num_queries is None)
+        super().__init__(epsilon=epsilon, sensitivity=sensitivity, num_queries=num_queries)
+        self.epsilon, self.sensitivity, self.num_queries = epsilon, sensitivity, num_queries
+        self._values = {"epsilon": epsilon, "Delta": sensitivity}
+        self.scale = NOISE_SCALE(**self._values)
+
+    def validate_dataset(self, dataset) -> np.ndarray:
+        return query_vector(dataset, self.num_queries, self.name)
+
+    def claim(self) -> PureDP:
+        return pure_claim(CLAIMED_LOSS, [NOISE_SCALE], self._values, {"b": self.scale})
+
+    def _noisy(self, dataset, n, rng) -> np.ndarray:
+        q = self.validate_dataset(dataset)
+        n = check_sample_size(n)
+        rng = np.random.default_rng(rng)
+        return q[None, :] + self._noise(rng, (n, q.size))
+
+    def _noise(self, rng, shape):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _pair_length(self) -> int:
+        return self.num_queries if self.num_queries is not None else 5
+
+    def _exact_inputs(self, d0, d1):
+        q0, q1 = self.validate_dataset(d0), self.validate_dataset(d1)
+        check_neighbours(q0, q1, self.sensitivity, self.name)
+        return q0, q1
+
+
+class _ArgmaxMixin:
+    _argmax_probabilities = None
+
+    def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n independent argmax indices, shape (n,), dtype int64."""
+        return np.argmax(self._noisy(dataset, n, rng), axis=1).astype(np.int64)
+
+    def argmax_probabilities(self, dataset) -> np.ndarray:
+        """Exact P(output = i) for each i (quad, see :mod:`dpaudit.exact.noisy_max`)."""
+        return type(self)._argmax_probabilities(self.validate_dataset(dataset), self.scale)
+
+    def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
+        """max_i |ln P₀(i)/P₁(i)| at δ = 0; ε(δ) of the two index laws for δ > 0."""
+        q0, q1 = self._exact_inputs(d0, d1)
+        return exact.discrete_pair_epsilon(self.argmax_probabilities(q0),
+                                           self.argmax_probabilities(q1), delta)
+
+
+@register
+class NoisyMaxLaplace(_ArgmaxMixin, _NoisyMaxBase):
+    """Report noisy max with Laplace noise: argmaxᵢ (qᵢ + Lap(2Δ/ε)); ε-DP.
+
+    Dwork & Roth 2014, §3.3 (Claim 3.9, here with ALL_DIFFER neighbours, hence scale 2Δ/ε);
+    StatDP ``noisy_max_v1a``; DP-Sniper ``ReportNoisyMax1``.  Output: the index (int)."""
+
+    name = "noisy-max-laplace"
+    _argmax_probabilities = staticmethod(exact.laplace_argmax_probabilities)
+
+    def _noise(self, rng, shape):
+        return rng.laplace(0.0, self.scale, size=shape)
+
+    def worst_case_pairs(self) -> list[NeighbourPair]:
+        m = self._pair_length()
+        return scaled_pairs([
+            ("one-below-rest-above-gap1", [1] + [2] * (m - 1), [0] + [3] * (m - 1),
+             "the lowest query drops by Δ while all others rise by Δ; P(argmax = 0) falls by "
+             "almost e^ε (exact ε 0.9957·ε at m=5; best found by exhaustive search over "
+             "{0,1}ᵐ × {−1,0,1}ᵐ for m ≤ 5)"),
+            ("statdp-one-below-rest-above", [1] * m, [0] + [2] * (m - 1),
+             "StatDP ALL_DIFFER pattern 'one below rest above' (exact ε 0.980·ε at m=5)"),
+        ], self.sensitivity)
+
+
+@register
+class NoisyMaxExponential(_ArgmaxMixin, _NoisyMaxBase):
+    """Report noisy max with exponential noise: argmaxᵢ (qᵢ + Exp(scale 2Δ/ε)); ε-DP.
+
+    Equivalent to the exponential mechanism run as permute-and-flip; StatDP ``noisy_max_v2a``;
+    DP-Sniper ``ReportNoisyMax2``.  Output: the index (int).  The bound is tight: the pairs
+    below attain exactly ε."""
+
+    name = "noisy-max-exponential"
+    _argmax_probabilities = staticmethod(exact.exponential_argmax_probabilities)
+
+    def _noise(self, rng, shape):
+        return rng.exponential(self.scale, size=shape)
+
+    def worst_case_pairs(self) -> list[NeighbourPair]:
+        m = self._pair_length()
+        return scaled_pairs([
+            ("statdp-one-below-rest-above", [1] * m, [0] + [2] * (m - 1),
+             "StatDP ALL_DIFFER pattern 'one below rest above'; exact ε = ε (tight)"),
+            ("one-below-rest-above-gap1", [1] + [2] * (m - 1), [0] + [3] * (m - 1),
+             "the lowest query drops by Δ, all others rise by Δ; exact ε = ε (tight)"),
+        ], self.sensitivity)
+
+
+class _ValueMixin:
+    def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n independent maximum noisy values, shape (n,), dtype float64."""
+        return np.max(self._noisy(dataset, n, rng), axis=1)
+
+
+@register
+class NoisyMaxLaplaceValue(_ValueMixin, _NoisyMaxBase):
+    """KNOWN BAD: report noisy max that releases the max noisy *value*, Laplace(2Δ/ε) noise.
+
+    Ding et al. CCS'18 Alg. 7 / StatDP ``noisy_max_v1b``; DP-Sniper ``ReportNoisyMax3``;
+    CheckDP ``badnoisymax``.  Claimed ε; real ε = mΔ/b = m·ε/2 for m queries (PRIOR_ART §5.1:
+    for t below every qᵢ the density ratio of the max is exactly e^{Σ(q₁ᵢ − q₀ᵢ)/b}, and no
+    ratio exceeds e^{mΔ/b}).  ``num_queries`` (default 5) fixes m and is checked against
+    every dataset."""
+
+    name = "noisy-max-laplace-value"
+    known_bad = True
+    literature = ("Ding et al. CCS'18 (StatDP noisy_max_v1b), DP-Sniper ReportNoisyMax3, CheckDP "
+                  "badnoisymax: true ε = m·ε/2 (PRIOR_ART §5.1, derived from the left-tail "
+                  "density ratio)")
+    default_num_queries = 5
+
+    def _noise(self, rng, shape):
+        return rng.laplace(0.0, self.scale, size=shape)
+
+    def true_epsilon(self) -> float:
+        return VALUE_BUG_LOSS(m=self.num_queries, Delta=self.sensitivity, b=self.scale)
+
+    def worst_case_pairs(self) -> list[NeighbourPair]:
+        m = self.num_queries
+        return scaled_pairs([
+            ("all-up", [0] * m, [1] * m,
+             "every answer rises by Δ; below min q the density ratio is e^{mΔ/b}: exact ε = "
+             "m·ε/2 (the true ε)"),
+            ("statdp-all-above", [1] * m, [2] * m, "StatDP 'all above' (same as all-up)"),
+            ("statdp-one-above-rest-below", [1] * m, [2] + [0] * (m - 1),
+             "StatDP 'one above rest below'; exact ε = (m−2)·ε/2 from the left tail"),
+        ], self.sensitivity)
+
+    def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
+        """sup_t |ln f₀(t)/f₁(t)| by grid + refinement (guaranteed within ≈ 7.5e-5·(m+2), see
+        :func:`dpaudit.exact.noisy_max.laplace_max_value_epsilon`); None for δ > 0."""
+        if delta != 0.0:
+            return None
+        q0, q1 = self._exact_inputs(d0, d1)
+        return exact.laplace_max_value_epsilon(q0, q1, self.scale)
+
+
+@register
+class NoisyMaxExponentialValue(_ValueMixin, _NoisyMaxBase):
+    """KNOWN BAD: report noisy max releasing the max noisy *value*, exponential noise.
+
+    Ding et al. CCS'18 Alg. 8 / StatDP ``noisy_max_v2b``; DP-Sniper ``ReportNoisyMax4``.
+    Real ε = ∞: the output is ≥ max q, so raising every answer by Δ moves the support.
+    Defaults m = 3, ε = 2 (b = 1): on [0,0,0] vs [1,1,1] the event {output < 1} has
+    probability (1 − e^{−1})³ ≈ 0.252 under d₀ and 0 under d₁ — a large mismatch mass, so a
+    sample-based certificate (≈ ln(n·mass)) grows quickly."""
+
+    name = "noisy-max-exponential-value"
+    known_bad = True
+    literature = ("Ding et al. CCS'18 (StatDP noisy_max_v2b), DP-Sniper ReportNoisyMax4: true "
+                  "ε = ∞ (PRIOR_ART §5.1: output ≥ max q, support shifts with q)")
+    default_num_queries = 3
+
+    def __init__(self, epsilon: float = 2.0, sensitivity: float = 1.0,
+                 num_queries: int | None = None):
+        super().__init__(epsilon=epsilon, sensitivity=sensitivity, num_queries=num_queries)
+
+    def _noise(self, rng, shape):
+        return rng.exponential(self.scale, size=shape)
+
+    def true_epsilon(self) -> float:
+        return math.inf
+
+    def support_mismatch_mass(self, d0, d1) -> float:
+        """P₀(output < max q₁) when max q₀ < max q₁: Πᵢ F(max q₁ − q₀ᵢ) (0 otherwise)."""
+        q0, q1 = self._exact_inputs(d0, d1)
+        top = float(q1.max())
+        if q0.max() >= top:
+            return 0.0
+        return float(np.prod(-np.expm1(-(top - q0) / self.scale)))
+
+    def worst_case_pairs(self) -> list[NeighbourPair]:
+        m = self.num_queries
+        return scaled_pairs([
+            ("all-up", [0] * m, [1] * m,
+             "every answer rises by Δ; {output < Δ} is possible only on d0, with probability "
+             "(1 − e^{−Δ/b})^m (≈ 0.252 at the defaults): exact ε = ∞"),
+            ("statdp-one-above", [1] * m, [2] + [1] * (m - 1),
+             "StatDP 'one above': max rises, {output < 2Δ} impossible on d1: exact ε = ∞"),
+        ], self.sensitivity)
+
+    def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
+        """∞ on a support shift (or a different number of ties at the max); else the sup of
+        the density log-ratio (see :func:`dpaudit.exact.noisy_max.exponential_max_value_epsilon`).
+        None for δ > 0."""
+        if delta != 0.0:
+            return None
+        q0, q1 = self._exact_inputs(d0, d1)
+        return exact.exponential_max_value_epsilon(q0, q1, self.scale)
+
+
+__all__ = ["NoisyMaxLaplace", "NoisyMaxExponential", "NoisyMaxLaplaceValue",
+           "NoisyMaxExponentialValue", "NOISE_SCALE", "CLAIMED_LOSS", "VALUE_BUG_LOSS",
+           "query_vector", "pure_claim", "scaled_pairs"]
