@@ -377,5 +377,5 @@ def test_argmax_accepts_any_length_unless_num_queries_given():
     assert nm.NoisyMaxLaplace().sample([1.0, 2.0], 5, rng()).shape == (5,)
     with pytest.raises(ValueError, match="num_queries=3"):
         nm.NoisyMaxLaplace(num_queries=3).sample([1.0, 2.0], 5, rng())
-    with pytest.raises(ValueError, match="differ in length"):
+    with pytest.raises(ValueError, match="same shape"):
         nm.NoisyMaxLaplace().exact_epsilon([1.0, 2.0], [1.0, 2.0, 3.0])

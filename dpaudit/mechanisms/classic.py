@@ -26,6 +26,7 @@ from scipy.special import log_softmax
 
 from dpaudit.claims import AllOf, ApproxDP, PureDP, SymbolicFormula, ZCDP
 from dpaudit.exact import discrete_epsilon, gaussian_epsilon, laplace_epsilon
+from dpaudit.neighbours import add_remove_one, any_single_record, linf
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.registry import register
 
@@ -137,6 +138,9 @@ class BoundedSumMechanism(Mechanism):
     adding a record of value Δ.  Not registered itself."""
 
     neighbouring = "add/remove one record; records lie in [0, Δ] so the sum moves by ≤ Δ"
+
+    def relation(self):
+        return add_remove_one
 
     def validate_dataset(self, dataset) -> np.ndarray:
         return _records(dataset, 0.0, self._sensitivity)
@@ -294,6 +298,9 @@ class RandomizedResponse(Mechanism):
     family = "classic"
     neighbouring = "replace the single record (local DP): any two values in {0, …, k−1}"
 
+    def relation(self):
+        return any_single_record
+
     def __init__(self, epsilon: float = 1.0, k: int = 2):
         eps = _positive("epsilon", epsilon)
         k = _positive_int("k", k, minimum=2)
@@ -428,6 +435,9 @@ class ExponentialMechanism(Mechanism):
     neighbouring = "utility vectors of equal length m with ‖u − u′‖∞ ≤ Δ"
 
     _CHUNK = 1 << 22  # Gumbel entries drawn per block (bounds memory at 32 MiB)
+
+    def relation(self):
+        return linf(self._sensitivity)
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0):
         eps = _positive("epsilon", epsilon)

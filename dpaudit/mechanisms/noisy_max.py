@@ -27,6 +27,7 @@ import sympy as sp
 
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.exact import noisy_max as exact
+from dpaudit.neighbours import linf, linf_within
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.registry import register
 
@@ -109,12 +110,10 @@ def check_sample_size(n) -> int:
 
 
 def check_neighbours(q0: np.ndarray, q1: np.ndarray, sensitivity: float, mechanism: str):
-    if q0.size != q1.size:
-        raise ValueError(f"{mechanism}: the two datasets differ in length ({q0.size} vs {q1.size})")
-    gap = float(np.max(np.abs(q0 - q1)))
-    if gap > sensitivity * (1 + 1e-12):
-        raise ValueError(f"{mechanism}: datasets are not neighbours: max |q - q'| = {gap:g} "
-                         f"exceeds the sensitivity {sensitivity:g}")
+    """Raise ValueError unless ‖q0 − q1‖∞ ≤ sensitivity (see :mod:`dpaudit.neighbours`)."""
+    ok, reason = linf_within(q0, q1, sensitivity)
+    if not ok:
+        raise ValueError(f"{mechanism}: datasets are not neighbours: {reason}")
 
 
 def pure_claim(loss: SymbolicFormula, scales: Iterable[SymbolicFormula], values: dict,
@@ -149,6 +148,9 @@ class _NoisyMaxBase(Mechanism):
     neighbouring = NEIGHBOURING
     #: default number of queries (None: any length; the pairs then use 5)
     default_num_queries: int | None = None
+
+    def relation(self):
+        return linf(self.sensitivity)
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0,
                  num_queries: int | None = None):

@@ -36,6 +36,7 @@ import sympy as sp
 
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.exact import svt as exact
+from dpaudit.neighbours import linf
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.noisy_max import (NEIGHBOURING, check_finite,
                                           check_neighbours, check_positive, check_sample_size,
@@ -87,6 +88,9 @@ class _SVTBase(Mechanism):
     nu_formula: SymbolicFormula | None = None
     loss_formula: SymbolicFormula
     has_cutoff = True
+
+    def relation(self):
+        return linf(self.sensitivity)
 
     def __init__(self, epsilon: float = 1.0, threshold: float = 0.0, c: int = 1,
                  num_queries: int = 6, sensitivity: float = 1.0):

@@ -1,0 +1,313 @@
+"""Audit suites: TOML files that say what to audit, with which pairs, samples and confidence.
+
+A suite file is parsed with :mod:`tomllib` into a frozen :class:`Suite` of :class:`AuditSpec`
+entries.  Parsing is strict: an unknown key, a value of the wrong type, an unknown mechanism,
+parameters the mechanism rejects, an ``expect`` outside ``{"consistent", "violation"}``, a δ
+outside [0, 1), fewer than 1000 samples or a duplicate audit name raise :class:`SuiteError`,
+whose message names the file, the audit (by name, or by index when it has none), the key and
+what was expected.  A typo must never pass silently.
+
+Format::
+
+    [suite]                          # optional table
+    name = "classic"                 # default: the file's stem
+    confidence = 0.95                # family-wise, over every certificate in this file
+    samples = 200000                 # per side; default for the audits below
+    seed = 20261122                  # default 0
+
+    [[audit]]
+    name = "laplace-eps1"            # required, unique within the file
+    mechanism = "laplace"            # required, a name from `dpaudit list`
+    params = { epsilon = 1.0 }       # keyword arguments of the mechanism (default {})
+    delta = 0.0                      # a number or a list of numbers in [0, 1) (default 0.0)
+    pairs = "worst-case"             # default: the mechanism's worst_case_pairs(); or
+                                     # an array of tables, see below
+    samples = 200000                 # optional per-audit override (>= 1000)
+    expect = "consistent"            # or "violation" (default "consistent")
+    note = "free text"               # optional
+
+    # explicit neighbouring pairs instead of "worst-case":
+    [[audit.pairs]]
+    name = "one-record-changed"      # default "pair-<i>"; unique within the audit
+    d0 = [0.0]
+    d1 = [1.0]
+    description = "optional text"
+
+Every (audit, pair, δ) is one certificate; a suite of m certificates is one family, and each
+certificate is taken at confidence ``1 − (1 − confidence)/m`` (see :mod:`dpaudit.audit.runner`).
+Datasets of explicit pairs are checked by the mechanism (``validate_dataset``) when the audit
+runs, so a bad dataset makes that one audit an ``error`` while the others still run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+EXPECTATIONS = ("consistent", "violation")
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_SAMPLES = 200_000
+DEFAULT_SEED = 0
+MIN_SAMPLES = 1000
+
+_TOP_KEYS = {"suite", "audit"}
+_SUITE_KEYS = {"name", "confidence", "samples", "seed", "description"}
+_AUDIT_KEYS = {"name", "mechanism", "params", "delta", "pairs", "samples", "expect", "note"}
+_PAIR_KEYS = {"name", "d0", "d1", "description"}
+
+
+class SuiteError(ValueError):
+    """A malformed suite file; the message names the file, the audit, the key and the fix."""
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """An explicit neighbouring pair written in the suite file."""
+
+    name: str
+    d0: Any
+    d1: Any
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class AuditSpec:
+    """One ``[[audit]]`` entry.  ``pairs`` is ``"worst-case"`` or a tuple of :class:`PairSpec`."""
+
+    index: int
+    name: str
+    mechanism: str
+    params: dict = field(default_factory=dict)
+    deltas: tuple[float, ...] = (0.0,)
+    pairs: str | tuple[PairSpec, ...] = "worst-case"
+    samples: int = DEFAULT_SAMPLES
+    expect: str = "consistent"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A parsed suite file."""
+
+    path: str
+    name: str
+    confidence: float
+    samples: int
+    seed: int
+    audits: tuple[AuditSpec, ...]
+    description: str = ""
+
+
+# -- small typed readers ----------------------------------------------------------------------
+
+class _Where:
+    """Builds error messages that name the file, the audit and the key."""
+
+    def __init__(self, path: str, audit: str | None = None):
+        self.path = path
+        self.audit = audit
+
+    def error(self, key: str | None, expected: str, got: Any = ...) -> SuiteError:
+        parts = [self.path]
+        if self.audit is not None:
+            parts.append(self.audit)
+        if key is not None:
+            parts.append(f"key {key!r}")
+        msg = ": ".join(parts) + f": expected {expected}"
+        if got is not ...:
+            msg += f", got {got!r}"
+        return SuiteError(msg)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def _check_keys(table: dict, allowed: set, where: _Where, what: str) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        key = unknown[0]
+        close = difflib.get_close_matches(key, sorted(allowed), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise where.error(key, f"a known {what} key; unknown key{hint}, allowed keys are "
+                               f"{', '.join(sorted(allowed))}")
+
+
+def _string(table, key, where, *, required=False, default="") -> str:
+    if key not in table:
+        if required:
+            raise where.error(key, "a string (this key is required)")
+        return default
+    value = table[key]
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise where.error(key, "a non-empty string" if required else "a string", value)
+    return value
+
+
+def _samples(table, key, where, default: int) -> int:
+    if key not in table:
+        return default
+    value = table[key]
+    if not _is_int(value) or value < MIN_SAMPLES:
+        raise where.error(key, f"an integer >= {MIN_SAMPLES} (samples per side)", value)
+    return value
+
+
+def _delta_value(value, where, key) -> float:
+    if not _is_number(value) or not math.isfinite(value) or not (0.0 <= value < 1.0):
+        raise where.error(key, "a number in [0, 1)", value)
+    return float(value)
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+def load_suite(path: str | Path) -> Suite:
+    """Read and validate one suite file; raise :class:`SuiteError` if it is malformed."""
+    path_str = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise SuiteError(f"{path_str}: cannot read the suite file: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"{path_str}: not UTF-8 text: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SuiteError(f"{path_str}: not valid TOML: {exc}") from None
+    return parse_suite(data, path_str)
+
+
+def parse_suite(data: dict, path: str = "<suite>") -> Suite:
+    """Validate an already-decoded TOML document (``path`` is used in messages only)."""
+    top = _Where(path)
+    _check_keys(data, _TOP_KEYS, top, "top-level")
+
+    suite_table = data.get("suite", {})
+    if not isinstance(suite_table, dict):
+        raise top.error("suite", "a table [suite]", suite_table)
+    where = _Where(path, "[suite]")
+    _check_keys(suite_table, _SUITE_KEYS, where, "[suite]")
+    name = _string(suite_table, "name", where, default=Path(path).stem)
+    if not name.strip():
+        raise where.error("name", "a non-empty string", name)
+    confidence = suite_table.get("confidence", DEFAULT_CONFIDENCE)
+    if not _is_number(confidence) or not (0.0 < confidence < 1.0):
+        raise where.error("confidence", "a number strictly between 0 and 1", confidence)
+    samples = _samples(suite_table, "samples", where, DEFAULT_SAMPLES)
+    seed = suite_table.get("seed", DEFAULT_SEED)
+    if not _is_int(seed) or seed < 0:
+        raise where.error("seed", "a non-negative integer", seed)
+    description = _string(suite_table, "description", where)
+
+    audits_raw = data.get("audit")
+    if audits_raw is None:
+        raise top.error("audit", "at least one [[audit]] table")
+    if not isinstance(audits_raw, list) or not audits_raw:
+        raise top.error("audit", "an array of [[audit]] tables", audits_raw)
+
+    audits: list[AuditSpec] = []
+    seen: dict[str, int] = {}
+    for index, table in enumerate(audits_raw):
+        audit = _parse_audit(table, index, path, samples)
+        if audit.name in seen:
+            raise _Where(path, f"audit #{index} {audit.name!r}").error(
+                "name", f"a name unique within the file (audit #{seen[audit.name]} "
+                        f"already uses it)", audit.name)
+        seen[audit.name] = index
+        audits.append(audit)
+
+    return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
+                 seed=seed, audits=tuple(audits), description=description)
+
+
+def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpec:
+    where = _Where(path, f"audit #{index}")
+    if not isinstance(table, dict):
+        raise where.error(None, "an [[audit]] table", table)
+    if isinstance(table.get("name"), str) and table["name"].strip():
+        where = _Where(path, f"audit #{index} {table['name']!r}")
+    _check_keys(table, _AUDIT_KEYS, where, "[[audit]]")
+    name = _string(table, "name", where, required=True)
+    mechanism = _string(table, "mechanism", where, required=True)
+
+    params = table.get("params", {})
+    if not isinstance(params, dict):
+        raise where.error("params", "a table of mechanism parameters, e.g. { epsilon = 1.0 }",
+                          params)
+
+    raw_delta = table.get("delta", 0.0)
+    if isinstance(raw_delta, list):
+        if not raw_delta:
+            raise where.error("delta", "a number in [0, 1) or a non-empty list of them", raw_delta)
+        deltas = tuple(_delta_value(d, where, "delta") for d in raw_delta)
+        if len(set(deltas)) != len(deltas):
+            raise where.error("delta", "a list of distinct values", raw_delta)
+    else:
+        deltas = (_delta_value(raw_delta, where, "delta"),)
+
+    pairs = _parse_pairs(table.get("pairs", "worst-case"), where)
+    samples = _samples(table, "samples", where, default_samples)
+    expect = table.get("expect", "consistent")
+    if expect not in EXPECTATIONS:
+        raise where.error("expect", f"one of {', '.join(repr(e) for e in EXPECTATIONS)}", expect)
+    note = _string(table, "note", where)
+
+    _check_mechanism(mechanism, params, where)
+    return AuditSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
+                     deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note)
+
+
+def _parse_pairs(value, where: _Where):
+    if isinstance(value, str):
+        if value != "worst-case":
+            raise where.error("pairs", '"worst-case" or an array of [[audit.pairs]] tables',
+                              value)
+        return value
+    if not isinstance(value, list) or not value:
+        raise where.error("pairs", '"worst-case" or a non-empty array of [[audit.pairs]] tables',
+                          value)
+    pairs: list[PairSpec] = []
+    names: set[str] = set()
+    for i, entry in enumerate(value):
+        if not isinstance(entry, dict):
+            raise where.error(f"pairs[{i}]", "a table with keys d0, d1 (and optional name, "
+                                             "description)", entry)
+        _check_keys(entry, _PAIR_KEYS, where, f"pairs[{i}]")
+        for side in ("d0", "d1"):
+            if side not in entry:
+                raise where.error(f"pairs[{i}].{side}", "a dataset (this key is required)")
+        name = entry.get("name", f"pair-{i}")
+        if not isinstance(name, str) or not name.strip():
+            raise where.error(f"pairs[{i}].name", "a non-empty string", name)
+        if name in names:
+            raise where.error(f"pairs[{i}].name", "a pair name unique within the audit", name)
+        names.add(name)
+        description = entry.get("description", "")
+        if not isinstance(description, str):
+            raise where.error(f"pairs[{i}].description", "a string", description)
+        pairs.append(PairSpec(name=name, d0=entry["d0"], d1=entry["d1"],
+                              description=description))
+    return tuple(pairs)
+
+
+def _check_mechanism(mechanism: str, params: dict, where: _Where) -> None:
+    """Unknown mechanism or parameters it rejects → SuiteError (at parse time, not at run time)."""
+    from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
+
+    names = mechanism_names()
+    if mechanism not in names:
+        raise where.error("mechanism", f"a registered mechanism ({', '.join(names)}; "
+                                       f"see `dpaudit list`)", mechanism)
+    try:
+        mech = create_mechanism(mechanism, **params)
+        mech.claim()
+    except Exception as exc:  # any rejection of the parameters is a malformed suite
+        raise where.error("params", f"parameters {mechanism!r} accepts ({exc})", params) from None

@@ -1,0 +1,152 @@
+"""``results.json`` — the source of truth of a ``dpaudit run``; every other report renders from it.
+
+Numbers that can be infinite are written as the string ``"inf"`` (JSON has no infinity);
+``null`` means "not known / not applicable".  Schema (version 1)::
+
+    {
+      "schema": 1,
+      "dpaudit_version": "0.1.0",
+      "created": "2026-11-22T10:00:00+00:00",      # UTC, ISO 8601
+      "command": "dpaudit run audits/ --out reports/latest",
+      "python": "3.11.7", "numpy": "...", "scipy": "...",
+      "platform": "Linux-...",
+      "options": {"profile": "default", "samples": null, "seed": null, "workers": 2},
+      "seconds": 123.4,                            # wall time of the whole run
+      "suites": [                                  # one per suite file, in command-line order
+        {"file": "audits/classic.toml", "name": "classic",
+         "confidence": 0.95,                       # family-wise, over the whole file
+         "family_size": 24,                        # m = number of (audit, pair, δ) certificates
+         "per_certificate_confidence": 0.99792,    # 1 − (1 − confidence)/m
+         "seed": 20261122, "audits": 20,
+         "error": null}                            # SuiteError message if the file is malformed
+      ],
+      "audits": [                                  # one record per (audit, pair, δ)
+        {"suite": "classic", "suite_file": "audits/classic.toml",
+         "audit": "laplace-eps1", "audit_index": 0,
+         "mechanism": "laplace", "parameters": {"epsilon": 1.0},
+         "claim": {...},                           # Claim.to_dict(): notion, parameters, text,
+                                                   #   sympy expression, latex, substitutions
+         "pair": {"name": ..., "d0": ..., "d1": ..., "description": ...},  # NeighbourPair.to_dict()
+         "pair_index": 0, "delta": 0.0, "delta_index": 0,
+         "claimed_epsilon": 1.0,                   # claim.epsilon(delta); "inf" if none implied
+         "epsilon_lower_bound": 0.93,              # certified ε_LB (the certificate's epsilon)
+         "exact_epsilon": 1.0,                     # exact ε of this pair at δ, null if unknown
+         "true_epsilon": null,                     # literature's real ε of a known-bad mechanism
+         "verdict": "consistent",                  # this certificate: consistent|violation|error
+         "audit_verdict": "consistent",            # the audit's: error > violation > consistent
+         "expect": "consistent",
+         "met_expectation": true,                  # audit_verdict == expect
+         "tightness": 0.93,                        # ε_LB / claimed ε; null if claimed is inf or 0
+         "samples": 200000,                        # per side, after --samples/--profile
+         "seed": 123456789,                        # SeedSequence([suite seed, audit, pair, δ])
+         "seconds": 3.2,
+         "confidence": 0.95,                       # family (suite) confidence
+         "per_certificate_confidence": 0.99792,    # what the estimator was called with
+         "certificate": {...},                     # EpsilonLowerBound.to_dict(): event, counts,
+                                                   #   numerator side, method, … (null on error)
+         "error": null,                            # "ExceptionType: message" when verdict=error
+         "warnings": [],                           # distinct warnings raised during the task
+         "note": ""}
+      ],
+      "summary": {
+        "certificates": 24,
+        "verdicts": {"consistent": 15, "violation": 9, "error": 0},
+        "audits": 20, "audits_met": 20,
+        "unmet_expectations": [{"suite", "file", "audit", "mechanism", "expect", "verdict",
+                                "met_expectation", "certificates"}, ...],
+        "errors": 0,                               # erroring certificates + malformed suites
+        "suite_errors": 0,
+        "exit_status": 0                           # 0 all met, 1 some unmet, 2 any error
+      }
+    }
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import platform
+import sys
+from pathlib import Path
+
+import numpy as np
+
+SCHEMA_VERSION = 1
+
+
+def to_jsonable(value):
+    """Plain JSON values: numpy → Python, tuples → lists, ±inf/nan → "inf"/"-inf"/"nan"."""
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [to_jsonable(v) for v in value.tolist()]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+def build_report(run, *, command: str, exit_status: int) -> dict:
+    """The results.json document of an :class:`dpaudit.audit.runner.AuditRun`."""
+    import scipy
+
+    from dpaudit import __version__
+
+    outcomes = run.outcomes
+    verdicts = {v: 0 for v in ("consistent", "violation", "error")}
+    for record in run.records:
+        verdicts[record["verdict"]] = verdicts.get(record["verdict"], 0) + 1
+    suite_errors = sum(1 for s in run.suites if s.get("error"))
+    summary = {
+        "certificates": len(run.records),
+        "verdicts": verdicts,
+        "audits": len(outcomes),
+        "audits_met": sum(1 for o in outcomes if o["met_expectation"]),
+        "unmet_expectations": [o for o in outcomes if not o["met_expectation"]],
+        "errors": verdicts["error"] + suite_errors,
+        "suite_errors": suite_errors,
+        "exit_status": exit_status,
+    }
+    report = {
+        "schema": SCHEMA_VERSION,
+        "dpaudit_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": command,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "platform": platform.platform(),
+        "executable": sys.executable,
+        "options": {"profile": run.profile, "samples": run.samples_override,
+                    "seed": run.seed_override, "workers": run.workers},
+        "seconds": run.seconds,
+        "suites": run.suites,
+        "audits": run.records,
+        "summary": summary,
+    }
+    return to_jsonable(report)
+
+
+def write_json(report: dict, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def read_json(path: str | Path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -1,0 +1,115 @@
+"""``summary.md`` — a short Markdown summary rendered from the results.json document.
+
+It never computes anything: every number comes from the report dict (see
+:mod:`dpaudit.report.json_report`), so the two cannot disagree.  The table is meant to be
+pasted into a pull request: one row per certificate (audit × pair × δ), with the audit-level
+✓/✗ (an expected violation is met when any pair/δ of the audit certifies one).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_COLUMNS = ("audit", "mechanism", "pair", "δ", "claimed ε", "certified ε_LB", "exact ε",
+            "verdict", "expected", "✓/✗")
+
+
+def _num(value, digits: int = 4) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return {"inf": "∞", "-inf": "−∞"}.get(value, value)
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.{digits}g}"
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _samples_text(records: list[dict]) -> str:
+    values = sorted({r["samples"] for r in records})
+    if not values:
+        return "—"
+    if len(values) == 1:
+        return f"{values[0]:,} per side"
+    return f"{values[0]:,}–{values[-1]:,} per side"
+
+
+def render_markdown(report: dict) -> str:
+    """The summary.md text of a results.json document."""
+    records = report.get("audits", [])
+    summary = report.get("summary", {})
+    lines = ["# dpaudit audit summary", ""]
+    lines.append(f"- date: {report.get('created', '?')} (dpaudit {report.get('dpaudit_version')},"
+                 f" Python {report.get('python')}, numpy {report.get('numpy')},"
+                 f" scipy {report.get('scipy')})")
+    lines.append(f"- command: `{report.get('command', '')}`")
+    options = report.get("options", {})
+    lines.append(f"- samples: {_samples_text(records)} (profile {options.get('profile')}); "
+                 f"workers: {options.get('workers')}; wall time: "
+                 f"{report.get('seconds', 0):.1f} s")
+    for suite in report.get("suites", []):
+        if suite.get("error"):
+            lines.append(f"- suite `{suite['file']}`: **malformed** (see errors below)")
+        else:
+            lines.append(f"- suite `{suite['file']}` ({suite['name']}): family-wise confidence "
+                         f"{suite['confidence']:g} over {suite['family_size']} certificates "
+                         f"(each at {suite['per_certificate_confidence']:.6g}), "
+                         f"seed {suite['seed']}")
+    verdicts = summary.get("verdicts", {})
+    lines.append(f"- result: {summary.get('audits_met', 0)}/{summary.get('audits', 0)} audits met "
+                 f"their expectation; {verdicts.get('violation', 0)} violation(s), "
+                 f"{verdicts.get('consistent', 0)} consistent, {summary.get('errors', 0)} "
+                 f"error(s); exit status {summary.get('exit_status')}")
+    lines.append("")
+
+    if records:
+        lines.append("| " + " | ".join(_COLUMNS) + " |")
+        lines.append("|" + "|".join("---" for _ in _COLUMNS) + "|")
+        for r in records:
+            verdict = r["verdict"]
+            if verdict == "violation":
+                verdict = "**violation**"
+            row = [r["audit"], r["mechanism"], (r.get("pair") or {}).get("name", "—"),
+                   _num(r["delta"]), _num(r["claimed_epsilon"]),
+                   _num(r["epsilon_lower_bound"]), _num(r["exact_epsilon"]), verdict,
+                   r["expect"], "✓" if r["met_expectation"] else "✗"]
+            lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+        lines.append("")
+        lines.append("ε_LB holds with the suite's family-wise confidence; ✓/✗ is per audit "
+                     "(an expected violation is met when any of the audit's pairs/δs "
+                     "certifies one).")
+        lines.append("")
+
+    unmet = [o for o in summary.get("unmet_expectations", []) if o["verdict"] != "error"]
+    if unmet:
+        lines.append("## Unmet expectations")
+        lines.append("")
+        for o in unmet:
+            lines.append(f"- `{o['suite']}` / `{o['audit']}` ({o['mechanism']}): expected "
+                         f"{o['expect']}, got {o['verdict']}")
+        lines.append("")
+
+    errors = [(None, None, s["error"]) for s in report.get("suites", []) if s.get("error")]
+    errors += [(r["suite"], r["audit"], r["error"]) for r in records if r.get("error")]
+    if errors:
+        lines.append("## Errors")
+        lines.append("")
+        for where, audit, message in errors:
+            if where is None:  # a malformed suite: the message names the file
+                lines.append(f"- {_cell(message)}")
+            else:
+                lines.append(f"- `{where}` / `{audit}`: {_cell(message)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_markdown(report: dict, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_markdown(report), encoding="utf-8")
+    return path
