@@ -106,7 +106,11 @@ def test_run_writes_reports_and_meets_expectations(tmp_path, capsys):
     captured = capsys.readouterr()
     report = load(out)
     assert TOP_KEYS <= set(report)
-    assert report["suites"][0]["family_size"] == len(report["audits"]) >= 2
+    # one curve certificate per (audit, pair), plus a white-box one where there is a density
+    groups = {(r["audit"], r["pair"]["name"]): r["white_box_certificate"] is not None
+              for r in report["audits"]}
+    assert report["suites"][0]["family_size"] == sum(1 + w for w in groups.values()) >= 2
+    assert all(groups.values())  # the Laplace mechanisms have a log-density
     for record in report["audits"]:
         assert RECORD_KEYS <= set(record)
         assert record["samples"] == SAMPLES and record["error"] is None
@@ -123,7 +127,8 @@ def test_run_writes_reports_and_meets_expectations(tmp_path, capsys):
     # one progress line per task on stderr; a table on summary.md
     assert captured.err.count("[tiny]") == len(report["audits"])
     summary = (out / "summary.md").read_text(encoding="utf-8")
-    assert "| audit | mechanism | pair | δ | claimed ε | certified ε_LB | exact ε |" in summary
+    assert ("| audit | mechanism | pair | at | claimed ε | certified ε_LB | white-box ε_LB | "
+            "exact ε |") in summary
     assert "scale-bug" in summary and "Traceback" not in captured.err
 
 

@@ -161,19 +161,34 @@ def test_delta_accepted_exactly_in_unit_interval(delta):
 def test_plan_family_size_confidence_and_seeds(tmp_path):
     suite = load_suite(write(tmp_path, GOOD))
     tasks, info = plan_suite(suite)
-    # audit 0: worst-case pairs × 2 δ; audit 1: its worst-case pairs; audit 2: 2 explicit pairs
-    assert info["family_size"] == len(tasks) >= 5
-    m = len(tasks)
+    # one curve task per (audit, pair) — all of its δs in one certificate — and a second,
+    # white-box certificate when the mechanism has a log-density (all three do here)
+    assert all(t.white_box for t in tasks)
+    assert info["family_size"] == 2 * len(tasks) >= 8
+    assert {t.deltas for t in tasks if t.audit_index == 0} == {(0.0, 1e-6)}
+    m = info["family_size"]
     for t in tasks:
         assert t.confidence == 0.9
         assert t.per_certificate_confidence == pytest.approx(1 - 0.1 / m)
-        assert t.seed == task_seed(11, t.audit_index, t.pair_index, t.delta_index)
-    assert len({t.seed for t in tasks}) == m
+        assert t.seed == task_seed(11, t.audit_index, t.pair_index, 0)
+    assert len({t.seed for t in tasks}) == len(tasks)
     # planning twice gives the same tasks; a seed override changes every seed
     again, _ = plan_suite(suite)
     assert [t.seed for t in again] == [t.seed for t in tasks]
     other, _ = plan_suite(suite, seed=12)
     assert not {t.seed for t in other} & {t.seed for t in tasks}
+
+
+def test_white_box_can_be_switched_off_and_alphas_need_a_renyi_claim(tmp_path):
+    text = GOOD.replace('name = "laplace-eps1"', 'name = "laplace-eps1"\nwhite_box = false', 1)
+    tasks, info = plan_suite(load_suite(write(tmp_path, text, "nowhite.toml")))
+    assert not any(t.white_box for t in tasks if t.audit_index == 0)
+    bad = GOOD.replace('name = "laplace-eps1"', 'name = "laplace-eps1"\nalphas = [2.0]', 1)
+    with pytest.raises(SuiteError, match="alphas"):
+        load_suite(write(tmp_path, bad, "alphas.toml"))
+    worse = GOOD.replace('name = "laplace-eps1"', 'name = "laplace-eps1"\nalphas = [0.5]', 1)
+    with pytest.raises(SuiteError, match="alphas"):
+        load_suite(write(tmp_path, worse, "alphas2.toml"))
 
 
 def test_samples_override_and_profile(tmp_path):

@@ -1,22 +1,30 @@
-"""The audit runner: suite → tasks (audit × pair × δ) → certified bounds → verdicts.
+"""The audit runner: suite → tasks (audit × pair) → certified curves → verdicts.
 
 Contract and invariants:
 
-* **One family per suite file.**  Every (audit, pair, δ) of a suite is one certificate; with m
-  certificates, each estimator call runs at ``1 − (1 − confidence)/m``
-  (:func:`dpaudit.stats.multiple_testing.split_significance`, Bonferroni), so all certificates
-  of the file hold jointly with probability ≥ the suite's confidence.  Both numbers are
+* **One family per suite file.**  Every (audit, pair) of a suite is one *curve certificate*
+  (:func:`dpaudit.distinguish.lower_bound.estimate_privacy_curve_lower_bound`), which bounds
+  ε(δ) at every δ of the audit and D_α at every α of the audit simultaneously; a mechanism with
+  a log-density adds a second, white-box curve certificate for the same pair.  With m curve
+  certificates in the file, each runs at ``1 − (1 − confidence)/m``
+  (:func:`dpaudit.stats.multiple_testing.split_significance`, Bonferroni), so everything the
+  file certifies holds jointly with probability ≥ the suite's confidence.  Both numbers are
   recorded on every result.
-* **Seeds depend on the task, not on the execution.**  Task (audit i, pair j, δ k) of a suite
-  with seed s draws from ``SeedSequence([s, i, j, k]).generate_state(1)[0]``; the number of
-  workers and the completion order cannot change a number.
+* **Seeds depend on the task, not on the execution.**  Task (audit i, pair j) of a suite with
+  seed s draws from ``SeedSequence([s, i, j, 0]).generate_state(1)[0]`` (the white-box
+  certificate from that seed + 1); the number of workers and the completion order cannot
+  change a number.
 * **Nothing unpicklable crosses a process boundary.**  A :class:`Task` holds the mechanism's
   registry name and parameters and plain datasets; the worker re-creates the mechanism.
-* **Verdicts.**  ``violation`` if ε_LB > claim.epsilon(δ), ``consistent`` otherwise, ``error``
-  if anything raised (the message is recorded; other tasks still run).  An audit's verdict is
-  ``error`` if any of its tasks errored, else ``violation`` if any certified a violation, else
-  ``consistent``; its expectation is met when that verdict equals ``expect`` (so a known bug
-  counts as detected when any of its pairs/δs certifies it).
+* **Records.**  One per (audit, pair, δ) (``notion = "dp"``) and one per (audit, pair, α)
+  (``notion = "rdp"``: the claimed ε(α) of the claim's RDP curve against the certified lower
+  bound on max(D_α(P₀‖P₁), D_α(P₁‖P₀))).
+* **Verdicts.**  ``violation`` if the larger of the black-box and white-box lower bounds
+  exceeds the claim, ``consistent`` otherwise, ``error`` if anything raised (the message is
+  recorded; other tasks still run).  An audit's verdict is ``error`` if any of its records
+  errored, else ``violation`` if any certified a violation, else ``consistent``; its
+  expectation is met when that verdict equals ``expect`` (so a known bug counts as detected
+  when any of its pairs/δs/αs certifies it).
 
 Execution: in-process with one worker, otherwise a
 :class:`concurrent.futures.ProcessPoolExecutor` across local cores.
@@ -44,7 +52,8 @@ VERDICTS = ("consistent", "violation", "error")
 
 @dataclass(frozen=True)
 class Task:
-    """One certificate to compute: a mechanism (by name), a pair, a δ, samples and a seed."""
+    """One curve certificate to compute: a mechanism (by name), a pair, its δ and α grids,
+    samples, a seed, and whether to add the white-box likelihood-ratio certificate."""
 
     suite_index: int
     suite: str
@@ -55,13 +64,15 @@ class Task:
     params: dict
     pair_index: int
     pair: Any  # a NeighbourPair, or None when the pairs could not be built
-    delta_index: int
-    delta: float
+    deltas: tuple
+    alphas: tuple
     samples: int
     seed: int
     confidence: float
     per_certificate_confidence: float
     expect: str
+    distinguisher: str = "auto"
+    white_box: bool = False
     note: str = ""
     setup_error: str | None = None
 
@@ -72,6 +83,7 @@ class AuditRun:
 
     suites: list[dict] = field(default_factory=list)
     records: list[dict] = field(default_factory=list)
+    curves: list[dict] = field(default_factory=list)  # per (audit, pair), for the figures
     outcomes: list[dict] = field(default_factory=list)  # per audit, from judge()
     seconds: float = 0.0
     workers: int = 1
@@ -95,19 +107,23 @@ def resolve_samples(audit: AuditSpec, *, samples: int | None = None, scale: floa
 
 
 def _audit_pairs(audit: AuditSpec):
-    """(pairs, error message): the explicit pairs or the mechanism's worst-case pairs."""
+    """(pairs, has_log_density, error message): the explicit pairs or the mechanism's
+    worst-case pairs, and whether the mechanism offers a white-box log-density."""
     from dpaudit.mechanisms.base import NeighbourPair
     from dpaudit.mechanisms.registry import create_mechanism
 
-    if audit.pairs != "worst-case":
-        return [NeighbourPair(p.name, p.d0, p.d1, p.description) for p in audit.pairs], None
     try:
-        pairs = list(create_mechanism(audit.mechanism, **audit.params).worst_case_pairs())
+        mechanism = create_mechanism(audit.mechanism, **audit.params)
+        white = callable(getattr(mechanism, "log_density", None))
+        if audit.pairs != "worst-case":
+            return ([NeighbourPair(p.name, p.d0, p.d1, p.description) for p in audit.pairs],
+                    white, None)
+        pairs = list(mechanism.worst_case_pairs())
         if not pairs:
             raise ValueError("worst_case_pairs() returned no pairs")
-        return pairs, None
+        return pairs, white, None
     except Exception as exc:  # recorded as an error of this audit; others still run
-        return [], f"building worst-case pairs failed: {_describe_exception(exc)}"
+        return [], False, f"building worst-case pairs failed: {_describe_exception(exc)}"
 
 
 def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None,
@@ -116,24 +132,24 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
     suite_seed = suite.seed if seed is None else int(seed)
     planned = []
     for audit in suite.audits:
-        pairs, error = _audit_pairs(audit)
-        # an audit whose pairs could not be built still counts one member per δ (conservative)
-        planned.append((audit, pairs or [None], error))
-    family_size = sum(len(pairs) * len(audit.deltas) for audit, pairs, _ in planned)
+        pairs, white, error = _audit_pairs(audit)
+        # an audit whose pairs could not be built still counts one member (conservative)
+        planned.append((audit, pairs or [None], white and audit.white_box, error))
+    family_size = sum(len(pairs) * (2 if white else 1) for _, pairs, white, _ in planned)
     per_cert = 1.0 - split_significance(suite.confidence, family_size)
 
     tasks = []
-    for audit, pairs, error in planned:
+    for audit, pairs, white, error in planned:
         n = resolve_samples(audit, samples=samples, scale=scale)
         for j, pair in enumerate(pairs):
-            for k, delta in enumerate(audit.deltas):
-                tasks.append(Task(
-                    suite_index=suite_index, suite=suite.name, suite_file=suite.path,
-                    audit_index=audit.index, audit=audit.name, mechanism=audit.mechanism,
-                    params=dict(audit.params), pair_index=j, pair=pair, delta_index=k,
-                    delta=delta, samples=n, seed=task_seed(suite_seed, audit.index, j, k),
-                    confidence=suite.confidence, per_certificate_confidence=per_cert,
-                    expect=audit.expect, note=audit.note, setup_error=error))
+            tasks.append(Task(
+                suite_index=suite_index, suite=suite.name, suite_file=suite.path,
+                audit_index=audit.index, audit=audit.name, mechanism=audit.mechanism,
+                params=dict(audit.params), pair_index=j, pair=pair, deltas=audit.deltas,
+                alphas=audit.alphas, samples=n, seed=task_seed(suite_seed, audit.index, j, 0),
+                confidence=suite.confidence, per_certificate_confidence=per_cert,
+                expect=audit.expect, distinguisher=audit.distinguisher, white_box=white,
+                note=audit.note, setup_error=error))
     info = {"file": suite.path, "name": suite.name, "confidence": suite.confidence,
             "family_size": family_size, "per_certificate_confidence": per_cert,
             "seed": suite_seed, "audits": len(suite.audits), "error": None}
@@ -157,110 +173,217 @@ def _pair_dict(pair) -> dict | None:
                 "d1": repr(getattr(pair, "d1", None)), "description": ""}
 
 
-def _blank_record(task: Task) -> dict:
-    """The record of a task before anything ran (verdict ``error`` until proven otherwise)."""
+def _blank_record(task: Task, *, delta=None, alpha=None) -> dict:
+    """The record of one (task, δ) or (task, α) before anything ran (verdict ``error``)."""
     return {
         "suite": task.suite, "suite_file": task.suite_file, "audit": task.audit,
         "audit_index": task.audit_index, "mechanism": task.mechanism,
         "parameters": dict(task.params), "claim": None, "pair": _pair_dict(task.pair),
-        "pair_index": task.pair_index, "delta": task.delta, "delta_index": task.delta_index,
+        "pair_index": task.pair_index, "notion": "dp" if alpha is None else "rdp",
+        "delta": delta, "alpha": alpha,
         "claimed_epsilon": None, "epsilon_lower_bound": None, "exact_epsilon": None,
-        "true_epsilon": None, "verdict": "error", "expect": task.expect,
-        "met_expectation": False, "tightness": None, "samples": task.samples,
-        "seed": task.seed, "seconds": 0.0, "confidence": task.confidence,
-        "per_certificate_confidence": task.per_certificate_confidence, "certificate": None,
-        "error": None, "warnings": [], "note": task.note,
+        "white_box_epsilon_lower_bound": None, "true_epsilon": None, "verdict": "error",
+        "expect": task.expect, "met_expectation": False, "tightness": None,
+        "samples": task.samples, "seed": task.seed, "seconds": 0.0,
+        "confidence": task.confidence,
+        "per_certificate_confidence": task.per_certificate_confidence,
+        "distinguisher": task.distinguisher, "certificate": None,
+        "white_box_certificate": None, "error": None, "warnings": [], "note": task.note,
     }
 
 
-def run_task(task: Task) -> dict:
-    """Compute one certificate and its verdict.  Never raises: failures become ``error``."""
-    from dpaudit.distinguish.lower_bound import estimate_epsilon_lower_bound
-    from dpaudit.mechanisms.registry import create_mechanism
+def _task_records(task: Task) -> list[dict]:
+    return ([_blank_record(task, delta=d) for d in task.deltas]
+            + [_blank_record(task, alpha=a) for a in task.alphas])
 
-    record = _blank_record(task)
+
+def run_task(task: Task) -> tuple[list[dict], dict | None]:
+    """Compute one curve certificate: its records (one per δ, one per α) and the curve data
+    for the figure.  Never raises: failures become ``error`` records."""
+    records = _task_records(task)
     start = time.perf_counter()
-    # warnings raised while auditing go into the record, not onto stderr between progress lines
+    curve = None
+    # warnings raised while auditing go into the records, not onto stderr between progress lines
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        _run_task(task, record, estimate_epsilon_lower_bound, create_mechanism)
-    record["warnings"] = sorted({f"{w.category.__name__}: {w.message} "
-                                 f"({os.path.basename(w.filename)}:{w.lineno})" for w in caught})
-    record["seconds"] = time.perf_counter() - start
-    return record
+        try:
+            curve = _run_task(task, records)
+        except Exception as exc:
+            for record in records:
+                record["verdict"] = "error"
+                record["error"] = _describe_exception(exc)
+    caught_text = sorted({f"{w.category.__name__}: {w.message} "
+                          f"({os.path.basename(w.filename)}:{w.lineno})" for w in caught})
+    seconds = time.perf_counter() - start
+    for record in records:
+        record["warnings"] = caught_text
+        record["seconds"] = seconds
+    return records, curve
 
 
-def _run_task(task: Task, record: dict, estimate_epsilon_lower_bound, create_mechanism) -> None:
-    try:
-        mechanism = create_mechanism(task.mechanism, **task.params)
-        claim = mechanism.claim()
+def has_renyi_claim(claim) -> bool:
+    """Whether the claim (or one of several) states an RDP curve ``rdp(α)``."""
+    return hasattr(claim, "rdp") or any(has_renyi_claim(c) for c in getattr(claim, "claims", ()))
+
+
+def claimed_renyi(claim, alpha: float) -> float:
+    """The claim's Rényi ε(α): its own ``rdp`` or, for several claims, the smallest."""
+    if hasattr(claim, "rdp"):
+        try:
+            return float(claim.rdp(alpha))
+        except ValueError:
+            return math.inf  # α outside the claim's range: nothing claimed there
+    parts = getattr(claim, "claims", ())
+    values = [claimed_renyi(c, alpha) for c in parts]
+    return min(values) if values else math.inf
+
+
+def _number(x):
+    return None if x is None else float(x)
+
+
+def _run_task(task: Task, records: list[dict]) -> dict:
+    from dpaudit.distinguish.lower_bound import estimate_privacy_curve_lower_bound
+    from dpaudit.mechanisms.registry import create_mechanism
+
+    mechanism = create_mechanism(task.mechanism, **task.params)
+    claim = mechanism.claim()
+    true_eps = mechanism.true_epsilon()
+    for record in records:
         record["claim"] = claim.to_dict()
-        claimed = float(claim.epsilon(task.delta))
-        record["claimed_epsilon"] = claimed
-        true_eps = mechanism.true_epsilon()
-        record["true_epsilon"] = None if true_eps is None else float(true_eps)
-        if task.setup_error is not None:
-            raise RuntimeError(task.setup_error)
-        d0 = mechanism.validate_dataset(task.pair.d0)
-        d1 = mechanism.validate_dataset(task.pair.d1)
-        is_pair, reason = mechanism.check_pair(d0, d1)
-        if not is_pair:
-            raise ValueError(f"pair {task.pair.name!r} is not neighbouring for "
-                             f"{task.mechanism} ({mechanism.neighbouring}): {reason}")
-        certificate = estimate_epsilon_lower_bound(
-            mechanism.sampler(), d0, d1, delta=task.delta, samples=task.samples,
-            confidence=task.per_certificate_confidence, seed=task.seed)
-        record["certificate"] = certificate.to_dict()
-        bound = float(certificate.epsilon)
-        if math.isnan(bound):
-            raise ValueError("the estimator returned ε_LB = nan")
-        record["epsilon_lower_bound"] = bound
+        record["true_epsilon"] = _number(true_eps)
+        if record["notion"] == "dp":
+            record["claimed_epsilon"] = float(claim.epsilon(record["delta"]))
+        else:
+            record["claimed_epsilon"] = claimed_renyi(claim, record["alpha"])
+    if task.setup_error is not None:
+        raise RuntimeError(task.setup_error)
+    d0 = mechanism.validate_dataset(task.pair.d0)
+    d1 = mechanism.validate_dataset(task.pair.d1)
+    is_pair, reason = mechanism.check_pair(d0, d1)
+    if not is_pair:
+        raise ValueError(f"pair {task.pair.name!r} is not neighbouring for "
+                         f"{task.mechanism} ({mechanism.neighbouring}): {reason}")
+    common = dict(deltas=task.deltas, alphas=task.alphas, samples=task.samples,
+                  confidence=task.per_certificate_confidence)
+    black = estimate_privacy_curve_lower_bound(mechanism.sampler(), d0, d1, seed=task.seed,
+                                               distinguisher=task.distinguisher, **common)
+    white = None
+    if task.white_box:
+        white = estimate_privacy_curve_lower_bound(
+            mechanism.sampler(), d0, d1, seed=task.seed + 1, distinguisher="white-box",
+            log_density=mechanism.log_density, **common)
+    dp_records = [r for r in records if r["notion"] == "dp"]
+    for record, point in zip(dp_records, black.points):
+        record["certificate"] = point.to_dict()
+        record["epsilon_lower_bound"] = float(point.epsilon)
+        record["exact_epsilon"] = _number(mechanism.exact_epsilon(d0, d1, record["delta"]))
+    if white is not None:
+        for record, point in zip(dp_records, white.points):
+            record["white_box_certificate"] = point.to_dict()
+            record["white_box_epsilon_lower_bound"] = float(point.epsilon)
+    exact_renyi = getattr(mechanism, "exact_renyi", None)
+    rdp_records = [r for r in records if r["notion"] == "rdp"]
+    for i, record in enumerate(rdp_records):
+        record["epsilon_lower_bound"] = float(black.renyi[i].divergence)
+        record["certificate"] = {"alpha": record["alpha"],
+                                 "divergence": black.renyi[i].divergence,
+                                 "event": black.renyi[i].event,
+                                 "curve_certificate": black.points[0].to_dict()}
+        if white is not None:
+            record["white_box_epsilon_lower_bound"] = float(white.renyi[i].divergence)
+        if callable(exact_renyi):
+            record["exact_epsilon"] = _number(exact_renyi(d0, d1, record["alpha"]))
+    for record in records:
+        bound = max(v for v in (record["epsilon_lower_bound"],
+                                record["white_box_epsilon_lower_bound"]) if v is not None)
+        claimed = record["claimed_epsilon"]
         if math.isfinite(claimed) and claimed > 0:
             record["tightness"] = bound / claimed
-        exact = mechanism.exact_epsilon(d0, d1, task.delta)
-        record["exact_epsilon"] = None if exact is None else float(exact)
         record["verdict"] = "violation" if bound > claimed else "consistent"
-    except Exception as exc:
-        record["verdict"] = "error"
-        record["error"] = _describe_exception(exc)
+    return _curve_data(task, mechanism, claim, d0, d1, records)
+
+
+def _curve_data(task, mechanism, claim, d0, d1, records) -> dict | None:
+    """Dense claimed and exact ε(δ) (and ε(α)) around the certified grid, for the figure."""
+    dp = [r for r in records if r["notion"] == "dp"]
+    rdp = [r for r in records if r["notion"] == "rdp"]
+    if len(dp) < 2 and not rdp:
+        return None
+    out = {"suite": task.suite, "suite_file": task.suite_file, "audit": task.audit,
+           "pair": task.pair.name, "mechanism": task.mechanism,
+           "certified": [[r["delta"], r["epsilon_lower_bound"],
+                          r["white_box_epsilon_lower_bound"]] for r in dp],
+           "renyi_certified": [[r["alpha"], r["epsilon_lower_bound"],
+                                r["white_box_epsilon_lower_bound"]] for r in rdp]}
+    positive = [r["delta"] for r in dp if r["delta"] > 0]
+    if positive:
+        grid = np.logspace(np.log10(min(positive)) - 1, np.log10(max(max(positive), 1e-2)), 40)
+        out["dense_delta"] = grid.tolist()
+        out["claimed"] = [_finite_or_none(claim.epsilon(float(d))) for d in grid]
+        out["exact"] = [_finite_or_none(mechanism.exact_epsilon(d0, d1, float(d)))
+                        for d in grid]
+    if rdp:
+        alphas = np.linspace(min(r["alpha"] for r in rdp), max(r["alpha"] for r in rdp), 40)
+        out["dense_alpha"] = alphas.tolist()
+        out["claimed_renyi"] = [_finite_or_none(claimed_renyi(claim, float(a))) for a in alphas]
+        exact_renyi = getattr(mechanism, "exact_renyi", None)
+        if callable(exact_renyi):
+            out["exact_renyi"] = [_finite_or_none(exact_renyi(d0, d1, float(a)))
+                                  for a in alphas]
+    return out
+
+
+def _finite_or_none(x):
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
 
 
 # -- running many -----------------------------------------------------------------------------
 
-def _failed_record(task: Task, exc: BaseException) -> dict:
-    record = _blank_record(task)
-    record["error"] = f"worker failed: {_describe_exception(exc)}"
-    return record
+def _failed_records(task: Task, exc: BaseException) -> list[dict]:
+    records = _task_records(task)
+    for record in records:
+        record["error"] = f"worker failed: {_describe_exception(exc)}"
+    return records
 
 
 def execute(tasks: list[Task], *, workers: int = 1,
-            progress: Callable[[dict], None] | None = None) -> list[dict]:
-    """Run tasks in-process (``workers == 1``) or in a process pool; results in task order."""
-    results: list[dict | None] = [None] * len(tasks)
+            progress: Callable[[dict], None] | None = None) -> tuple[list[dict], list[dict]]:
+    """Run tasks in-process (``workers == 1``) or in a process pool.  Returns the records (in
+    task order, then δ, then α) and the curve data of the tasks that have a figure."""
+    results: list[tuple | None] = [None] * len(tasks)
+
+    def finished(i, result):
+        results[i] = result
+        if progress:
+            for record in result[0]:
+                progress(record)
+
     if workers <= 1 or len(tasks) <= 1:
         for i, task in enumerate(tasks):
-            results[i] = run_task(task)
-            if progress:
-                progress(results[i])
-        return results  # type: ignore[return-value]
-
-    # larger tasks first, so that a long one does not start last
-    order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
-    with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
-        futures = {pool.submit(run_task, tasks[i]): i for i in order}
-        try:
-            for future in as_completed(futures):
-                i = futures[future]
-                try:
-                    results[i] = future.result()
-                except Exception as exc:  # e.g. a worker killed by the OS
-                    results[i] = _failed_record(tasks[i], exc)
-                if progress:
-                    progress(results[i])
-        except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-    return results  # type: ignore[return-value]
+            finished(i, run_task(task))
+    else:
+        # larger tasks first, so that a long one does not start last
+        order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
+        with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+            futures = {pool.submit(run_task, tasks[i]): i for i in order}
+            try:
+                for future in as_completed(futures):
+                    i = futures[future]
+                    try:
+                        result = future.result()
+                    except Exception as exc:  # e.g. a worker killed by the OS
+                        result = (_failed_records(tasks[i], exc), None)
+                    finished(i, result)
+            except KeyboardInterrupt:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    records = [r for result in results for r in result[0]]
+    curves = [result[1] for result in results if result[1] is not None]
+    return records, curves
 
 
 def judge(records: list[dict]) -> list[dict]:
@@ -303,9 +426,14 @@ def format_progress(record: dict) -> str:
             return "-"
         return "inf" if math.isinf(x) else f"{x:.4g}"
 
-    line = (f"[{record['suite']}] {record['audit']} pair={pair} δ={record['delta']:g} "
-            f"ε_LB={num(record['epsilon_lower_bound'])} claim={num(record['claimed_epsilon'])} "
-            f"{record['verdict']} ({record['seconds']:.1f}s)")
+    where = (f"δ={record['delta']:g}" if record.get("notion", "dp") == "dp"
+             else f"α={record['alpha']:g}")
+    white = record.get("white_box_epsilon_lower_bound")
+    white_text = "" if white is None else f" white-box={num(white)}"
+    line = (f"[{record['suite']}] {record['audit']} pair={pair} {where} "
+            f"ε_LB={num(record['epsilon_lower_bound'])}{white_text} "
+            f"claim={num(record['claimed_epsilon'])} {record['verdict']} "
+            f"({record['seconds']:.1f}s)")
     if record.get("warnings"):
         line += f" [{len(record['warnings'])} warning(s) in results.json]"
     if record.get("error"):
@@ -341,7 +469,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                                        seed=seed)
         run.suites.append(info)
         tasks.extend(suite_tasks)
-    run.records = execute(tasks, workers=workers, progress=progress)
+    run.records, run.curves = execute(tasks, workers=workers, progress=progress)
     run.outcomes = judge(run.records)
     run.seconds = time.perf_counter() - start
     return run

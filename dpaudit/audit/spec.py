@@ -19,7 +19,12 @@ Format::
     name = "laplace-eps1"            # required, unique within the file
     mechanism = "laplace"            # required, a name from `dpaudit list`
     params = { epsilon = 1.0 }       # keyword arguments of the mechanism (default {})
-    delta = 0.0                      # a number or a list of numbers in [0, 1) (default 0.0)
+    delta = 0.0                      # a number or a list of numbers in [0, 1) (default 0.0);
+                                     # a list is a full-curve audit of ε(δ) on that grid
+    alphas = [2.0, 4.0]              # optional Rényi orders: audit the claim's RDP curve too
+    distinguisher = "auto"           # auto | statistics | logistic | boosting | projection
+    white_box = true                 # also run the white-box likelihood-ratio audit when the
+                                     # mechanism has log_density (default true)
     pairs = "worst-case"             # default: the mechanism's worst_case_pairs(); or
                                      # an array of tables, see below
     samples = 200000                 # optional per-audit override (>= 1000)
@@ -33,8 +38,10 @@ Format::
     d1 = [1.0]
     description = "optional text"
 
-Every (audit, pair, δ) is one certificate; a suite of m certificates is one family, and each
-certificate is taken at confidence ``1 − (1 − confidence)/m`` (see :mod:`dpaudit.audit.runner`).
+Every (audit, pair) is one curve certificate — black-box, plus a white-box one when the
+mechanism has a log-density — covering all of the audit's δ and α values at once; a suite of m
+curve certificates is one family, and each is taken at confidence ``1 − (1 − confidence)/m``
+(see :mod:`dpaudit.audit.runner`).
 Datasets of explicit pairs are checked by the mechanism (``validate_dataset``) when the audit
 runs, so a bad dataset makes that one audit an ``error`` while the others still run.
 """
@@ -56,7 +63,8 @@ MIN_SAMPLES = 1000
 
 _TOP_KEYS = {"suite", "audit"}
 _SUITE_KEYS = {"name", "confidence", "samples", "seed", "description"}
-_AUDIT_KEYS = {"name", "mechanism", "params", "delta", "pairs", "samples", "expect", "note"}
+_AUDIT_KEYS = {"name", "mechanism", "params", "delta", "pairs", "samples", "expect", "note",
+               "alphas", "distinguisher", "white_box"}
 _PAIR_KEYS = {"name", "d0", "d1", "description"}
 
 
@@ -87,6 +95,9 @@ class AuditSpec:
     samples: int = DEFAULT_SAMPLES
     expect: str = "consistent"
     note: str = ""
+    alphas: tuple[float, ...] = ()
+    distinguisher: str = "auto"
+    white_box: bool = True
 
 
 @dataclass(frozen=True)
@@ -260,9 +271,34 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         raise where.error("expect", f"one of {', '.join(repr(e) for e in EXPECTATIONS)}", expect)
     note = _string(table, "note", where)
 
+    raw_alphas = table.get("alphas", [])
+    if not isinstance(raw_alphas, list) or not all(
+            isinstance(a, (int, float)) and not isinstance(a, bool) and 1 < a < float("inf")
+            for a in raw_alphas):
+        raise where.error("alphas", "a list of Rényi orders α > 1 (finite)", raw_alphas)
+    alphas = tuple(float(a) for a in raw_alphas)
+    from dpaudit.distinguish.lower_bound import DISTINGUISHERS
+    distinguisher = table.get("distinguisher", "auto")
+    if distinguisher not in DISTINGUISHERS or distinguisher == "white-box":
+        raise where.error("distinguisher", "one of " + ", ".join(
+            repr(d) for d in DISTINGUISHERS if d != "white-box")
+            + " (the white-box audit is controlled by white_box)", distinguisher)
+    white_box = table.get("white_box", True)
+    if not isinstance(white_box, bool):
+        raise where.error("white_box", "true or false", white_box)
+
     _check_mechanism(mechanism, params, where)
+    if alphas:
+        from dpaudit.mechanisms.registry import create_mechanism
+        from dpaudit.audit.runner import has_renyi_claim
+        claim = create_mechanism(mechanism, **params).claim()
+        if not has_renyi_claim(claim):
+            raise where.error("alphas", f"a mechanism with a Rényi claim (the claim of "
+                                        f"{mechanism} is {claim.describe()}, which has no rdp(α))",
+                              raw_alphas)
     return AuditSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
-                     deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note)
+                     deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note,
+                     alphas=alphas, distinguisher=distinguisher, white_box=white_box)
 
 
 def _parse_pairs(value, where: _Where):

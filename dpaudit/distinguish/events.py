@@ -104,7 +104,10 @@ def score_candidates(stats, sel0, sel1, *, delta, n_certify, significance):
     """All candidates of every statistic, scored by their predicted certified ε."""
     cands = []
     for si, stat in enumerate(stats):
-        v0, v1 = stat(sel0), stat(sel1)
+        skip = getattr(stat, "fit_rows", 0)
+        if min(len(sel0), len(sel1)) - skip < 1000:
+            skip = 0
+        v0, v1 = stat(sel0[skip:]), stat(sel1[skip:])
         n0, n1 = len(v0), len(v1)
         # NaN means "in no event of this statistic" (see statistics.WithinPattern)
         v0, v1 = np.sort(v0[~np.isnan(v0)]), np.sort(v1[~np.isnan(v1)])

@@ -1,18 +1,23 @@
-"""The black-box certified lower bound on ε (``dpaudit.estimate_epsilon_lower_bound``).
+"""The black-box certified lower bound on ε, and on a whole privacy curve.
 
-Procedure, for a sampler and a neighbouring pair (d0, d1), at δ and confidence 1 − α:
+Procedure, for a sampler and a neighbouring pair (d0, d1), at confidence 1 − α:
 
 1. **Selection split.**  Draw ``selection_fraction × samples`` outputs from each side.  Fit
-   statistics of the output (:mod:`dpaudit.distinguish.statistics`) and score every
-   candidate event {s ≥ t} / {s ≤ t}, in both directions (d0 over d1 and d1 over d0), by the
-   ε it would certify (:mod:`dpaudit.distinguish.events`).  Keep the best K (``candidates``).
+   statistics of the output (:mod:`dpaudit.distinguish.statistics`, learned ones in
+   :mod:`dpaudit.distinguish.learned`) and score every candidate event {s ≥ t} / {s ≤ t}, in
+   both directions (d0 over d1 and d1 over d0), by the ε it would certify
+   (:mod:`dpaudit.distinguish.events`).  For each requested δ keep the best K (``candidates``);
+   the kept events are the union over the δ grid.
 2. **Certification split.**  Draw the remaining outputs afresh, in chunks, keeping only the
    count of each kept event on each side (memory does not grow with ``samples``).
-3. **Certificate.**  For each kept event, ε_K = ln((LCB(P_num) − δ)/UCB(P_den)) with one-sided
-   Clopper–Pearson bounds, each at significance α/(2K) (Bonferroni over the 2K bounds), and
-   the result is the largest ε_K.  With probability ≥ 1 − α all 2K bounds hold, so the true ε
-   of the pair at δ is at least the result.  The selection split only chooses which events
-   are tested, so its data never enters the bound.
+3. **Certificate.**  Each kept event gets one-sided Clopper–Pearson bounds LCB(P_num) and
+   UCB(P_den), each at significance α/(2m) for m kept events (Bonferroni over the 2m bounds).
+   With probability ≥ 1 − α all of them hold at once, and then, *simultaneously*:
+   for every δ, ε(δ) ≥ max_S ln((LCB_S − δ)/UCB_S); for every α > 1,
+   max(D_α(P₀‖P₁), D_α(P₁‖P₀)) ≥ max_S D_α(Bern(LCB_S)‖Bern(UCB_S)) (data processing, see
+   :func:`dpaudit.stats.epsilon.renyi_from_bounds`).  So a whole δ grid and α grid are
+   certified at the stated confidence from one sample.  The selection split only chooses
+   which events are tested; its data never enters a bound.
 
 A zero count on the denominator side (support mismatch) gives a finite certificate that grows
 like ln(samples), since UCB(0, n, s) = 1 − s^{1/n}.
@@ -20,9 +25,9 @@ like ln(samples), since UCB(0, n, s) = 1 − s^{1/n}.
 
 from __future__ import annotations
 
-
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,33 +35,76 @@ from dpaudit.distinguish.events import count_events, score_candidates, select_ca
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
 from dpaudit.distinguish.sampling import (CERTIFICATION, SELECTION, Stream, draw,
                                           draw_stream)
-from dpaudit.distinguish.statistics import fit_auto_statistics
-from dpaudit.stats.epsilon import epsilon_from_counts
+from dpaudit.distinguish.statistics import Linear, Sanitizer, fit_auto_statistics
+from dpaudit.stats.epsilon import epsilon_from_counts, renyi_from_bounds
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 
-METHOD = ("selection/certification split; events {{s ≥ t}}, {{s ≤ t}} on fitted statistics, both "
-          "directions; one-sided Clopper–Pearson bounds, Bonferroni over {bounds} bounds "
-          "({k} certified events × 2)")
+METHOD = ("{distinguisher} distinguisher; selection/certification split; events {{s ≥ t}}, "
+          "{{s ≤ t}} on fitted statistics, both directions; one-sided Clopper–Pearson bounds, "
+          "Bonferroni over {bounds} bounds ({k} certified events × 2)")
 
 #: cap on selection-split memory (float64 values held per side)
 MAX_SELECTION_VALUES = 1 << 25
 
+DISTINGUISHERS = ("auto", "statistics", "logistic", "boosting", "white-box", "projection")
 
-def _validate_arguments(sampler, samples, delta, confidence, selection_fraction, candidates):
+
+@dataclass(frozen=True)
+class RenyiLowerBound:
+    """With the curve's confidence, max(D_α(P₀‖P₁), D_α(P₁‖P₀)) ≥ ``divergence``."""
+
+    alpha: float
+    divergence: float
+    event: str
+
+
+@dataclass(frozen=True)
+class PrivacyCurveLowerBound:
+    """Simultaneous certified lower bounds on ε(δ) over a δ grid and on D_α over an α grid."""
+
+    points: tuple[EpsilonLowerBound, ...]
+    renyi: tuple[RenyiLowerBound, ...] = field(default_factory=tuple)
+
+    def epsilon(self, delta: float) -> float:
+        for p in self.points:
+            if p.delta == delta:
+                return p.epsilon
+        raise KeyError(f"δ = {delta} is not on the certified grid")
+
+    def to_dict(self) -> dict:
+        return {"points": [p.to_dict() for p in self.points],
+                "renyi": [{"alpha": r.alpha, "divergence": r.divergence, "event": r.event}
+                          for r in self.renyi]}
+
+
+def _validate_arguments(sampler, samples, deltas, alphas, confidence, selection_fraction,
+                        candidates, distinguisher, log_density):
     if not callable(sampler):
         raise TypeError(f"sampler must be callable as sampler(dataset, n, rng), got {sampler!r}")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)):
         raise TypeError(f"samples must be an integer, got {samples!r}")
     if samples < 200:
         raise ValueError(f"samples must be at least 200 per side, got {samples}")
-    if not (isinstance(delta, (int, float)) and 0.0 <= float(delta) < 1.0):
-        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    if not deltas:
+        raise ValueError("at least one delta is needed")
+    for delta in deltas:
+        if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)) \
+                or not 0.0 <= float(delta) < 1.0:
+            raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    for alpha in alphas:
+        if not (isinstance(alpha, (int, float, np.floating)) and 1.0 < float(alpha) < np.inf):
+            raise ValueError(f"Rényi orders alpha must be finite and > 1, got {alpha!r}")
     if not (isinstance(confidence, (int, float)) and 0.0 < float(confidence) < 1.0):
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
     if not (0.0 < selection_fraction < 1.0):
         raise ValueError(f"selection_fraction must lie in (0, 1), got {selection_fraction!r}")
     if int(candidates) < 1:
         raise ValueError(f"candidates must be >= 1, got {candidates!r}")
+    if distinguisher not in DISTINGUISHERS:
+        raise ValueError(f"distinguisher must be one of {', '.join(DISTINGUISHERS)}, "
+                         f"got {distinguisher!r}")
+    if distinguisher == "white-box" and log_density is None:
+        raise ValueError("the white-box distinguisher needs log_density(dataset, outputs)")
 
 
 def _entropy(seed) -> int:
@@ -69,6 +117,32 @@ def _entropy(seed) -> int:
     return int(seed)
 
 
+def _fit_statistics(distinguisher, sel0, sel1, *, log_density, d0, d1, seed):
+    """The statistics a distinguisher uses, fitted on the selection split."""
+    from dpaudit.distinguish import learned
+
+    if distinguisher == "white-box":
+        return [learned.PrivacyLoss(log_density, d0, d1)], "white-box"
+    if distinguisher in ("logistic", "boosting"):
+        kind = "logistic regression" if distinguisher == "logistic" else "gradient boosting"
+        return [learned.fit_classifier(sel0, sel1, kind, seed)], kind
+    if distinguisher == "projection":
+        a = sel0 if sel0.ndim == 2 else sel0[:, None]
+        b = sel1 if sel1.ndim == 2 else sel1[:, None]
+        san = Sanitizer(np.concatenate([a, b]))
+        diff = san(a).mean(axis=0) - san(b).mean(axis=0)
+        center = 0.5 * (san(a).mean(axis=0) + san(b).mean(axis=0))
+        return [Linear(diff, center, san, "mean-difference projection")], "projection"
+    stats, kind = fit_auto_statistics(sel0, sel1)
+    if distinguisher == "auto" and sel0.ndim == 2 and kind != "discrete vector":
+        try:
+            stats.append(learned.fit_classifier(sel0, sel1, "logistic regression", seed))
+            stats.append(learned.fit_classifier(sel0, sel1, "gradient boosting", seed))
+        except ImportError:
+            pass  # scikit-learn not installed: fitted statistics only
+    return stats, kind
+
+
 def _count_stream(sampler, dataset, stream: Stream, stats, chosen, side: str, width):
     total = np.zeros(len(chosen), dtype=np.int64)
     for index, rows in stream.chunks():
@@ -79,24 +153,30 @@ def _count_stream(sampler, dataset, stream: Stream, stats, chosen, side: str, wi
     return total
 
 
-def estimate_epsilon_lower_bound(sampler, d0, d1, *, delta: float = 0.0, samples: int,
-                                 confidence: float = 0.95, seed=None,
-                                 selection_fraction: float = 0.2, candidates: int = 2,
-                                 max_selection: int = 1_000_000,
-                                 workers: int = 1) -> EpsilonLowerBound:
-    """Certify a lower bound on the ε of the pair (d0, d1) at δ from samples of ``sampler``.
+def estimate_privacy_curve_lower_bound(
+        sampler, d0, d1, *, deltas=(0.0,), alphas=(), samples: int, confidence: float = 0.95,
+        seed=None, selection_fraction: float = 0.2, candidates: int = 2,
+        max_selection: int = 1_000_000, distinguisher: str = "auto", log_density=None,
+        workers: int = 1) -> PrivacyCurveLowerBound:
+    """Certify lower bounds on ε(δ) for every δ in ``deltas`` and on the Rényi divergence at
+    every order in ``alphas``, all holding simultaneously with probability ≥ ``confidence``.
 
     ``sampler(dataset, n, rng)`` must return n outputs (shape ``(n,)`` or ``(n, k)``, ints or
     floats) drawn with the numpy Generator ``rng``.  ``samples`` is the number of outputs per
     side (selection + certification); the selection split is ``selection_fraction`` of it, at
-most ``max_selection`` per side.  With probability ≥ ``confidence`` the true ε of the
-    pair at ``delta`` is ≥ the returned ``.epsilon`` (see the module docstring).  ``workers``
-    > 1 counts the certification split of the two sides in two processes (the sampler must
-    then be picklable); the result does not depend on it.
+    most ``max_selection`` per side.  ``distinguisher``: ``auto`` (fitted statistics, plus
+    logistic regression and gradient boosting for vector outputs), ``statistics``,
+    ``logistic``, ``boosting``, ``projection`` (a fixed mean-difference projection) or
+    ``white-box`` (the exact privacy loss; needs ``log_density(dataset, outputs)``).
+    ``workers`` > 1 counts the two sides' certification split in two processes (the sampler
+    must then be picklable); the result does not depend on it.
     """
-    _validate_arguments(sampler, samples, delta, confidence, selection_fraction, candidates)
+    deltas = [float(d) for d in np.atleast_1d(deltas)]
+    alphas = [float(a) for a in np.atleast_1d(alphas)] if len(np.atleast_1d(alphas)) else []
+    _validate_arguments(sampler, samples, deltas, alphas, confidence, selection_fraction,
+                        candidates, distinguisher, log_density)
     start = time.perf_counter()
-    delta, confidence, samples = float(delta), float(confidence), int(samples)
+    confidence, samples = float(confidence), int(samples)
     entropy = _entropy(seed)
 
     # 1. selection split ---------------------------------------------------------------------
@@ -110,59 +190,97 @@ most ``max_selection`` per side.  With probability ≥ ``confidence`` the true �
     if sel0.shape[1:] != sel1.shape[1:]:
         raise ValueError(f"sampler returns outputs of shape {sel0.shape[1:]} on d0 but "
                          f"{sel1.shape[1:]} on d1; both sides must have the same output shape")
-    if sel0.ndim == 2 and sel0.shape[1] == 1:
+    squeeze = sel0.ndim == 2 and sel0.shape[1] == 1
+    if squeeze:
         sel0, sel1 = sel0[:, 0], sel1[:, 0]
-        squeeze = True
-    else:
-        squeeze = False
-    stats, kind = fit_auto_statistics(sel0, sel1)
+    stats, kind = _fit_statistics(distinguisher, sel0, sel1, log_density=log_density,
+                                  d0=d0, d1=d1, seed=entropy)
     k = int(candidates)
-    significance = (1.0 - confidence) / (2 * k)
-    scored = score_candidates(stats, sel0, sel1, delta=delta, n_certify=n_cert,
-                              significance=significance)
-    chosen = select_candidates(scored, k)
+    # score with the significance a family of K per δ would get (the final family is the union)
+    guess = (1.0 - confidence) / (2 * k * len(deltas))
+    chosen = []
+    for delta in deltas:
+        scored = score_candidates(stats, sel0, sel1, delta=delta, n_certify=n_cert,
+                                  significance=guess)
+        for cand in select_candidates(scored, k):
+            key = (cand.stat_index, cand.op, cand.threshold, cand.numerator)
+            if key not in {(c.stat_index, c.op, c.threshold, c.numerator) for c in chosen}:
+                chosen.append(cand)
+    m = len(chosen)
+    significance = (1.0 - confidence) / (2 * m)
     del sel0, sel1
 
     # 2. certification split (streamed) ------------------------------------------------------
-    stats_used = stats
-    sampler_used = sampler if not squeeze else _Squeezed(sampler)
+    sampler_used = _Squeezed(sampler) if squeeze else sampler
     shape = () if squeeze or probe.ndim == 1 else probe.shape[1:]
     streams = [(d0, Stream(entropy, CERTIFICATION, 0, n_cert), "d0"),
                (d1, Stream(entropy, CERTIFICATION, 1, n_cert), "d1")]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=min(int(workers), 2)) as pool:
-            futures = [pool.submit(_count_stream, sampler_used, d, st, stats_used, chosen, side,
+            futures = [pool.submit(_count_stream, sampler_used, d, st, stats, chosen, side,
                                    shape) for d, st, side in streams]
             counts = [f.result() for f in futures]
     else:
-        counts = [_count_stream(sampler_used, d, st, stats_used, chosen, side, shape)
+        counts = [_count_stream(sampler_used, d, st, stats, chosen, side, shape)
                   for d, st, side in streams]
 
-    # 3. certificate ---------------------------------------------------------------------------
-    certified = []
+    # 3. certificates --------------------------------------------------------------------------
+    bounds = []
     for i, cand in enumerate(chosen):
         k_num = int(counts[cand.numerator][i])
         k_den = int(counts[1 - cand.numerator][i])
         lcb = float(clopper_pearson_lower(k_num, n_cert, significance))
         ucb = float(clopper_pearson_upper(k_den, n_cert, significance))
-        eps = float(epsilon_from_counts(k_num, n_cert, k_den, n_cert, delta=delta,
-                                        significance=significance))
         stat = stats[cand.stat_index]
-        certified.append(CertifiedEvent(
+        bounds.append((cand, stat, k_num, k_den, lcb, ucb))
+    seconds = time.perf_counter() - start
+    method = METHOD.format(distinguisher=distinguisher, bounds=2 * m, k=m)
+    points = []
+    for delta in deltas:
+        certified = tuple(CertifiedEvent(
             event=cand.describe(stat), numerator=f"d{cand.numerator}",
             k_numerator=k_num, n_numerator=n_cert, k_denominator=k_den, n_denominator=n_cert,
-            p_numerator_lower=lcb, p_denominator_upper=ucb, epsilon=eps,
-            definition=cand.definition(stat)))
-    best = max(certified, key=lambda c: c.epsilon)
-    return EpsilonLowerBound(
-        epsilon=best.epsilon, delta=delta, confidence=confidence,
-        method=METHOD.format(bounds=2 * k, k=k), event=best.event, numerator=best.numerator,
-        k_numerator=best.k_numerator, n_numerator=best.n_numerator,
-        k_denominator=best.k_denominator, n_denominator=best.n_denominator,
-        per_bound_significance=significance, family_size=2 * k, samples=samples,
-        selection_samples=n_sel, certification_samples=n_cert, output_kind=kind,
-        seed=entropy, seconds=time.perf_counter() - start, candidates=tuple(certified),
-        event_definition=best.definition)
+            p_numerator_lower=lcb, p_denominator_upper=ucb,
+            epsilon=float(epsilon_from_counts(k_num, n_cert, k_den, n_cert, delta=delta,
+                                              significance=significance)),
+            definition=cand.definition(stat))
+            for cand, stat, k_num, k_den, lcb, ucb in bounds)
+        best = max(certified, key=lambda c: c.epsilon)
+        points.append(EpsilonLowerBound(
+            epsilon=best.epsilon, delta=delta, confidence=confidence, method=method,
+            event=best.event, numerator=best.numerator, k_numerator=best.k_numerator,
+            n_numerator=best.n_numerator, k_denominator=best.k_denominator,
+            n_denominator=best.n_denominator, per_bound_significance=significance,
+            family_size=2 * m, samples=samples, selection_samples=n_sel,
+            certification_samples=n_cert, output_kind=kind, seed=entropy, seconds=seconds,
+            candidates=certified, event_definition=best.definition))
+    renyi = []
+    for alpha in alphas:
+        best_div, best_event = 0.0, bounds[0][0].describe(bounds[0][1])
+        for cand, stat, _, _, lcb, ucb in bounds:
+            div = renyi_from_bounds(lcb, ucb, alpha)
+            if div > best_div:
+                best_div, best_event = div, cand.describe(stat)
+        renyi.append(RenyiLowerBound(alpha=alpha, divergence=best_div, event=best_event))
+    return PrivacyCurveLowerBound(points=tuple(points), renyi=tuple(renyi))
+
+
+def estimate_epsilon_lower_bound(sampler, d0, d1, *, delta: float = 0.0, samples: int,
+                                 confidence: float = 0.95, seed=None, **options
+                                 ) -> EpsilonLowerBound:
+    """Certify a lower bound on the ε of the pair (d0, d1) at δ from samples of ``sampler``.
+
+    With probability ≥ ``confidence`` the true ε of the pair at ``delta`` is ≥ the returned
+    ``.epsilon``.  ``sampler(dataset, n, rng)`` returns n outputs; ``samples`` is per side.
+    Options as for :func:`estimate_privacy_curve_lower_bound` (``selection_fraction``,
+    ``candidates``, ``max_selection``, ``distinguisher``, ``log_density``, ``workers``)."""
+    if isinstance(delta, (list, tuple, np.ndarray)):
+        raise TypeError("delta must be one number; use estimate_privacy_curve_lower_bound "
+                        "for a grid")
+    curve = estimate_privacy_curve_lower_bound(sampler, d0, d1, deltas=(delta,),
+                                               samples=samples, confidence=confidence,
+                                               seed=seed, **options)
+    return curve.points[0]
 
 
 class _Squeezed:
@@ -175,6 +293,5 @@ class _Squeezed:
         return np.asarray(self.sampler(dataset, n, rng)).reshape(n)
 
 
-__all__ = ["estimate_epsilon_lower_bound"]
-
-
+__all__ = ["estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
+           "PrivacyCurveLowerBound", "RenyiLowerBound", "DISTINGUISHERS"]

@@ -1,10 +1,10 @@
 """``results.json`` — the source of truth of a ``dpaudit run``; every other report renders from it.
 
 Numbers that can be infinite are written as the string ``"inf"`` (JSON has no infinity);
-``null`` means "not known / not applicable".  Schema (version 1)::
+``null`` means "not known / not applicable".  Schema (version 2)::
 
     {
-      "schema": 1,
+      "schema": 2,
       "dpaudit_version": "0.1.0",
       "created": "2026-11-22T10:00:00+00:00",      # UTC, ISO 8601
       "command": "dpaudit run audits/ --out reports/latest",
@@ -15,38 +15,57 @@ Numbers that can be infinite are written as the string ``"inf"`` (JSON has no in
       "suites": [                                  # one per suite file, in command-line order
         {"file": "audits/classic.toml", "name": "classic",
          "confidence": 0.95,                       # family-wise, over the whole file
-         "family_size": 24,                        # m = number of (audit, pair, δ) certificates
+         "family_size": 24,                        # m = number of curve certificates: one per
+                                                   #   (audit, pair), two with a white-box one
          "per_certificate_confidence": 0.99792,    # 1 − (1 − confidence)/m
          "seed": 20261122, "audits": 20,
          "error": null}                            # SuiteError message if the file is malformed
       ],
-      "audits": [                                  # one record per (audit, pair, δ)
+      "audits": [                                  # one record per (audit, pair, δ) and per
+                                                   #   (audit, pair, α) of an RDP audit
         {"suite": "classic", "suite_file": "audits/classic.toml",
          "audit": "laplace-eps1", "audit_index": 0,
          "mechanism": "laplace", "parameters": {"epsilon": 1.0},
          "claim": {...},                           # Claim.to_dict(): notion, parameters, text,
                                                    #   sympy expression, latex, substitutions
          "pair": {"name": ..., "d0": ..., "d1": ..., "description": ...},  # NeighbourPair.to_dict()
-         "pair_index": 0, "delta": 0.0, "delta_index": 0,
-         "claimed_epsilon": 1.0,                   # claim.epsilon(delta); "inf" if none implied
-         "epsilon_lower_bound": 0.93,              # certified ε_LB (the certificate's epsilon)
-         "exact_epsilon": 1.0,                     # exact ε of this pair at δ, null if unknown
+         "pair_index": 0,
+         "notion": "dp",                           # "dp": ε at delta; "rdp": Rényi ε at alpha
+         "delta": 0.0, "alpha": null,
+         "claimed_epsilon": 1.0,                   # claim.epsilon(delta) (dp) or the claim's
+                                                   #   RDP ε(alpha) (rdp); "inf" if none implied
+         "epsilon_lower_bound": 0.93,              # certified black-box lower bound on ε(δ)
+                                                   #   (dp) or on max(D_α(P0‖P1), D_α(P1‖P0))
+         "white_box_epsilon_lower_bound": 0.97,    # the same from the white-box likelihood-
+                                                   #   ratio distinguisher; null without one
+         "exact_epsilon": 1.0,                     # exact ε(δ) / D_α of this pair, null if unknown
          "true_epsilon": null,                     # literature's real ε of a known-bad mechanism
          "verdict": "consistent",                  # this certificate: consistent|violation|error
          "audit_verdict": "consistent",            # the audit's: error > violation > consistent
          "expect": "consistent",
          "met_expectation": true,                  # audit_verdict == expect
-         "tightness": 0.93,                        # ε_LB / claimed ε; null if claimed is inf or 0
+         "tightness": 0.97,                        # max(black, white ε_LB) / claimed ε; null if
+                                                   #   claimed is inf or 0
          "samples": 200000,                        # per side, after --samples/--profile
-         "seed": 123456789,                        # SeedSequence([suite seed, audit, pair, δ])
+         "seed": 123456789,                        # SeedSequence([suite seed, audit, pair, 0])
          "seconds": 3.2,
          "confidence": 0.95,                       # family (suite) confidence
          "per_certificate_confidence": 0.99792,    # what the estimator was called with
+         "distinguisher": "auto",
          "certificate": {...},                     # EpsilonLowerBound.to_dict(): event, counts,
                                                    #   numerator side, method, … (null on error)
+         "white_box_certificate": {...},           # the white-box one (or null)
          "error": null,                            # "ExceptionType: message" when verdict=error
          "warnings": [],                           # distinct warnings raised during the task
          "note": ""}
+      ],
+      "curves": [                                  # per (audit, pair) with a δ grid or αs
+        {"suite", "suite_file", "audit", "pair", "mechanism",
+         "certified": [[δ, black ε_LB, white ε_LB], ...],
+         "dense_delta": [...], "claimed": [...], "exact": [...],   # claimed/exact ε(δ)
+         "renyi_certified": [[α, black, white], ...],
+         "dense_alpha": [...], "claimed_renyi": [...], "exact_renyi": [...],
+         "figure": "figures/classic__gaussian__add-max-record.png"}  # relative to results.json
       ],
       "summary": {
         "certificates": 24,
@@ -72,7 +91,7 @@ from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def to_jsonable(value):
@@ -135,6 +154,7 @@ def build_report(run, *, command: str, exit_status: int) -> dict:
         "seconds": run.seconds,
         "suites": run.suites,
         "audits": run.records,
+        "curves": run.curves,
         "summary": summary,
     }
     return to_jsonable(report)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_COLUMNS = ("audit", "mechanism", "pair", "δ", "claimed ε", "certified ε_LB", "exact ε",
-            "verdict", "expected", "✓/✗")
+_COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
+            "white-box ε_LB", "exact ε", "verdict", "expected", "✓/✗")
 
 
 def _num(value, digits: int = 4) -> str:
@@ -74,15 +74,27 @@ def render_markdown(report: dict) -> str:
             verdict = r["verdict"]
             if verdict == "violation":
                 verdict = "**violation**"
+            at = (f"δ={_num(r['delta'])}" if r.get("notion", "dp") == "dp"
+                  else f"α={_num(r['alpha'])} (RDP)")
             row = [r["audit"], r["mechanism"], (r.get("pair") or {}).get("name", "—"),
-                   _num(r["delta"]), _num(r["claimed_epsilon"]),
-                   _num(r["epsilon_lower_bound"]), _num(r["exact_epsilon"]), verdict,
-                   r["expect"], "✓" if r["met_expectation"] else "✗"]
+                   at, _num(r["claimed_epsilon"]),
+                   _num(r["epsilon_lower_bound"]),
+                   _num(r.get("white_box_epsilon_lower_bound")), _num(r["exact_epsilon"]),
+                   verdict, r["expect"], "✓" if r["met_expectation"] else "✗"]
             lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
         lines.append("")
         lines.append("ε_LB holds with the suite's family-wise confidence; ✓/✗ is per audit "
                      "(an expected violation is met when any of the audit's pairs/δs "
-                     "certifies one).")
+                     "certifies one).  White-box: the same certificate from the exact "
+                     "likelihood ratio, where the mechanism has a log-density.  For RDP rows "
+                     "the numbers are Rényi ε(α).")
+        lines.append("")
+    figures = [c for c in report.get("curves", []) if c.get("figure")]
+    if figures:
+        lines.append("## Figures")
+        lines.append("")
+        for c in figures:
+            lines.append(f"- `{c['audit']}` / `{c['pair']}`: ![{c['audit']}]({c['figure']})")
         lines.append("")
 
     unmet = [o for o in summary.get("unmet_expectations", []) if o["verdict"] != "error"]

@@ -30,3 +30,30 @@ def epsilon_from_counts(k_num, n_num, k_den, n_den, *, delta: float = 0.0,
         eps = np.where(lcb > 0, np.log(np.maximum(lcb, 1e-300)) - np.log(ucb), 0.0)
     eps = np.maximum(eps, 0.0)
     return eps if eps.ndim else float(eps)
+
+
+def binary_renyi(p: float, q: float, alpha: float) -> float:
+    """D_α(Bern(p) ‖ Bern(q)) = log(p^α q^{1−α} + (1−p)^α (1−q)^{1−α})/(α − 1), α > 1."""
+    if alpha <= 1:
+        raise ValueError(f"alpha must be > 1, got {alpha!r}")
+    terms = []
+    for a, b in ((p, q), (1.0 - p, 1.0 - q)):
+        if a <= 0:
+            continue
+        if b <= 0:
+            return float("inf")
+        terms.append(alpha * np.log(a) + (1.0 - alpha) * np.log(b))
+    return float(np.logaddexp.reduce(terms) / (alpha - 1.0))
+
+
+def renyi_from_bounds(p_lower: float, q_upper: float, alpha: float) -> float:
+    """Certified lower bound on max(D_α(P‖Q), D_α(Q‖P)) from one event S with
+    P(S) ≥ p_lower and Q(S) ≤ q_upper.
+
+    Data processing: D_α(P‖Q) ≥ D_α(Bern(P(S))‖Bern(Q(S))).  For fixed q the binary
+    divergence is unimodal in p with minimum 0 at p = q (and likewise in q), so over the box
+    {p ≥ p_lower, q ≤ q_upper} with p_lower > q_upper its minimum is at the corner
+    (p_lower, q_upper); the same holds for D_α(Bern(q)‖Bern(p)).  0 when p_lower ≤ q_upper."""
+    if p_lower <= q_upper:
+        return 0.0
+    return max(binary_renyi(p_lower, q_upper, alpha), binary_renyi(q_upper, p_lower, alpha))
