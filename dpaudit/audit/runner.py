@@ -27,7 +27,7 @@ Contract and invariants:
   when any of its pairs/δs/αs certifies it).
 
 Execution: in-process with one worker, otherwise a
-:class:`concurrent.futures.ProcessPoolExecutor` across local cores.
+:func:`dpaudit.processes.process_pool` across local cores.
 """
 
 from __future__ import annotations
@@ -37,12 +37,13 @@ import os
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from dpaudit.processes import process_pool
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError, load_suite
 from dpaudit.stats.multiple_testing import split_significance
 
@@ -368,7 +369,7 @@ def execute(tasks: list[Task], *, workers: int = 1,
     else:
         # larger tasks first, so that a long one does not start last
         order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
-        with ProcessPoolExecutor(max_workers=min(workers, len(tasks))) as pool:
+        with process_pool(min(workers, len(tasks))) as pool:
             futures = {pool.submit(run_task, tasks[i]): i for i in order}
             try:
                 for future in as_completed(futures):

@@ -26,7 +26,6 @@ like ln(samples), since UCB(0, n, s) = 1 − s^{1/n}.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,6 +35,7 @@ from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
 from dpaudit.distinguish.sampling import (CERTIFICATION, SELECTION, Stream, draw,
                                           draw_stream)
 from dpaudit.distinguish.statistics import Linear, Sanitizer, fit_auto_statistics
+from dpaudit.processes import process_pool
 from dpaudit.stats.epsilon import epsilon_from_counts, renyi_from_bounds
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 
@@ -216,7 +216,7 @@ def estimate_privacy_curve_lower_bound(
     streams = [(d0, Stream(entropy, CERTIFICATION, 0, n_cert), "d0"),
                (d1, Stream(entropy, CERTIFICATION, 1, n_cert), "d1")]
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=min(int(workers), 2)) as pool:
+        with process_pool(min(int(workers), 2)) as pool:
             futures = [pool.submit(_count_stream, sampler_used, d, st, stats, chosen, side,
                                    shape) for d, st, side in streams]
             counts = [f.result() for f in futures]
