@@ -14,13 +14,31 @@ estimates; the auditor compares its certified lower bounds against them.
 Modules: :mod:`~dpaudit.exact.gaussian` (Gaussian shift pairs, equivalently μ-GDP),
 :mod:`~dpaudit.exact.laplace` (Laplace shift pairs and their two-fold product),
 :mod:`~dpaudit.exact.discrete` (any pair of finite probability vectors).
+
+Profile objects (:mod:`~dpaudit.exact.profile`): one :class:`PrivacyProfile` per ordered pair,
+with ``delta(eps)``, ``epsilon(delta)``, ``renyi(alpha)``, a stated ``tolerance``,
+``reversed()`` and ``symmetric()``.  Gaussian pairs of any dimension
+(:mod:`~dpaudit.exact.gaussian_pairs`: equal covariance, isotropic with different variances,
+general covariances by characteristic-function inversion), one-dimensional Gaussian mixtures
+and Laplace pairs with any locations and scales (:mod:`~dpaudit.exact.mixtures`), Rényi
+closed forms (:mod:`~dpaudit.exact.renyi`).
 """
 
 from dpaudit.exact.discrete import discrete_delta, discrete_epsilon
 from dpaudit.exact.gaussian import gaussian_delta, gaussian_epsilon
+from dpaudit.exact.gaussian_pairs import (GaussianProfile, IsotropicGaussianProfile,
+                                          equal_covariance_profile, mahalanobis)
 from dpaudit.exact.laplace import (laplace_delta, laplace_epsilon, laplace_twofold_delta,
                                    laplace_twofold_epsilon)
+from dpaudit.exact.mixtures import GaussianMixtureProfile, LaplaceProfile, NormalPairProfile
+from dpaudit.exact.profile import (DiscreteProfile, GaussianShiftProfile, PrivacyCurve,
+                                   PrivacyProfile, SymmetricProfile, Tolerance)
+from dpaudit.exact.renyi import gaussian_renyi, isotropic_gaussian_renyi, laplace_shift_renyi
 
 __all__ = ["discrete_delta", "discrete_epsilon", "gaussian_delta", "gaussian_epsilon",
            "laplace_delta", "laplace_epsilon", "laplace_twofold_delta",
-           "laplace_twofold_epsilon"]
+           "laplace_twofold_epsilon", "PrivacyProfile", "PrivacyCurve", "SymmetricProfile",
+           "Tolerance", "GaussianShiftProfile", "DiscreteProfile", "GaussianProfile",
+           "IsotropicGaussianProfile", "equal_covariance_profile", "mahalanobis",
+           "GaussianMixtureProfile", "LaplaceProfile", "NormalPairProfile", "gaussian_renyi",
+           "isotropic_gaussian_renyi", "laplace_shift_renyi"]
