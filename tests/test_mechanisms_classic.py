@@ -72,7 +72,12 @@ def test_gaussian_classical_sigma_and_zcdp():
     assert approx.expression[0].rhs == classic.GAUSSIAN_SIGMA_CLASSICAL.expression
     assert zcdp.expression[0].rhs == classic.GAUSSIAN_RHO.expression
     assert isinstance(zcdp, ZCDP) and zcdp.rho == pytest.approx(4.0 / (2 * m.sigma**2))
-    assert c.epsilon(1e-5) == 0.5
+    # both claims hold, so ε(δ) is the better of the two: at δ = 1e-5 the zCDP claim, converted
+    # by Canonne–Kamath–Steinke, beats the classical (0.5, 1e-5) calibration
+    from dpaudit.claims.conversions import zcdp_to_dp
+    assert c.epsilon(1e-5) == pytest.approx(min(0.5, zcdp_to_dp(zcdp.rho, 1e-5)), rel=1e-12)
+    assert c.epsilon(1e-5) < 0.5
+    assert c.epsilon(0.1) == pytest.approx(zcdp_to_dp(zcdp.rho, 0.1), rel=1e-12)
 
 
 def _norm_delta(sigma, eps, sens):

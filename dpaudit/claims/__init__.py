@@ -1,6 +1,31 @@
-"""Symbolic privacy claims and their conversions to (ε, δ)."""
+"""Symbolic privacy claims, their conversions to (ε, δ), and their composition.
 
-from dpaudit.claims.notions import AllOf, ApproxDP, Claim, PureDP, ZCDP
+* :mod:`~dpaudit.claims.notions` — the claim classes (pure DP, (ε, δ)-DP, RDP curves, zCDP,
+  truncated CDP, Gaussian DP, privacy profiles, conjunctions);
+* :mod:`~dpaudit.claims.conversions` — numeric conversions between notions, each citing its
+  source and marked exact or conservative;
+* :mod:`~dpaudit.claims.composition` — composition theorems returning claims;
+* :mod:`~dpaudit.claims.symbolic` — formulas shared by samplers and claims.
+"""
+
+from dpaudit.claims.composition import compose_approx_dp, compose_gdp, compose_rdp, compose_zcdp
+from dpaudit.claims.conversions import (RdpConversion, analytic_gaussian_delta,
+                                        analytic_gaussian_epsilon, dp_to_gdp_mu,
+                                        gaussian_mechanism_zcdp_to_dp, gdp_to_dp_delta,
+                                        gdp_to_dp_epsilon, optimal_rdp_to_dp,
+                                        pure_dp_to_approx_dp, rdp_to_dp_cks, rdp_to_dp_mironov,
+                                        tcdp_to_dp, zcdp_to_dp, zcdp_to_dp_bun_steinke,
+                                        zcdp_to_dp_cks)
+from dpaudit.claims.notions import (ALPHA, EPSILON, GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim,
+                                    PrivacyProfile, PureDP)
 from dpaudit.claims.symbolic import SymbolicFormula
 
-__all__ = ["AllOf", "ApproxDP", "Claim", "PureDP", "ZCDP", "SymbolicFormula"]
+__all__ = [
+    "ALPHA", "EPSILON", "AllOf", "ApproxDP", "Claim", "GDP", "PrivacyProfile", "PureDP", "RDP",
+    "TCDP", "ZCDP", "SymbolicFormula",
+    "RdpConversion", "analytic_gaussian_delta", "analytic_gaussian_epsilon", "dp_to_gdp_mu",
+    "gaussian_mechanism_zcdp_to_dp", "gdp_to_dp_delta", "gdp_to_dp_epsilon",
+    "optimal_rdp_to_dp", "pure_dp_to_approx_dp", "rdp_to_dp_cks", "rdp_to_dp_mironov",
+    "tcdp_to_dp", "zcdp_to_dp", "zcdp_to_dp_bun_steinke", "zcdp_to_dp_cks",
+    "compose_approx_dp", "compose_gdp", "compose_rdp", "compose_zcdp",
+]
