@@ -25,41 +25,28 @@ from scipy.optimize import brentq
 from scipy.special import log_softmax
 
 from dpaudit.claims import AllOf, ApproxDP, PureDP, SymbolicFormula, ZCDP
+from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import discrete_epsilon, gaussian_epsilon, laplace_epsilon
 from dpaudit.neighbours import add_remove_one, any_single_record, linf
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.neighbours.spaces import BoundedRecords, QueryAnswers, SingleCategorical
 from dpaudit.mechanisms.registry import register
 
 #: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
 EPS, DELTA, SENS, SIGMA, K = sp.symbols("epsilon delta Delta sigma k")
 
 
-def _Phi(x):
-    """Standard normal CDF in sympy, via erfc so the lambdified tail keeps its precision."""
-    return sp.erfc(-x / sp.sqrt(2)) / 2
-
-
-LAPLACE_SCALE = SymbolicFormula(
-    "b", SENS / EPS, "Laplace scale b = Δ/ε (Dwork, McSherry, Nissim & Smith 2006)")
-GAUSSIAN_SIGMA_CLASSICAL = SymbolicFormula(
-    "sigma", SENS * sp.sqrt(2 * sp.log(sp.Rational(5, 4) / DELTA)) / EPS,
-    "σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1; valid for ε < 1)")
-GAUSSIAN_ANALYTIC_DELTA = SymbolicFormula(
-    "delta_sigma", _Phi(SENS / (2 * SIGMA) - EPS * SIGMA / SENS)
-    - sp.exp(EPS) * _Phi(-SENS / (2 * SIGMA) - EPS * SIGMA / SENS),
-    "exact δ of N(0,σ²) vs N(Δ,σ²) at ε; analytic σ is the smallest σ with this ≤ δ "
-    "(Balle & Wang 2018, Thm 8 and Alg. 1)")
-GAUSSIAN_RHO = SymbolicFormula(
-    "rho", SENS**2 / (2 * SIGMA**2), "ρ = Δ²/(2σ²) (Bun & Steinke 2016, Prop. 1.6)")
-RR_P_TRUE = SymbolicFormula(
-    "p_true", sp.exp(EPS) / (sp.exp(EPS) + K - 1), "P[report the true value] (k-ary RR)")
-RR_P_OTHER = SymbolicFormula(
-    "p_other", sp.simplify((1 - RR_P_TRUE.expression) / (K - 1)),
-    "P[report one given other value] = (1 − p_true)/(k − 1)")
-GEOMETRIC_ALPHA = SymbolicFormula(
-    "alpha", sp.exp(-EPS / SENS), "ratio α = e^{−ε/Δ} of the two-sided geometric law")
-EXPONENTIAL_BETA = SymbolicFormula(
-    "beta", EPS / (2 * SENS), "selection temperature β = ε/(2Δ) (McSherry & Talwar 2007)")
+#: every calibration is certified: derived and checked in proofs/classic.py, read from
+#: proofs/certificates/classic.json (``dpaudit prove classic`` regenerates it)
+LAPLACE_SCALE = load_formula("classic", "laplace_scale")  # b = Δ/ε
+GAUSSIAN_SIGMA_CLASSICAL = load_formula("classic", "gaussian_sigma_classical")  # Δ√(2ln(1.25/δ))/ε
+#: exact δ of N(0,σ²) vs N(Δ,σ²) at ε (Balle & Wang 2018, Thm 8); decreasing in σ (proved)
+GAUSSIAN_ANALYTIC_DELTA = load_formula("classic", "gaussian_analytic_delta")
+GAUSSIAN_RHO = load_formula("classic", "gaussian_rho")  # ρ = Δ²/(2σ²)
+RR_P_TRUE = load_formula("classic", "rr_p_true")  # e^ε/(e^ε + k − 1)
+RR_P_OTHER = load_formula("classic", "rr_p_other")  # 1/(e^ε + k − 1)
+GEOMETRIC_ALPHA = load_formula("classic", "geometric_alpha")  # e^{−ε/Δ}
+EXPONENTIAL_BETA = load_formula("classic", "exponential_beta")  # ε/(2Δ)
 
 
 def claim_expression(*formulas: SymbolicFormula) -> sp.Tuple:
@@ -151,6 +138,10 @@ class BoundedSumMechanism(Mechanism):
     def sensitivity(self) -> float:
         return self._sensitivity
 
+    def dataset_space(self) -> BoundedRecords:
+        """Records in [0, Δ], 1..6 of them, add/remove-one neighbours."""
+        return BoundedRecords(0.0, float(self._sensitivity), n_max=6, neighbouring="add-remove")
+
     def _shift(self, d0, d1) -> float:
         return abs(self.query(d0) - self.query(d1))
 
@@ -191,6 +182,11 @@ class LaplaceMechanism(BoundedSumMechanism):
     def sample(self, dataset, n, rng) -> np.ndarray:
         n = _check_draw(n, rng)
         return rng.laplace(self.query(dataset), self.scale, size=n)
+
+    def noise(self) -> Noise:
+        name = self.scale_formula.name
+        return Noise("laplace", {name: self.claimed_value(name)},
+                     source=f"claim: {self.scale_formula}")
 
     def log_density(self, dataset, outputs) -> np.ndarray:
         y = np.asarray(outputs, dtype=float)
@@ -277,6 +273,10 @@ class GaussianMechanism(BoundedSumMechanism):
         n = _check_draw(n, rng)
         return rng.normal(self.query(dataset), self.sigma, size=n)
 
+    def noise(self) -> Noise:
+        return Noise("gaussian", {"sigma": self.claimed_value("sigma")},
+                     source=f"claim ({self.calibration} calibration)")
+
     def log_density(self, dataset, outputs) -> np.ndarray:
         z = (np.asarray(outputs, dtype=float) - self.query(dataset)) / self.sigma
         return -0.5 * z * z - math.log(self.sigma * math.sqrt(2 * math.pi))
@@ -322,6 +322,13 @@ class RandomizedResponse(Mechanism):
 
     def query(self, dataset) -> int:
         return self.validate_dataset(dataset)
+
+    def dataset_space(self) -> SingleCategorical:
+        return SingleCategorical(self.k)
+
+    def noise(self) -> Noise:
+        return Noise("randomized-response", {"p_true": self.claimed_value("p_true")},
+                     options={"k": self.k}, probe=[0], source=f"claim: {RR_P_TRUE}")
 
     def claim(self) -> PureDP:
         return PureDP(self.epsilon, expression=claim_expression(RR_P_TRUE),
@@ -380,6 +387,15 @@ class GeometricMechanism(BoundedSumMechanism):
 
     def query(self, dataset) -> int:
         return int(self.validate_dataset(dataset).sum())
+
+    def dataset_space(self) -> BoundedRecords:
+        """Integer records in {0, …, Δ}, 1..6 of them, add/remove-one neighbours."""
+        return BoundedRecords(0, int(self._sensitivity), n_max=6, neighbouring="add-remove",
+                              integer=True)
+
+    def noise(self) -> Noise:
+        return Noise("geometric", {"alpha": self.claimed_value("alpha")},
+                     source=f"claim: {GEOMETRIC_ALPHA}")
 
     def claim(self) -> PureDP:
         return PureDP(self.epsilon, expression=claim_expression(GEOMETRIC_ALPHA),
@@ -455,6 +471,19 @@ class ExponentialMechanism(Mechanism):
     def sensitivity(self) -> float:
         """ℓ∞ sensitivity Δ of the utility vector."""
         return self._sensitivity
+
+    sensitivity_norm = "linf"
+
+    def dataset_space(self) -> QueryAnswers:
+        """2..6 utilities in [−10Δ, 10Δ], neighbours with ‖u − u′‖∞ ≤ Δ."""
+        d = self._sensitivity
+        return QueryAnswers(d, 2, 6, lo=-10.0 * d, hi=10.0 * d)
+
+    def noise(self) -> Noise:
+        beta = self.claimed_value("beta")
+        # u = (0, 1/β): P(output 1) = e/(1 + e) ≈ 0.73 at the claimed β, sensitive to β
+        return Noise("exponential-mechanism", {"beta": beta}, probe=[0.0, 1.0 / beta],
+                     source=f"claim: {EXPONENTIAL_BETA}")
 
     def claim(self) -> PureDP:
         return PureDP(self.epsilon, expression=claim_expression(EXPONENTIAL_BETA),

@@ -12,17 +12,17 @@ import math
 
 import numpy as np
 
-from dpaudit.claims import PureDP, SymbolicFormula
+from dpaudit.claims import PureDP
+from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import laplace_twofold_epsilon
-from dpaudit.mechanisms.classic import (EPS, LAPLACE_SCALE, SENS, BoundedSumMechanism,
+from dpaudit.mechanisms.classic import (LAPLACE_SCALE, BoundedSumMechanism,
                                         LaplaceMechanism, _check_draw, _positive,
                                         claim_expression)
+from dpaudit.mechanisms.base import Noise
 from dpaudit.mechanisms.registry import register
 
 #: the bug: the Laplace scale is ε, not Δ/ε
-BUGGY_LAPLACE_SCALE = SymbolicFormula(
-    "b", EPS, "BUG: Laplace scale b = ε instead of Δ/ε (StatDP histogram_eps, DP-Sniper "
-    "NoisyHist2)")
+BUGGY_LAPLACE_SCALE = load_formula("classic", "laplace_scale_epsilon_scale")  # b = ε
 
 
 @register
@@ -41,9 +41,8 @@ class LaplaceScaleEpsilon(LaplaceMechanism):
     literature = ("Ding et al., CCS 2018 (StatDP histogram_eps); Bichsel et al., IEEE S&P 2021 "
                   "(DP-Sniper NoisyHist2): Laplace scale ε instead of Δ/ε, true ε = Δ/ε")
     scale_formula = BUGGY_LAPLACE_SCALE
-    true_epsilon_formula = SymbolicFormula(
-        "epsilon_true", SENS / BUGGY_LAPLACE_SCALE.expression,
-        "pure ε of Lap(b) noise on a Δ-sensitive query: Δ/b")
+    #: Δ/b at b = ε, i.e. Δ/ε (certified in proofs/classic.py)
+    true_epsilon_formula = load_formula("classic", "laplace_scale_epsilon_true_epsilon")
 
     def __init__(self, epsilon: float = 0.1, sensitivity: float = 1.0):
         super().__init__(epsilon=epsilon, sensitivity=sensitivity)
@@ -69,9 +68,8 @@ class DoubleSpending(BoundedSumMechanism):
     literature = ("Cebere et al., dp-recorder (Re:cord-play, arXiv 2602.17454) double-spending "
                   "MRE: two Lap(Δ/ε) releases charged as ε; true ε = 2ε by composition")
     scale_formula = LAPLACE_SCALE
-    true_epsilon_formula = SymbolicFormula(
-        "epsilon_true", (2 * SENS / LAPLACE_SCALE.expression).simplify(),
-        "pure ε of two Lap(b) releases of a Δ-sensitive query: 2Δ/b")
+    #: 2Δ/b at b = Δ/ε, i.e. 2ε (certified in proofs/classic.py)
+    true_epsilon_formula = load_formula("classic", "double_spending_true_epsilon")
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0):
         eps = _positive("epsilon", epsilon)
@@ -92,6 +90,12 @@ class DoubleSpending(BoundedSumMechanism):
         q = self.query(dataset)
         n = _check_draw(n, rng)
         return rng.laplace(q, self.scale, size=(n, 2))
+
+    def noise(self) -> Noise:
+        """Both coordinates carry i.i.d. Lap(b) noise (the bug is the accounting, not this)."""
+        name = self.scale_formula.name
+        return Noise("laplace", {name: self.claimed_value(name)},
+                     source=f"claim: {self.scale_formula}")
 
     def log_density(self, dataset, outputs) -> np.ndarray:
         y = np.asarray(outputs, dtype=float)

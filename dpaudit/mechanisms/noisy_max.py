@@ -26,23 +26,23 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.claims import PureDP, SymbolicFormula
+from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import noisy_max as exact
 from dpaudit.neighbours import linf, linf_within
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.neighbours.spaces import QueryAnswers
 from dpaudit.mechanisms.registry import register
 
 EPSILON, DELTA_Q, B, M = sp.symbols("epsilon Delta b m")
 
-#: noise scale of report-noisy-max under ALL_DIFFER neighbours (Dwork & Roth 2014, §3.3)
-NOISE_SCALE = SymbolicFormula("b", 2 * DELTA_Q / EPSILON,
-                              "noise scale of report noisy max, ALL_DIFFER neighbours")
-#: privacy loss the argmax proof gives at noise scale b (and what the buggy variants claim)
-CLAIMED_LOSS = SymbolicFormula("epsilon_claimed", 2 * DELTA_Q / B,
-                               "privacy loss of report noisy max at noise scale b")
-#: real privacy loss of the Laplace max-value bug: the left-tail density ratio e^{mΔ/b}
-#: (derived in PRIOR_ART §5.1; each of the m factors of f_M is (1/b)-log-Lipschitz)
-VALUE_BUG_LOSS = SymbolicFormula("epsilon_true", M * DELTA_Q / B,
-                                 "privacy loss of releasing the max noisy value, Laplace noise")
+#: certified in proofs/noisy_max.py (proofs/certificates/noisy_max.json):
+#: noise scale of report noisy max, ALL_DIFFER neighbours: b = 2Δ/ε (Dwork & Roth 2014, §3.3)
+NOISE_SCALE = load_formula("noisy_max", "noise_scale")
+#: privacy loss the argmax proof gives at noise scale b, 2Δ/b (and what the buggy variants claim)
+CLAIMED_LOSS = load_formula("noisy_max", "claimed_loss")
+#: real privacy loss of the Laplace max-value bug, mΔ/b: the left-tail density ratio e^{mΔ/b},
+#: and each of the m factors of f_M is (1/b)-log-Lipschitz (PRIOR_ART §5.1)
+VALUE_BUG_LOSS = load_formula("noisy_max", "value_bug_loss")
 
 NEIGHBOURING = "ALL_DIFFER: every query answer may change by at most Δ, ‖q − q′‖∞ ≤ Δ"
 
@@ -168,6 +168,29 @@ class _NoisyMaxBase(Mechanism):
     def validate_dataset(self, dataset) -> np.ndarray:
         return query_vector(dataset, self.num_queries, self.name)
 
+    # -- `dpaudit check`: the dataset is the answer vector, Δ = the ``sensitivity`` attribute
+    sensitivity_norm = "linf"
+    #: the law of each query's noise ("laplace" or "exponential"), for :meth:`noise`
+    noise_distribution = "laplace"
+    #: "noisy-max-argmax" or "noisy-max-value" (set by the output mixins)
+    noise_law = "noisy-max-argmax"
+
+    def query(self, dataset) -> np.ndarray:
+        """The query answers themselves (the mechanism's input is the answer vector)."""
+        return self.validate_dataset(dataset)
+
+    def dataset_space(self) -> QueryAnswers:
+        """m answers in [−10Δ, 10Δ] (m = num_queries, or 2..6), ‖q − q′‖∞ ≤ Δ."""
+        d = self.sensitivity
+        m_min, m_max = (self.num_queries,) * 2 if self.num_queries else (2, 6)
+        return QueryAnswers(d, m_min, m_max, lo=-10.0 * d, hi=10.0 * d)
+
+    def noise(self) -> Noise:
+        b = self.claimed_value("b")
+        probe = [0.0] * (self._pair_length() - 1) + [b]  # one answer ahead by b
+        return Noise(self.noise_law, {"b": b}, options={"distribution": self.noise_distribution},
+                     probe=probe, source=f"claim: {NOISE_SCALE}")
+
     def claim(self) -> PureDP:
         return pure_claim(CLAIMED_LOSS, [NOISE_SCALE], self._values, {"b": self.scale})
 
@@ -243,6 +266,8 @@ class NoisyMaxExponential(_ArgmaxMixin, _NoisyMaxBase):
     name = "noisy-max-exponential"
     _argmax_probabilities = staticmethod(exact.exponential_argmax_probabilities)
 
+    noise_distribution = "exponential"
+
     def _noise(self, rng, shape):
         return rng.exponential(self.scale, size=shape)
 
@@ -257,6 +282,8 @@ class NoisyMaxExponential(_ArgmaxMixin, _NoisyMaxBase):
 
 
 class _ValueMixin:
+    noise_law = "noisy-max-value"
+
     def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
         """n independent maximum noisy values, shape (n,), dtype float64."""
         return np.max(self._noisy(dataset, n, rng), axis=1)
@@ -324,6 +351,8 @@ class NoisyMaxExponentialValue(_ValueMixin, _NoisyMaxBase):
     def __init__(self, epsilon: float = 2.0, sensitivity: float = 1.0,
                  num_queries: int | None = None):
         super().__init__(epsilon=epsilon, sensitivity=sensitivity, num_queries=num_queries)
+
+    noise_distribution = "exponential"
 
     def _noise(self, rng, shape):
         return rng.exponential(self.scale, size=shape)

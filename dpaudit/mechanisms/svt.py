@@ -35,9 +35,11 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.claims import PureDP, SymbolicFormula
+from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import svt as exact
 from dpaudit.neighbours import linf
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.neighbours.spaces import QueryAnswers
 from dpaudit.mechanisms.noisy_max import (NEIGHBOURING, check_finite,
                                           check_neighbours, check_positive, check_sample_size,
                                           pure_claim, query_vector, scaled_pairs)
@@ -46,39 +48,29 @@ from dpaudit.mechanisms.registry import register
 EPSILON, DELTA_Q, C, B_RHO, B_NU = sp.symbols("epsilon Delta c b_rho b_nu")
 
 
-def _formula(name, expr, text):
-    return SymbolicFormula(name, sp.simplify(expr), text)
-
-
 # -- calibrations (Lyu et al. 2017, Fig. 1) and the losses their proofs state --------------------
+#   every formula is certified: derived and checked in proofs/sparse_vector.py, read from
+#   proofs/certificates/sparse_vector.json (``dpaudit prove sparse_vector`` regenerates it)
 #   Alg. 1: ε₁ = ε/2, ρ ~ Lap(Δ/ε₁), ε₂ = ε − ε₁, ν ~ Lap(2cΔ/ε₂)
-ALG1_RHO = _formula("b_rho", DELTA_Q / (EPSILON / 2), "Alg. 1 threshold noise Δ/ε₁, ε₁ = ε/2")
-ALG1_NU = _formula("b_nu", 2 * C * DELTA_Q / (EPSILON / 2),
-                   "Alg. 1 query noise 2cΔ/ε₂, ε₂ = ε − ε₁")
-ALG1_LOSS = SymbolicFormula("epsilon_claimed", DELTA_Q / B_RHO + 2 * C * DELTA_Q / B_NU,
-                            "Lyu et al. Thm 2: ε₁ (threshold) + ε₂ (c ⊤ answers, 2Δ/b_ν each)")
+ALG1_RHO = load_formula("sparse_vector", "alg1_b_rho")  # 2Δ/ε
+ALG1_NU = load_formula("sparse_vector", "alg1_b_nu")  # 4cΔ/ε
+ALG1_LOSS = load_formula("sparse_vector", "alg1_loss")  # Δ/b_ρ + 2cΔ/b_ν (Lyu et al. Thm 2)
 #   Alg. 3 (Roth's notes): ε₁ = ε/2, ρ ~ Lap(Δ/ε₁), ν ~ Lap(cΔ/ε₂); releases qᵢ + νᵢ on ⊤
-ALG3_RHO = _formula("b_rho", DELTA_Q / (EPSILON / 2), "Alg. 3 threshold noise Δ/ε₁, ε₁ = ε/2")
-ALG3_NU = _formula("b_nu", C * DELTA_Q / (EPSILON / 2), "Alg. 3 query noise cΔ/ε₂, ε₂ = ε − ε₁")
-ALG3_LOSS = SymbolicFormula("epsilon_claimed", DELTA_Q / B_RHO + C * DELTA_Q / B_NU,
-                            "claimed: ε₁ + ε₂ with cΔ/b_ν for c noisy answers")
+ALG3_RHO = load_formula("sparse_vector", "alg3_b_rho")  # 2Δ/ε
+ALG3_NU = load_formula("sparse_vector", "alg3_b_nu")  # 2cΔ/ε
+ALG3_LOSS = load_formula("sparse_vector", "alg3_loss")  # claimed Δ/b_ρ + cΔ/b_ν
 #   Alg. 4 (Lee & Clifton): ε₁ = ε/4, ρ ~ Lap(Δ/ε₁), ν ~ Lap(Δ/ε₂), ε₂ = ε − ε₁; ⊤/⊥, cutoff c
-ALG4_RHO = _formula("b_rho", DELTA_Q / (EPSILON / 4), "Alg. 4 threshold noise Δ/ε₁, ε₁ = ε/4")
-ALG4_NU = _formula("b_nu", DELTA_Q / (EPSILON - EPSILON / 4),
-                   "Alg. 4 query noise Δ/ε₂, ε₂ = ε − ε₁ (no factor c)")
-ALG4_LOSS = SymbolicFormula("epsilon_claimed", DELTA_Q / B_RHO + DELTA_Q / B_NU,
-                            "claimed: ε₁ + ε₂ (misses the factor 2c on the query part)")
-ALG4_TRUE = SymbolicFormula("epsilon_true", DELTA_Q / B_RHO + 2 * C * DELTA_Q / B_NU,
-                            "Lyu et al. §4: ε₁ + 2cε₂ = (1 + 6c)ε/4")
+ALG4_RHO = load_formula("sparse_vector", "alg4_b_rho")  # 4Δ/ε
+ALG4_NU = load_formula("sparse_vector", "alg4_b_nu")  # 4Δ/(3ε), no factor c
+ALG4_LOSS = load_formula("sparse_vector", "alg4_loss")  # claimed Δ/b_ρ + Δ/b_ν
+ALG4_TRUE = load_formula("sparse_vector", "alg4_true_epsilon")  # Δ/b_ρ + 2cΔ/b_ν = (1+6c)ε/4
 #   Alg. 5 (Stoddard et al.): ε₁ = ε/2, ρ ~ Lap(Δ/ε₁), no query noise, no cutoff
-ALG5_RHO = _formula("b_rho", DELTA_Q / (EPSILON / 2), "Alg. 5 threshold noise Δ/ε₁, ε₁ = ε/2")
-ALG5_LOSS = SymbolicFormula("epsilon_claimed", 2 * DELTA_Q / B_RHO,
-                            "claimed: ε₁ + ε₂ with ε₂ = ε₁ budgeted for noise-free queries")
+ALG5_RHO = load_formula("sparse_vector", "alg5_b_rho")  # 2Δ/ε
+ALG5_LOSS = load_formula("sparse_vector", "alg5_loss")  # claimed 2Δ/b_ρ
 #   Alg. 6 (Chen et al.): ε₁ = ε/2, ρ ~ Lap(Δ/ε₁), ν ~ Lap(Δ/ε₂), no cutoff
-ALG6_RHO = _formula("b_rho", DELTA_Q / (EPSILON / 2), "Alg. 6 threshold noise Δ/ε₁, ε₁ = ε/2")
-ALG6_NU = _formula("b_nu", DELTA_Q / (EPSILON / 2), "Alg. 6 query noise Δ/ε₂, ε₂ = ε − ε₁")
-ALG6_LOSS = SymbolicFormula("epsilon_claimed", DELTA_Q / B_RHO + DELTA_Q / B_NU,
-                            "claimed: ε₁ + ε₂")
+ALG6_RHO = load_formula("sparse_vector", "alg6_b_rho")  # 2Δ/ε
+ALG6_NU = load_formula("sparse_vector", "alg6_b_nu")  # 2Δ/ε
+ALG6_LOSS = load_formula("sparse_vector", "alg6_loss")  # claimed Δ/b_ρ + Δ/b_ν
 
 
 class _SVTBase(Mechanism):
@@ -116,6 +108,30 @@ class _SVTBase(Mechanism):
     # -- contract ------------------------------------------------------------------------------
     def validate_dataset(self, dataset) -> np.ndarray:
         return query_vector(dataset, self.num_queries, self.name)
+
+    # -- `dpaudit check`: the dataset is the answer vector, Δ = the ``sensitivity`` attribute
+    sensitivity_norm = "linf"
+
+    def query(self, dataset) -> np.ndarray:
+        """The query answers themselves (the mechanism's input is the answer vector)."""
+        return self.validate_dataset(dataset)
+
+    def dataset_space(self) -> QueryAnswers:
+        """m answers in T ± 10Δ, ‖q − q′‖∞ ≤ Δ."""
+        d, t = self.sensitivity, self.threshold
+        return QueryAnswers(d, self.num_queries, lo=t - 10.0 * d, hi=t + 10.0 * d)
+
+    def noise(self) -> Noise:
+        """Laplace threshold and query noise with the claim's b_rho (and b_nu); probed on
+        answers spread around T (T + Δ·(i − (m−1)/2)) so the pattern law depends on both."""
+        params = {"b_rho": self.claimed_value("b_rho")}
+        if self.nu_formula is not None:
+            params["b_nu"] = self.claimed_value("b_nu")
+        m, d = self.num_queries, self.sensitivity
+        probe = [self.threshold + d * (i - (m - 1) / 2) for i in range(m)]
+        return Noise("svt-patterns", params, options={"threshold": self.threshold, "c": self.c},
+                     probe=probe, source="claim: " + ", ".join(
+                         str(f) for f in (self.rho_formula, self.nu_formula) if f is not None))
 
     def claim(self) -> PureDP:
         scales = [self.rho_formula] + ([self.nu_formula] if self.nu_formula else [])

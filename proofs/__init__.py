@@ -1,0 +1,70 @@
+"""Symbolic derivations of the mechanisms' claims, and their certificates.
+
+One derivation module per mechanism family (``classic``, ``noisy_max``, ``sparse_vector``);
+each exposes ``derive() -> proofs.framework.Derivation``.  ``dpaudit prove`` runs them and
+writes ``proofs/certificates/<family>.json``, which :mod:`dpaudit.claims.certificates` reads:
+the mechanisms' noise formulas come only from there.
+
+This ``__init__`` stays light (no sympy work at import): the loader imports the package only
+to locate the certificate files.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from importlib import resources
+
+#: family name -> derivation module
+FAMILIES = {"classic": "proofs.classic", "noisy_max": "proofs.noisy_max",
+            "sparse_vector": "proofs.sparse_vector"}
+
+
+def certificate_directory():
+    """The package's ``certificates`` directory (a Traversable; a Path for normal installs)."""
+    return resources.files("proofs") / "certificates"
+
+
+def derive(family: str):
+    """Run the derivation of ``family``; returns its :class:`~proofs.framework.Derivation`."""
+    if family not in FAMILIES:
+        raise KeyError(f"unknown proof family {family!r}; known: {', '.join(FAMILIES)}")
+    return importlib.import_module(FAMILIES[family]).derive()
+
+
+def build(family: str):
+    """(derivation, certificate document) for ``family``."""
+    from proofs.framework import certificate
+
+    d = derive(family)
+    return d, certificate(d)
+
+
+def stale_differences(family: str, document: dict, directory=None) -> list[str]:
+    """Differences between the committed certificate of ``family`` and ``document`` (the
+    freshly derived one); [] when it is up to date."""
+    from proofs.framework import differences
+
+    path = (directory or certificate_directory()) / f"{family}.json"
+    try:
+        committed = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return [f"{path}: no committed certificate"]
+    except json.JSONDecodeError as exc:
+        return [f"{path}: not valid JSON ({exc})"]
+    return differences(committed, document)
+
+
+def write(family: str, document: dict, directory=None):
+    """Write the certificate; returns (path, changed)."""
+    from pathlib import Path
+
+    from proofs.framework import dumps
+
+    path = Path(directory or certificate_directory()) / f"{family}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = dumps(document)
+    changed = not path.exists() or path.read_text(encoding="utf-8") != text
+    if changed:
+        path.write_text(text, encoding="utf-8")
+    return path, changed
