@@ -9,6 +9,17 @@ an audit that raised).
 ``dpaudit list [--json]`` shows every registered mechanism: family, neighbouring relation,
 claim, whether it is a known-bad variant and the literature's true ε.
 
+``dpaudit check module:Class [--params k=v ...] [--samples N] [--seed S] [--json FILE]`` runs
+four quick checks of one mechanism (claim, grey-box sensitivity, noise calibration, black-box;
+see :mod:`dpaudit.check.runner`).  Exit status: 0 when every step passed or was skipped, 1 when
+one failed, 2 on an error (bad spec, import error, bad parameters, a step that could not run).
+
+``dpaudit prove [FAMILY ...] [--check] [-v]`` re-runs the sympy derivations in ``proofs/`` and
+writes ``proofs/certificates/FAMILY.json`` (see :mod:`proofs`); with ``--check`` (what CI runs)
+it writes nothing and fails when a committed certificate differs from what the derivation
+produces now.  Exit status: 0 all steps passed (and, with --check, every certificate is up to
+date); 1 a step failed or a certificate is stale; 2 bad usage.
+
 User errors are reported as one message, never as a traceback.
 """
 
@@ -68,7 +79,51 @@ def build_parser() -> argparse.ArgumentParser:
     lst = sub.add_parser("list", help="list the registered mechanisms",
                          description="List every registered mechanism with its claim.")
     lst.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    chk = sub.add_parser(
+        "check", help="check one mechanism: claim, sensitivity, calibration, black-box",
+        description="Check a mechanism you wrote against its own claim: (1) the claim converts "
+                    "to (ε, δ); (2) grey-box: no neighbouring pair moves query() by more than "
+                    "sensitivity(); (3) the sampler's noise has the parameter the claim states; "
+                    "(4) a black-box audit of its worst-case pairs. Exit 0: every step passed "
+                    "or was skipped; 1: a step failed; 2: an error.")
+    chk.add_argument("mechanism", metavar="MODULE:CLASS",
+                     help="the mechanism class, e.g. mypkg.mech:MyMechanism or "
+                          "path/to/file.py:MyMechanism (modules import from the current "
+                          "directory), or a registered name from `dpaudit list`")
+    chk.add_argument("--params", nargs="+", action="extend", default=[], metavar="K=V",
+                     help="constructor arguments, e.g. --params epsilon=0.5 k=4 (values are "
+                          "parsed as JSON: numbers, true/false, null, \"text\"; anything else "
+                          "is a string)")
+    chk.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples"), metavar="N",
+                     default=200_000,
+                     help="samples per side for the black-box audit and for the calibration "
+                          "(default 200000)")
+    chk.add_argument("--seed", type=_int_at_least(0, "--seed"), metavar="S", default=0,
+                     help="seed (default 0); results depend on it only")
+    chk.add_argument("--json", metavar="FILE", dest="json_out",
+                     help="also write the step results as JSON to FILE")
+    _add_prove_parser(sub)
     return parser
+
+
+def _add_prove_parser(sub) -> None:
+    from proofs import FAMILIES
+
+    prove = sub.add_parser(
+        "prove", help="re-run the symbolic derivations in proofs/ and write their certificates",
+        description="Re-run the sympy derivations of the mechanisms' claims (proofs/FAMILY.py) "
+                    "and write proofs/certificates/FAMILY.json. Exit 0: every step passed (and "
+                    "with --check every certificate is up to date); 1: a step failed or a "
+                    "certificate is stale; 2: bad usage.")
+    prove.add_argument("families", nargs="*", metavar="FAMILY",
+                       help=f"proof families to run (default: all of {', '.join(FAMILIES)})")
+    prove.add_argument("--check", action="store_true",
+                       help="write nothing; exit 1 if a committed certificate differs from the "
+                            "derivation's output (stale), naming what differs")
+    prove.add_argument("-v", "--verbose", action="store_true", help="print every checked step")
+    prove.add_argument("--certificates", metavar="DIR",
+                       help="certificate directory (default: the installed proofs/certificates)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_run(args, argv)
     if args.command == "list":
         return _cmd_list(args)
+    if args.command == "prove":
+        return _cmd_prove(args)
+    if args.command == "check":
+        return _cmd_check(args, argv)
     parser.print_help(sys.stderr)
     return 2
 
@@ -108,6 +167,7 @@ def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str
 def _cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.runner import default_workers, exit_status, print_progress, run_suites
     from dpaudit.report.json_report import build_report, write_json
+    from dpaudit.report.figures import write_figures
     from dpaudit.report.markdown import write_markdown
 
     command = "dpaudit " + " ".join(shlex.quote(a) for a in argv)
@@ -134,6 +194,7 @@ def _cmd_run(args, argv: list[str]) -> int:
     report = build_report(run, command=command, exit_status=status)
     out = Path(args.out)
     try:
+        write_figures(report, out)
         json_path = write_json(report, out / "results.json")
         md_path = write_markdown(report, out / "summary.md")
     except OSError as exc:
@@ -205,6 +266,131 @@ def _cmd_list(args) -> int:
             lit = f" ({e['literature']})" if e.get("literature") else ""
             print(f"    true ε (literature): {true_text}{lit}")
     return 0
+
+
+# -- dpaudit check ----------------------------------------------------------------------------
+
+def parse_params(items: list[str]) -> dict:
+    """``["k=v", …]`` → dict; each value parsed as JSON when it is valid JSON, else a string."""
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise ValueError(f"--params expects K=V with K a parameter name, got {item!r}")
+        if key in out:
+            raise ValueError(f"--params gives {key!r} twice")
+        try:
+            out[key] = json.loads(text)
+        except ValueError:
+            out[key] = text
+    return out
+
+
+def _cmd_check(args, argv: list[str]) -> int:
+    from dpaudit.check.runner import (CheckSetupError, check_mechanism, format_step,
+                                      load_mechanism)
+
+    try:
+        params = parse_params(args.params)
+        mech = load_mechanism(args.mechanism, params)
+    except (CheckSetupError, ValueError) as exc:
+        print(f"dpaudit check: error: {exc}", file=sys.stderr)
+        return 2
+    shown = ", ".join(f"{k}={v!r}" for k, v in (getattr(mech, "params", None) or params).items())
+    print(f"dpaudit check {args.mechanism}: {getattr(mech, 'name', type(mech).__name__)}"
+          f"({shown}); {args.samples} samples, seed {args.seed}", flush=True)
+
+    def on_step(index, step):
+        print(format_step(index, step), flush=True)
+
+    try:
+        result = check_mechanism(mech, spec=args.mechanism, samples=args.samples,
+                                 seed=args.seed, on_step=on_step)
+    except KeyboardInterrupt:
+        print("dpaudit: interrupted", file=sys.stderr)
+        return 130
+    failed = [s.step for s in result.steps if s.verdict == "FAIL"]
+    errored = [s.step for s in result.steps if s.verdict == "ERROR"]
+    counts = {v: sum(s.verdict == v for s in result.steps) for v in ("PASS", "FAIL", "SKIP",
+                                                                      "ERROR")}
+    what = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    why = ("" if not (failed or errored) else
+           " — " + "; ".join(x for x in (f"failed: {', '.join(failed)}" if failed else "",
+                                        f"error: {', '.join(errored)}" if errored else "") if x))
+    print(f"result: {result.verdict} ({what}){why} in {result.seconds:.1f} s; "
+          f"exit status {result.exit_status}")
+    if args.json_out:
+        doc = result.to_dict()
+        doc["command"] = "dpaudit " + " ".join(shlex.quote(a) for a in argv)
+        try:
+            Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json_out).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
+                                           encoding="utf-8")
+        except OSError as exc:
+            print(f"dpaudit check: error: cannot write {args.json_out}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.json_out}")
+    return result.exit_status
+
+
+# -- dpaudit prove ----------------------------------------------------------------------------
+
+def _cmd_prove(args) -> int:
+    import time
+
+    import proofs
+
+    families = args.families or list(proofs.FAMILIES)
+    unknown = [f for f in families if f not in proofs.FAMILIES]
+    if unknown:
+        print(f"dpaudit prove: error: unknown proof family {', '.join(map(repr, unknown))}; "
+              f"known: {', '.join(proofs.FAMILIES)}", file=sys.stderr)
+        return 2
+    directory = Path(args.certificates) if args.certificates else None
+    status = 0
+    for family in dict.fromkeys(families):
+        start = time.perf_counter()
+        try:
+            derivation, document = proofs.build(family)
+        except Exception as exc:  # a derivation that raises is a failed proof, not a crash
+            print(f"{family}: FAILED — the derivation raised {type(exc).__name__}: {exc}")
+            status = 1
+            continue
+        seconds = time.perf_counter() - start
+        for step in derivation.steps:
+            if args.verbose or not step.passed:
+                mark = "ok" if step.passed else "FAILED"
+                print(f"  [{mark}] {step.id} ({step.method}) {step.statement} — {step.detail}")
+        summary = (f"{family}: {len(derivation.steps) - len(derivation.failed)}/"
+                   f"{len(derivation.steps)} steps passed, {len(derivation.entries)} formulas, "
+                   f"{seconds:.1f} s")
+        if derivation.failed:
+            print(f"{summary} — FAILED: {', '.join(s.id for s in derivation.failed)}"
+                  + ("" if args.check else "; certificate not written"))
+            status = 1
+        elif args.check:
+            diffs = proofs.stale_differences(family, document, directory)
+            if diffs:
+                status = 1
+                print(f"{summary} — STALE certificate proofs/certificates/{family}.json "
+                      f"({len(diffs)} difference(s); run `dpaudit prove {family}`):")
+                for line in diffs[:20]:
+                    print(f"    {line}")
+                if len(diffs) > 20:
+                    print(f"    … and {len(diffs) - 20} more")
+            else:
+                print(f"{summary}; certificate up to date")
+        else:
+            try:
+                path, changed = proofs.write(family, document, directory)
+            except OSError as exc:
+                print(f"dpaudit prove: error: cannot write the {family} certificate: "
+                      f"{exc.strerror or exc}", file=sys.stderr)
+                return 2
+            print(f"{summary}; {'wrote' if changed else 'unchanged'} {path}")
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,17 @@
+"""``dpaudit check``: quick checks of one mechanism — claim, grey-box sensitivity, noise
+calibration, black-box audit — for the mechanism a user just wrote.
+
+* :mod:`dpaudit.check.greybox` — search neighbouring pairs for ‖query(D) − query(D′)‖ > Δ;
+* :mod:`dpaudit.check.calibration` — confidence intervals for the noise parameters the sampler
+  really uses, against the values the claim states;
+* :mod:`dpaudit.check.runner` — the four steps, their verdicts and the exit status;
+* :mod:`dpaudit.check.examples` — deliberately broken mechanisms (tests and demos).
+"""
+
+from dpaudit.check.calibration import Calibration, check_calibration
+from dpaudit.check.greybox import SensitivityResult, search_sensitivity
+from dpaudit.check.runner import (CheckResult, CheckSetupError, StepResult, check_mechanism,
+                                  load_mechanism)
+
+__all__ = ["Calibration", "CheckResult", "CheckSetupError", "SensitivityResult", "StepResult",
+           "check_calibration", "check_mechanism", "load_mechanism", "search_sensitivity"]
