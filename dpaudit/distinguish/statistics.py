@@ -410,8 +410,9 @@ def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic]
     """Choose and fit statistics from the selection samples; returns (statistics, output kind).
 
     The output type (discrete, atoms) is detected on the first ``DETECTION_ROWS`` rows of
-    each side and moments are fitted on the first ``FIT_ROWS`` (the rows are i.i.d., so a
-    prefix is a random subsample); category scores use the whole selection split."""
+    each side and moments are fitted on the first half of the selection split (at most
+    ``FIT_ROWS``; the rows are i.i.d., so a prefix is a random subsample), whose thresholds are
+    then scored on the other half; category scores use the whole selection split."""
     stats: list[Statistic] = []
     p0, p1 = x0[:DETECTION_ROWS], x1[:DETECTION_ROWS]
     n_detect = len(p0) + len(p1)
@@ -456,7 +457,13 @@ def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic]
 
     for j in range(min(k, 64)):
         stats.append(Coordinate(j, discrete=len(np.unique(prefix[:, j])) <= 512))
-    f0, f1 = x0[:FIT_ROWS], x1[:FIT_ROWS]
+    # moments are fitted on the first half of the selection split and the thresholds of the
+    # fitted statistics are scored on the other half (``fit_rows``): scored on the rows they
+    # were fitted to, noise-fitted directions (a 50×50 covariance from a few thousand rows)
+    # look better than they are and crowd out the statistics that really separate the sides
+    n_fit = min(FIT_ROWS, max(1, len(x0) // 2), max(1, len(x1) // 2))
+    f0, f1 = x0[:n_fit], x1[:n_fit]
+    first_fitted = len(stats)
     sanitizer = Sanitizer(np.concatenate([f0, f1]))
     s0, s1 = sanitizer(f0), sanitizer(f1)
     mu0, mu1 = s0.mean(axis=0), s1.mean(axis=0)
@@ -477,4 +484,6 @@ def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic]
     stats.append(SignedExtreme(center, scale, sign, "max", sanitizer))
     stats.append(SignedExtreme(center, scale, sign, "min", sanitizer))
     stats.append(Norm(center, scale, sanitizer))
+    for stat in stats[first_fitted:]:
+        stat.fit_rows = n_fit
     return stats, kind
