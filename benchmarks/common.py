@@ -30,9 +30,25 @@ def markdown_table(header: list[str], rows: list[list]) -> str:
 
 
 def record(title: str, body: str, *, write: bool = True) -> None:
-    """Print a result section and (unless ``write`` is False) append it to RESULTS.md."""
-    text = f"\n## {title}\n\n_{machine_line()}_\n\n{body.strip()}\n"
-    print(text)
-    if write:
-        with RESULTS.open("a", encoding="utf-8") as fh:
-            fh.write(text)
+    """Print a result section and (unless ``write`` is False) write it to RESULTS.md.
+
+    A section is everything from its ``## title`` line to the next ``## `` line.  A re-run
+    replaces the section of the same title in place (the file keeps one, current, figure per
+    benchmark); a new title is appended."""
+    text = f"## {title}\n\n_{machine_line()}_\n\n{body.strip()}\n"
+    print("\n" + text)
+    if not write:
+        return
+    lines = RESULTS.read_text(encoding="utf-8").splitlines(keepends=True) \
+        if RESULTS.exists() else []
+    heading = f"## {title}\n"
+    if heading in lines:
+        start = lines.index(heading)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))
+        lines[start:end] = [text + ("\n" if end < len(lines) else "")]
+    else:
+        if lines and lines[-1].strip():
+            lines.append("\n")
+        lines.append(text)
+    RESULTS.write_text("".join(lines), encoding="utf-8")
