@@ -116,9 +116,45 @@ def run(samples: int, seeds: int):
             rows.append([label, delta, true_eps, claimed, name, med, med / true_eps,
                          statistics.median(secs)])
             print(rows[-1], flush=True)
+    return rows
+
+
+def summarize(rows, samples: int, seeds: int) -> str:
+    """The full table, then per mechanism what a black-box user gets relative to the white-box
+    (Neyman–Pearson) certificate, with and without a data-chosen statistic."""
     table = markdown_table(["mechanism", "δ", "true ε", "claimed ε", "distinguisher",
                             "ε_LB (median)", "tightness", "s/audit"], rows)
-    return table
+    by_case: dict[str, dict[str, list]] = {}
+    for row in rows:
+        by_case.setdefault(row[0], {})[row[4]] = row
+    summary = []
+    for label, runs in by_case.items():
+        white = runs["white-box (privacy loss)"][5]
+        auto = runs["auto"]
+        best = max((r for name, r in runs.items() if not name.startswith(("white", "fixed"))),
+                   key=lambda r: r[5])
+        fixed = runs["fixed projection (output[0])"][5]
+        summary.append([label, white, auto[5], auto[5] / white, best[4], best[5],
+                        fixed, fixed / white, auto[7] / runs["statistics"][7]])
+    summary_table = markdown_table(
+        ["mechanism", "white-box ε_LB", "auto ε_LB", "auto / white-box", "best black-box",
+         "its ε_LB", "fixed projection ε_LB", "fixed / white-box", "auto time / statistics time"],
+        summary)
+    return (f"Median over {seeds} seeds, {samples:.0e} samples per side, 95% confidence.  "
+            "'fixed projection' = the same sampler reduced to output[0] before any data is "
+            "seen; 'white-box' = the exact privacy loss (Neyman–Pearson), the best a "
+            "black-box user can hope for.\n\n" + table
+            + "\n\nWhat a black-box user loses (ratios to the white-box certificate):\n\n"
+            + summary_table
+            + "\n\nReading: the data-chosen statistics reach the white-box certificate within a "
+            "few percent in every case, while a projection fixed in advance loses most of the "
+            "signal as the dimension grows (it sees a 1/√d share of the shift) and cannot see "
+            "composition at all (double spending, several counts).  Logistic regression on "
+            "[z, z², |z|] matches the statistics on Gaussians but cannot represent the "
+            "clipped-linear Laplace privacy loss; gradient boosting can, but never beat the "
+            "fitted statistics (orthant events) and costs 4–10× more, which is why ``auto`` "
+            "adds logistic regression only.  The remaining gap to the true ε is the "
+            "Clopper–Pearson price of certifying a tail event at δ = 10⁻³ with 10⁶ samples.")
 
 
 def main():
@@ -127,13 +163,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    table = run(args.samples, args.seeds)
-    body = (f"Median over {args.seeds} seeds, {args.samples:.0e} samples per side, 95% "
-            "confidence.  'fixed projection' = the same sampler reduced to output[0] before "
-            "any data is seen; 'white-box' = the exact privacy loss (Neyman–Pearson).\n\n"
-            + table)
-    record("Learned distinguishers on vector outputs (benchmarks/learned.py)", body,
-           write=not args.no_write)
+    rows = run(args.samples, args.seeds)
+    record("Learned distinguishers on vector outputs (benchmarks/learned.py)",
+           summarize(rows, args.samples, args.seeds), write=not args.no_write)
 
 
 if __name__ == "__main__":
