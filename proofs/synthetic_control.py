@@ -210,11 +210,30 @@ def _lemma_3_7(d, s):
     d.facts["lemma_3_7"] = d.deduce("Lemma 3.7 holds: Δf_reg ≤ 4T₀√(8 + n)/λ for every λ > 0 "
                                     "(its printed proof does not: Lemma B.4 is false)",
                                     [d.facts["direct"], reg1, reg2], "the two regimes cover λ > 0")
+    # the direct bound is attained for λ ≤ 2T₀
+    sv = sp.Symbol("s_x", positive=True)
+    mu2 = lam / 2
+    att = [d.identity("rank-one pair: X has only donor j's pre-period x_j = s·y (y = 1), X′ has "
+                      "−s·y; then f_reg = x_j(x_jᵀy)/(‖x_j‖² + μ) on coordinate j: f_j = sT₀/(s²T₀ "
+                      "+ μ) (Sherman–Morrison), and f′_j = −f_j",
+                      (sv ** 2 * T0 + mu2) * (sv * T0 / (sv ** 2 * T0 + mu2)) - sv * T0, 0),
+           d.identity("at s = √(μ/T₀) = √(λ/(2T₀)): 2f_j = √(2T₀/λ), the direct bound",
+                      (2 * sv * T0 / (sv ** 2 * T0 + mu2)).subs(sv, sp.sqrt(lam / (2 * T0))),
+                      direct),
+           ]
+    d.solve("the entries ±s lie in [−1, 1] iff s ≤ 1, i.e. λ ≤ 2T₀ (boundary λ = 2T₀)",
+            sp.Eq(sp.sqrt(lam / (2 * T0)), 1), lam, 2 * T0)
+    att.append(d.steps[-1])
+    d.facts["exact"] = d.deduce("for λ ≤ 2T₀ the ℓ₂ sensitivity of f_reg is exactly √(2T₀/λ), "
+                                "for every n: Lemma 3.7's bound is loose by 2√2·√(8 + n)·√(T₀/λ)",
+                                att + [d.facts["direct"]], "attained by an admissible pair and "
+                                "equal to the upper bound")
     d.entry("freg_sensitivity", "Delta_f", claim,
             "ℓ₂ sensitivity of f_reg claimed by Lemma 3.7: 4T₀√(8 + n)/λ (true; proved here by "
             "another route)", sections=["ridge", "c_bound", "lemma_3_7"])
     d.entry("freg_sensitivity_direct", "Delta_f_direct", direct,
-            "a smaller valid ℓ₂ sensitivity of f_reg: √(2T₀/λ) (from ‖f_reg‖ ≤ √T₀/(2√(λ/2)))",
+            "a smaller valid ℓ₂ sensitivity of f_reg: √(2T₀/λ) (from ‖f_reg‖ ≤ √T₀/(2√(λ/2))), "
+            "exact for λ ≤ 2T₀",
             sections=["ridge", "lemma_3_7"])
 
 
