@@ -174,10 +174,6 @@ def standard_pairs(mechanism) -> list[NeighbourPair]:
     return [extremal_regression_pair(n, T, T0, mechanism.lam), lemma_3_8_pair(n, T)]
 
 
-__all__ = ["lemma_3_8_pair", "post_flip_pair", "unbounded_loss_pair", "max_regression_shift",
-           "extremal_regression_pair", "flipped_donor_pair", "max_obj_evidence",
-           "obj_hockey_stick",
-           "standard_pairs"]
 
 
 # -- evidence search for DPSC_obj ---------------------------------------------------------------
@@ -249,3 +245,9 @@ def max_obj_evidence(mechanism, *, eps: float | None = None, samples: int = 4000
                           f"L-BFGS-B over X_pre, x′₀, y_pre ∈ [−1, 1] maximising the Monte Carlo "
                           f"δ(ε = {eps:g}) of f_obj ({samples} common noise draws, seed {seed}): "
                           f"δ̂ = {best[0]:.4g}")
+
+
+__all__ = ["lemma_3_8_pair", "post_flip_pair", "unbounded_loss_pair", "max_regression_shift",
+           "extremal_regression_pair", "flipped_donor_pair", "max_obj_evidence",
+           "obj_hockey_stick",
+           "standard_pairs"]

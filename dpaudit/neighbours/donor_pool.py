@@ -87,7 +87,7 @@ def as_donor_pool(dataset) -> DonorPool:
     unknown = sorted(set(dataset) - {"X", "y"})
     missing = sorted({"X", "y"} - set(dataset))
     if unknown or missing:
-        raise ValueError(f"dataset keys must be exactly 'X' and 'y'"
+        raise ValueError("dataset keys must be exactly 'X' and 'y'"
                          + (f"; missing {missing}" if missing else "")
                          + (f"; unknown {unknown}" if unknown else ""))
     return DonorPool(_array(dataset["X"], "X", 2), _array(dataset["y"], "y", 1))
