@@ -17,7 +17,8 @@ from importlib import resources
 
 #: family name -> derivation module
 FAMILIES = {"classic": "proofs.classic", "noisy_max": "proofs.noisy_max",
-            "sparse_vector": "proofs.sparse_vector"}
+            "sparse_vector": "proofs.sparse_vector",
+            "synthetic_control": "proofs.synthetic_control"}
 
 
 def certificate_directory():

@@ -11,6 +11,7 @@ law                    interval (N residuals r = M(D) − query(D), or N outputs
 =====================  =========================================================================
 laplace                Σ|r| ~ Gamma(N, scale b)  ⇒  b ∈ [Σ|r| / G⁻¹(1−α/2), Σ|r| / G⁻¹(α/2)]
 gaussian               Σr² ~ σ²χ²_N              ⇒  σ ∈ [√(Σr²/χ²⁻¹(1−α/2)), √(Σr²/χ²⁻¹(α/2))]
+l2-laplace             Σ‖r‖₂ ~ Gamma(N·d, a)     ⇒  a ∈ [Σ‖r‖ / G⁻¹(1−α/2), Σ‖r‖ / G⁻¹(α/2)]
 geometric              #{r = 0} ~ Bin(N, (1−α)/(1+α)); Clopper–Pearson, mapped by the monotone
                        α = (1 − p₀)/(1 + p₀)
 randomized-response    #{output = record} ~ Bin(N, p_true); Clopper–Pearson
@@ -206,6 +207,25 @@ def _gaussian(mech, noise, probe, n, rng, alpha):
     return [iv], "Σr² ~ σ²χ²_N: exact chi-square interval for σ"
 
 
+def _l2_laplace(mech, noise, probe, n, rng, alpha):
+    (name, claimed), = noise.parameters.items()
+    q = _query(mech, probe, "l2-laplace")
+    out = _sample(mech, probe, n, rng).astype(float).reshape(n, -1)
+    if out.shape[1] != q.size:
+        raise CalibrationError(f"outputs of width {out.shape[1]} do not match query(dataset) "
+                               f"of size {q.size}")
+    radii = np.linalg.norm(out - q.ravel()[None, :], axis=1)
+    if not np.all(np.isfinite(radii)):
+        raise CalibrationError("the sampler returned non-finite outputs")
+    s, shape = float(radii.sum()), n * q.size   # Σ‖r‖ ~ Gamma(N·d, a)
+    lower = s / stats.gamma.isf(alpha / 2, shape)
+    upper = s / stats.gamma.ppf(alpha / 2, shape)
+    iv = ParameterInterval(name, claimed, s / shape, lower, upper, lower <= claimed <= upper,
+                           f"Σ‖M(D) − q(D)‖₂ = {s:.6g} over N = {n} outputs of dimension "
+                           f"d = {q.size} ~ Gamma(N·d, {name}); exact gamma interval")
+    return [iv], "Σ‖r‖₂ ~ Gamma(N·d, a) (radius of the ℓ₂-Laplace law): exact gamma interval"
+
+
 def _geometric(mech, noise, probe, n, rng, alpha):
     (name, claimed), = noise.parameters.items()
     r, _ = _residuals(mech, probe, n, rng, "geometric")
@@ -334,6 +354,7 @@ def _svt_patterns(mech, noise, probe, n, rng, alpha):
 LAWS: dict[str, Callable] = {
     "laplace": _laplace,
     "gaussian": _gaussian,
+    "l2-laplace": _l2_laplace,
     "geometric": _geometric,
     "randomized-response": _randomized_response,
     "exponential-mechanism": _exponential_mechanism,
@@ -343,7 +364,7 @@ LAWS: dict[str, Callable] = {
 }
 assert set(LAWS) == set(NOISE_LAWS)
 
-_REQUIRED = {"laplace": None, "gaussian": None, "geometric": None, "randomized-response": "p_true",
+_REQUIRED = {"laplace": None, "gaussian": None, "l2-laplace": None, "geometric": None, "randomized-response": "p_true",
              "exponential-mechanism": "beta", "noisy-max-argmax": "b", "noisy-max-value": "b",
              "svt-patterns": "b_rho"}
 

@@ -57,6 +57,8 @@ def _plain(value):
 NOISE_LAWS = {
     "laplace": "M(D) = query(D) + Z, Zᵢ i.i.d. Lap(0, b) per output coordinate; parameter b",
     "gaussian": "M(D) = query(D) + Z, Zᵢ i.i.d. N(0, σ²) per output coordinate; parameter sigma",
+    "l2-laplace": "M(D) = query(D) + V, V with density ∝ exp(−‖V‖₂/a) on the whole output "
+                  "vector (ℓ₂/high-dimensional Laplace); parameter a (any name)",
     "geometric": "integer M(D) = query(D) + Z, P(Z = z) = (1−α)/(1+α)·α^|z|; parameter alpha",
     "randomized-response": "output = the record with probability p_true, else another of k "
                            "values uniformly; parameter p_true, option k",
