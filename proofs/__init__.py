@@ -17,7 +17,8 @@ from importlib import resources
 
 #: family name -> derivation module
 FAMILIES = {"classic": "proofs.classic", "noisy_max": "proofs.noisy_max",
-            "sparse_vector": "proofs.sparse_vector"}
+            "sparse_vector": "proofs.sparse_vector",
+            "policy_evaluation": "proofs.policy_evaluation"}
 
 
 def certificate_directory():

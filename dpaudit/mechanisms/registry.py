@@ -17,7 +17,7 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
 
 def _load_builtin() -> None:
     # importing the family modules registers their mechanisms
-    from dpaudit.mechanisms import classic, known_bad, noisy_max, svt  # noqa: F401
+    from dpaudit.mechanisms import classic, known_bad, noisy_max, policy_evaluation, svt  # noqa: F401,E501
 
 
 def mechanism_names() -> list[str]:
