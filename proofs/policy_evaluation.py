@@ -695,8 +695,8 @@ def _utility(d):
                "(≤ 1/2, as Theorem 11 assumes)",
                sp.Rational(1, 10) / (4 * (1 + sp.log(20))), beta)
     step = d.interval(
-        "Theorem 11 (= Corollary 27): for a chain whose trajectories all visit every state (p_s = 1, "
-        "e.g. the §6 chain started in its first state), m = 100: |X_s| = m, so by Lemma 22 the "
+        "Theorem 11 (= Corollary 27): for a chain whose trajectories all visit every state "
+        "(p_s = 1, e.g. the §6 chain started in its first state), m = 100: |X_s| = m, so by Lemma 22 the "
         "excess risk equals C²ψ^w_X ≥ C²Σw_s·e^{−(m−1)β} (the k = m − 1 term), while Theorem 11 "
         "bounds it by C²·6Σw_s(1/m² + β²(1 − β/2)^m); e^{−99β} − 6(1/m² + β²(1 − β/2)^100) > 0",
         sp.exp(-(mm - 1) * beta) - bound, {}, ">")

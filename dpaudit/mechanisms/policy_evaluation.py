@@ -121,15 +121,15 @@ class _PolicyEvaluation(Mechanism):
     # -- the mechanism ------------------------------------------------------------------------
     def theta_sigma(self, dataset) -> tuple[np.ndarray, float]:
         stats = self.statistics(dataset)
-        return self._theta(stats), self._sigma(stats)
+        return self.theta_of(stats), self.sigma_of(stats)
 
     def query(self, dataset) -> np.ndarray:
         """θ_X, the deterministic estimate the noise is added to."""
-        return self._theta(self.statistics(dataset))
+        return self.theta_of(self.statistics(dataset))
 
     def noise_scale(self, dataset) -> float:
         """σ_X of Algorithm 1/2, line 4."""
-        return self._sigma(self.statistics(dataset))
+        return self.sigma_of(self.statistics(dataset))
 
     def sample(self, dataset, n, rng) -> np.ndarray:
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
@@ -213,10 +213,12 @@ class _PolicyEvaluation(Mechanism):
         return pairs
 
     # -- subclass hooks ------------------------------------------------------------------------
-    def _theta(self, stats) -> np.ndarray:  # pragma: no cover - abstract
+    def theta_of(self, stats) -> np.ndarray:  # pragma: no cover - abstract
+        """θ_X from :class:`~dpaudit.mechanisms.policy_data.BatchStatistics`."""
         raise NotImplementedError
 
-    def _sigma(self, stats) -> float:  # pragma: no cover - abstract
+    def sigma_of(self, stats) -> float:  # pragma: no cover - abstract
+        """σ_X from :class:`~dpaudit.mechanisms.policy_data.BatchStatistics`."""
         raise NotImplementedError
 
     def _claimed_sigma(self, stats) -> float:
@@ -240,13 +242,13 @@ class DPLSW(_PolicyEvaluation):
         self.w = est.weights_vector(weights, self.n_states, "weights w", positive=True)
         _, self.pinv_norm = est.lsw_design(self.phi, self.w)
 
-    def _theta(self, stats):
+    def theta_of(self, stats):
         return est.lsw_theta(self.phi, self.w, stats.returns)
 
     def psi(self, stats) -> float:
         return est.psi_lsw(stats.counts, self.w, self.beta)
 
-    def _sigma(self, stats):
+    def sigma_of(self, stats):
         return est.LSW_SIGMA(alpha=self.alpha, F_max=self.return_bound, P=self.pinv_norm,
                              psi=self.psi(stats))
 
@@ -292,7 +294,7 @@ class DPLSL(_PolicyEvaluation):
                              f"Corollary 8); got lam = {lam_:g}")
         self.c_lambda, self.rho_2 = est.lsl_constants(self.phi_norm, self.rho, lam_)
 
-    def _theta(self, stats):
+    def theta_of(self, stats):
         return est.lsl_theta(self.phi, self.rho, stats.counts, stats.returns, stats.m,
                              self.lam)
 
@@ -300,7 +302,7 @@ class DPLSL(_PolicyEvaluation):
         return est.psi_lsl(stats.counts, self.rho, stats.m, self.beta, self.c_lambda,
                            self.rho_2)
 
-    def _sigma(self, stats):
+    def sigma_of(self, stats):
         return est.LSL_SIGMA(alpha=self.alpha, F_max=self.return_bound, Phi_norm=self.phi_norm,
                              psi=self.psi(stats), lam=self.lam, rho_inf=float(np.max(self.rho)))
 
