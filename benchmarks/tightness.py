@@ -48,8 +48,8 @@ ZOO = [
 #: what limits the entries that miss the tightness targets (mechanism name → reason)
 LIMITS = {
     "gaussian": "at δ = 10⁻⁵ the ε-optimal event is a far tail whose d1 probability is of "
-                "order 10⁻⁴; with 10⁶ samples it has only tens of counts, so the estimator "
-                "certifies a more frequent event with a smaller ratio (the price of "
+                "order 10⁻⁴ (P₁ = 5.6·10⁻⁵: about 45 counts at 10⁶ samples), so the "
+                "estimator certifies a more frequent event with a smaller ratio (the price of "
                 "certifying a tail probability, not of the event family)",
     "sparse-vector": "the exact ε of the pair is approached only by ⊤/⊥ patterns of small "
                      "probability under both datasets (the last query's ⊤ with the "
@@ -60,7 +60,7 @@ LIMITS = {
                 "values)",
     "svt-lyu4": "as for sparse-vector: the pair's ε is approached on rare ⊤/⊥ patterns",
     "svt-lyu6": "no cutoff: the pair's exact ε is attained on patterns whose probability under "
-                "d1 is 10⁻⁴–10⁻⁵ (tens of counts at 10⁶ samples)",
+                "d1 is 10⁻⁴–10⁻⁵ (tens of counts even at 10⁶ samples)",
 }
 
 
@@ -72,7 +72,9 @@ def targets(rows, samples_list) -> str:
     for i, n in enumerate(samples_list):
         col = 5 + 2 * i
         if n in goals:
-            finite = [r for r in rows if math.isfinite(r[3]) and 0.1 <= r[3] <= 3.0]
+            # true ε in [0.1, 3] up to the exact computation's rounding (3.0000000000008)
+            finite = [r for r in rows
+                      if math.isfinite(r[3]) and 0.1 - 1e-6 <= r[3] <= 3.0 + 1e-6]
             miss = [r for r in finite if r[col + 1] < goals[n]]
             lines.append(f"- tightness ≥ {goals[n]} at {n:.0e}: {len(finite) - len(miss)}/"
                          f"{len(finite)} finite-ε entries with true ε in [0.1, 3].")
