@@ -188,3 +188,18 @@ def test_compact_dataset_form():
                        ([1.0, 2.0], r"\(n, 2\)")):
         with pytest.raises(ValueError, match=match):
             expand_records(bad)
+
+
+def test_normal_pair_profile_far_from_zero():
+    """Core fix: NormalPairProfile wrote L(x) = Ax² + Bx + C around 0, so means of 10⁶ with
+    scales of 10⁻⁴ cancelled catastrophically (the posterior pair of the paper's instance got
+    ε(0.01) = 514 instead of 0).  It now works in u = x − m₀."""
+    from dpaudit.exact.mixtures import NormalPairProfile
+    far = NormalPairProfile(1e6, 5e-4, 1e6 + 1e-3, 5.1e-4).symmetric()
+    near = NormalPairProfile(0.0, 5e-4, 1e-3, 5.1e-4).symmetric()
+    for delta in (1e-3, 1e-2, 0.1):
+        assert far.epsilon(delta) == pytest.approx(near.epsilon(delta), rel=1e-4)
+    P = dict(n=1149019, c=1165165.0, alpha=0.1, beta=1.0, x_h=1.8, x_l=0.9, gamma1=0.1)
+    post = create_mechanism("posterior", **P)
+    p = post.worst_case_pairs()[0]
+    assert post.exact_epsilon(p.d0, p.d1, 0.01) < 1e-3

@@ -238,7 +238,7 @@ class ProposeTestSample(Mechanism):
         """Exact profile of the step-19 laws of the whole datasets (symmetric)."""
         mu0, v0 = self._posterior(d0)
         mu1, v1 = self._posterior(d1)
-        return NormalPairProfile(mu0, math.sqrt(v0), mu1, math.sqrt(v1)).symmetric()
+        return NormalPairProfile(0.0, math.sqrt(v0), mu1 - mu0, math.sqrt(v1)).symmetric()
 
     def _posterior(self, dataset):
         x, y, _, cxx, cxy = self._prepare(dataset)

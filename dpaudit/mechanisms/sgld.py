@@ -208,7 +208,8 @@ class PosteriorSampling(LinearRegressionDomain):
 
     def _profile(self, d0, d1):
         (m0, v0), (m1, v1) = self.posterior_law(d0), self.posterior_law(d1)
-        return NormalPairProfile(m0, math.sqrt(v0), m1, math.sqrt(v1)).symmetric()
+        # privacy profiles are translation invariant: centre at m₀ for full precision
+        return NormalPairProfile(0.0, math.sqrt(v0), m1 - m0, math.sqrt(v1)).symmetric()
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float:
         return float(self._profile(d0, d1).epsilon(delta))
@@ -227,7 +228,7 @@ class SGLD(LinearRegressionDomain):
 
     def __init__(self, n: int = 2000, c: float = 2000.0, alpha: float = 1.0, beta: float = 1.0,
                  x_h: float = 1.8, x_l: float = 0.9, gamma1: float = 0.01, steps: int = 26000,
-                 minibatch: str = "cyclic", batch_size: int = 1, step_size=None,
+                 minibatch: str = "cyclic", batch_size: int = 1, step_size="paper",
                  method: str = "auto"):
         params = self._domain(n, c, alpha, beta, x_h, x_l, gamma1)
         steps = int(_number("steps", steps, positive=False, integer=True, minimum=0))
@@ -449,6 +450,9 @@ def _log_density_cached(law: CyclicLaw, steps: int) -> MixtureLogDensity:
 def _profile_cached(l0: CyclicLaw, l1: CyclicLaw, steps: int):
     w0, m0, v0 = _merged(*_components_cached(l0, steps))
     w1, m1, v1 = _merged(*_components_cached(l1, steps))
+    # privacy profiles are translation invariant: centre the means for full precision
+    centre = float(np.average(m0, weights=w0))
+    m0, m1 = m0 - centre, m1 - centre
     if w0.size == 1 and w1.size == 1:
         return NormalPairProfile(m0[0], math.sqrt(v0[0]), m1[0], math.sqrt(v1[0])).symmetric()
     return GaussianMixtureProfile(w0, m0, np.sqrt(v0), w1, m1, np.sqrt(v1)).symmetric()
