@@ -162,6 +162,8 @@ def test_sgld_suite_parses_and_its_claims():
     assert "violation" in leak.expects and leak.expects[0] == "consistent"
     assert leak.expects[-1] == "consistent"
     assert [s.name for s in suite.series] == ["figure-1"]
+    post = next(a for a in suite.audits if a.name == "posterior")
+    assert post.alphas == (3.0, 5.7, 20.0)
 
 
 def test_sgld_interim_leak_at_reduced_samples(tmp_path):
