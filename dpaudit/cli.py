@@ -207,7 +207,10 @@ def _cmd_run(args, argv: list[str]) -> int:
           f"{s['verdicts']['consistent']} consistent, {s['verdicts']['error']} error; "
           f"{s['suite_errors']} malformed suite(s)) in {run.seconds:.1f} s")
     for o in s["unmet_expectations"]:
-        print(f"  unmet: {o['suite']}/{o['audit']}: expected {o['expect']}, got {o['verdict']}")
+        point = (f"[{o['sweep']['parameter']}={o['sweep']['value']}]" if o.get("sweep")
+                 else "")
+        print(f"  unmet: {o['suite']}/{o['audit']}{point}: expected {o['expect']}, "
+              f"got {o['verdict']}")
     print(f"wrote {json_path} and {md_path}; exit status {status}")
     return status
 

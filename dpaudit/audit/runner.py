@@ -16,6 +16,15 @@ Contract and invariants:
   change a number.
 * **Nothing unpicklable crosses a process boundary.**  A :class:`Task` holds the mechanism's
   registry name and parameters and plain datasets; the worker re-creates the mechanism.
+* **Sweeps.**  An audit with a ``sweep`` (:mod:`dpaudit.audit.spec`) is one *point* per swept
+  value, each with its own pairs, tasks and expectation; every (point, pair) certificate is a
+  member of the suite's family.  Point p of audit i draws from
+  ``SeedSequence([s, i, j, 0, p])`` (audits without a sweep keep ``[s, i, j, 0]``).  Records
+  carry ``sweep = {"parameter", "value", "index"}``; :func:`sweep_curves` collects claimed ε,
+  certified bounds and exact ε over the swept values for the ε-over-sweep figure, with the
+  exact ε (and the claim) at ``exact_points`` extra values computed in the worker pool.
+* **Series.**  ``[[series]]`` entries are closed-form quantities over a swept parameter
+  (``mechanism.series(quantity, d0, d1, values)``), computed in the pool, certified nothing.
 * **Records.**  One per (audit, pair, δ) (``notion = "dp"``) and one per (audit, pair, α)
   (``notion = "rdp"``: the claimed ε(α) of the claim's RDP curve against the certified lower
   bound on max(D_α(P₀‖P₁), D_α(P₁‖P₀))).
@@ -76,6 +85,15 @@ class Task:
     white_box: bool = False
     note: str = ""
     setup_error: str | None = None
+    sweep_parameter: str | None = None
+    sweep_value: Any = None
+    sweep_index: int | None = None
+
+    def sweep(self) -> dict | None:
+        if self.sweep_index is None:
+            return None
+        return {"parameter": self.sweep_parameter, "value": self.sweep_value,
+                "index": self.sweep_index}
 
 
 @dataclass
@@ -85,7 +103,8 @@ class AuditRun:
     suites: list[dict] = field(default_factory=list)
     records: list[dict] = field(default_factory=list)
     curves: list[dict] = field(default_factory=list)  # per (audit, pair), for the figures
-    outcomes: list[dict] = field(default_factory=list)  # per audit, from judge()
+    outcomes: list[dict] = field(default_factory=list)  # per audit point, from judge()
+    series: list[dict] = field(default_factory=list)  # closed-form [[series]] results
     seconds: float = 0.0
     workers: int = 1
     profile: str = "default"
@@ -95,9 +114,14 @@ class AuditRun:
 
 # -- planning ---------------------------------------------------------------------------------
 
-def task_seed(suite_seed: int, audit_index: int, pair_index: int, delta_index: int) -> int:
-    """The seed of one task; a function of the suite seed and the task's position only."""
-    state = np.random.SeedSequence([suite_seed, audit_index, pair_index, delta_index])
+def task_seed(suite_seed: int, audit_index: int, pair_index: int, delta_index: int,
+              point: int | None = None) -> int:
+    """The seed of one task; a function of the suite seed and the task's position only
+    (``point``: the index of a swept value, None for audits without a sweep)."""
+    entropy = [suite_seed, audit_index, pair_index, delta_index]
+    if point is not None:
+        entropy.append(point)
+    state = np.random.SeedSequence(entropy)
     return int(state.generate_state(1)[0])
 
 
@@ -107,14 +131,16 @@ def resolve_samples(audit: AuditSpec, *, samples: int | None = None, scale: floa
     return max(MIN_SAMPLES, int(round(base * scale)))
 
 
-def _audit_pairs(audit: AuditSpec):
+def _audit_pairs(audit: AuditSpec, params: dict | None = None):
     """(pairs, has_log_density, error message): the explicit pairs or the mechanism's
-    worst-case pairs, and whether the mechanism offers a white-box log-density."""
+    worst-case pairs (for the mechanism built with ``params``, default the audit's), and
+    whether the mechanism offers a white-box log-density."""
     from dpaudit.mechanisms.base import NeighbourPair
     from dpaudit.mechanisms.registry import create_mechanism
 
     try:
-        mechanism = create_mechanism(audit.mechanism, **audit.params)
+        mechanism = create_mechanism(audit.mechanism, **(audit.params if params is None
+                                                         else params))
         white = callable(getattr(mechanism, "log_density", None))
         if audit.pairs != "worst-case":
             return ([NeighbourPair(p.name, p.d0, p.d1, p.description) for p in audit.pairs],
@@ -133,27 +159,36 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
     suite_seed = suite.seed if seed is None else int(seed)
     planned = []
     for audit in suite.audits:
-        pairs, white, error = _audit_pairs(audit)
-        # an audit whose pairs could not be built still counts one member (conservative)
-        planned.append((audit, pairs or [None], white and audit.white_box, error))
-    family_size = sum(len(pairs) * (2 if white else 1) for _, pairs, white, _ in planned)
+        for point, params, expect in audit.points():
+            pairs, white, error = _audit_pairs(audit, params)
+            # an audit whose pairs could not be built still counts one member (conservative)
+            planned.append((audit, point, params, expect, pairs or [None],
+                            white and audit.white_box, error))
+    family_size = sum(len(pairs) * (2 if white else 1)
+                      for *_, pairs, white, _ in planned)
     per_cert = 1.0 - split_significance(suite.confidence, family_size)
 
     tasks = []
-    for audit, pairs, white, error in planned:
+    for audit, point, params, expect, pairs, white, error in planned:
         n = resolve_samples(audit, samples=samples, scale=scale)
+        sweep = audit.sweep
         for j, pair in enumerate(pairs):
             tasks.append(Task(
                 suite_index=suite_index, suite=suite.name, suite_file=suite.path,
                 audit_index=audit.index, audit=audit.name, mechanism=audit.mechanism,
-                params=dict(audit.params), pair_index=j, pair=pair, deltas=audit.deltas,
-                alphas=audit.alphas, samples=n, seed=task_seed(suite_seed, audit.index, j, 0),
+                params=dict(params), pair_index=j, pair=pair, deltas=audit.deltas,
+                alphas=audit.alphas, samples=n,
+                seed=task_seed(suite_seed, audit.index, j, 0, point),
                 confidence=suite.confidence, per_certificate_confidence=per_cert,
-                expect=audit.expect, distinguisher=audit.distinguisher, white_box=white,
-                note=audit.note, setup_error=error))
+                expect=expect, distinguisher=audit.distinguisher, white_box=white,
+                note=audit.note, setup_error=error,
+                sweep_parameter=None if sweep is None else sweep.parameter,
+                sweep_value=None if sweep is None else sweep.values[point],
+                sweep_index=point))
     info = {"file": suite.path, "name": suite.name, "confidence": suite.confidence,
             "family_size": family_size, "per_certificate_confidence": per_cert,
-            "seed": suite_seed, "audits": len(suite.audits), "error": None}
+            "seed": suite_seed, "audits": len(suite.audits), "error": None,
+            "points": len(planned), "series": len(suite.series)}
     return tasks, info
 
 
@@ -190,6 +225,7 @@ def _blank_record(task: Task, *, delta=None, alpha=None) -> dict:
         "per_certificate_confidence": task.per_certificate_confidence,
         "distinguisher": task.distinguisher, "certificate": None,
         "white_box_certificate": None, "error": None, "warnings": [], "note": task.note,
+        "sweep": task.sweep(),
     }
 
 
@@ -312,7 +348,7 @@ def _curve_data(task, mechanism, claim, d0, d1, records) -> dict | None:
     if len(dp) < 2 and not rdp:
         return None
     out = {"suite": task.suite, "suite_file": task.suite_file, "audit": task.audit,
-           "pair": task.pair.name, "mechanism": task.mechanism,
+           "pair": task.pair.name, "mechanism": task.mechanism, "sweep": task.sweep(),
            "certified": [[r["delta"], r["epsilon_lower_bound"],
                           r["white_box_epsilon_lower_bound"]] for r in dp],
            "renyi_certified": [[r["alpha"], r["epsilon_lower_bound"],
@@ -355,7 +391,17 @@ def execute(tasks: list[Task], *, workers: int = 1,
             progress: Callable[[dict], None] | None = None) -> tuple[list[dict], list[dict]]:
     """Run tasks in-process (``workers == 1``) or in a process pool.  Returns the records (in
     task order, then δ, then α) and the curve data of the tasks that have a figure."""
+    records, curves, _ = execute_with_jobs(tasks, [], workers=workers, progress=progress)
+    return records, curves
+
+
+def execute_with_jobs(tasks: list[Task], jobs: list[tuple], *, workers: int = 1,
+                      progress: Callable[[dict], None] | None = None):
+    """As :func:`execute`, plus ``jobs`` — (function, args) pairs of module-level functions
+    that never raise (sweep exact curves, series) — run in the same pool.  Returns (records,
+    curves, job results in order)."""
     results: list[tuple | None] = [None] * len(tasks)
+    job_results: list = [None] * len(jobs)
 
     def finished(i, result):
         results[i] = result
@@ -363,17 +409,27 @@ def execute(tasks: list[Task], *, workers: int = 1,
             for record in result[0]:
                 progress(record)
 
-    if workers <= 1 or len(tasks) <= 1:
+    if workers <= 1 or len(tasks) + len(jobs) <= 1:
         for i, task in enumerate(tasks):
             finished(i, run_task(task))
+        for k, (fn, args) in enumerate(jobs):
+            job_results[k] = fn(*args)
     else:
         # larger tasks first, so that a long one does not start last
         order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
-        with process_pool(min(workers, len(tasks))) as pool:
-            futures = {pool.submit(run_task, tasks[i]): i for i in order}
+        with process_pool(min(workers, len(tasks) + len(jobs))) as pool:
+            futures = {pool.submit(fn, *args): ("job", k) for k, (fn, args) in enumerate(jobs)}
+            futures.update({pool.submit(run_task, tasks[i]): ("task", i) for i in order})
             try:
                 for future in as_completed(futures):
-                    i = futures[future]
+                    kind, i = futures[future]
+                    if kind == "job":
+                        try:
+                            job_results[i] = future.result()
+                        except Exception as exc:  # e.g. a worker killed by the OS
+                            job_results[i] = {"error": f"worker failed: "
+                                                       f"{_describe_exception(exc)}"}
+                        continue
                     try:
                         result = future.result()
                     except Exception as exc:  # e.g. a worker killed by the OS
@@ -384,14 +440,51 @@ def execute(tasks: list[Task], *, workers: int = 1,
                 raise
     records = [r for result in results for r in result[0]]
     curves = [result[1] for result in results if result[1] is not None]
-    return records, curves
+    return records, curves, job_results
+
+
+#: extra values of a swept parameter per dense-exact job (the jobs run in parallel)
+DENSE_CHUNK = 6
+
+
+def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list[tuple]]:
+    """(jobs, keys): the dense exact-ε jobs of swept audits with ``exact_points`` and the
+    series jobs of every suite; ``keys[k]`` says what job k is for."""
+    from dpaudit.audit import sweeps
+
+    jobs, keys = [], []
+    for suite in suites:
+        for audit in suite.audits:
+            if audit.sweep is None or not audit.exact_points:
+                continue
+            values = sweeps.dense_values(list(audit.sweep.values), audit.exact_points)
+            pair_indices = sorted({t.pair_index for t in tasks
+                                   if t.suite_file == suite.path
+                                   and t.audit_index == audit.index and t.pair is not None})
+            for j in pair_indices:
+                explicit = None
+                if audit.pairs != "worst-case":
+                    from dpaudit.mechanisms.base import NeighbourPair
+                    p = audit.pairs[j]
+                    explicit = NeighbourPair(p.name, p.d0, p.d1, p.description)
+                for c in range(0, len(values), DENSE_CHUNK):
+                    jobs.append((sweeps.dense_exact_job,
+                                 (audit.mechanism, dict(audit.params), audit.sweep.parameter,
+                                  values[c:c + DENSE_CHUNK], j, explicit, audit.deltas)))
+                    keys.append(("dense", suite.path, audit.index, j, audit.deltas))
+        for spec in suite.series:
+            jobs.append((sweeps.series_job, (suite.name, suite.path, spec)))
+            keys.append(("series", suite.path, spec.index, None, None))
+    return jobs, keys
 
 
 def judge(records: list[dict]) -> list[dict]:
     """Per-audit verdicts; sets ``audit_verdict`` and ``met_expectation`` on every record."""
     groups: dict[tuple, list[dict]] = {}
     for record in records:
-        groups.setdefault((record["suite_file"], record["audit_index"]), []).append(record)
+        point = (record.get("sweep") or {}).get("index")
+        groups.setdefault((record["suite_file"], record["audit_index"], point),
+                          []).append(record)
     outcomes = []
     for rows in groups.values():
         verdicts = {r["verdict"] for r in rows}
@@ -404,7 +497,8 @@ def judge(records: list[dict]) -> list[dict]:
         outcomes.append({"suite": rows[0]["suite"], "file": rows[0]["suite_file"],
                          "audit": rows[0]["audit"], "mechanism": rows[0]["mechanism"],
                          "expect": rows[0]["expect"], "verdict": verdict,
-                         "met_expectation": met, "certificates": len(rows)})
+                         "met_expectation": met, "certificates": len(rows),
+                         "sweep": rows[0].get("sweep")})
     return outcomes
 
 
@@ -429,6 +523,11 @@ def format_progress(record: dict) -> str:
 
     where = (f"δ={record['delta']:g}" if record.get("notion", "dp") == "dp"
              else f"α={record['alpha']:g}")
+    if record.get("sweep"):
+        value = record["sweep"]["value"]
+        where = (f"{record['sweep']['parameter']}="
+                 f"{value:g} " if isinstance(value, float) else
+                 f"{record['sweep']['parameter']}={value} ") + where
     white = record.get("white_box_epsilon_lower_bound")
     white_text = "" if white is None else f" white-box={num(white)}"
     line = (f"[{record['suite']}] {record['audit']} pair={pair} {where} "
@@ -456,6 +555,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     run = AuditRun(workers=workers, profile=profile, samples_override=samples,
                    seed_override=seed)
     tasks: list[Task] = []
+    loaded: list[Suite] = []
     for index, path in enumerate(paths):
         try:
             suite = load_suite(path)
@@ -469,11 +569,31 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
         suite_tasks, info = plan_suite(suite, index, samples=samples, scale=PROFILES[profile],
                                        seed=seed)
         run.suites.append(info)
+        loaded.append(suite)
         tasks.extend(suite_tasks)
-    run.records, run.curves = execute(tasks, workers=workers, progress=progress)
+    jobs, keys = plan_jobs(loaded, tasks)
+    run.records, run.curves, job_results = execute_with_jobs(tasks, jobs, workers=workers,
+                                                             progress=progress)
+    run.curves.extend(_sweep_curves(run.records, keys, job_results))
+    run.series = [r for key, r in zip(keys, job_results) if key[0] == "series"]
     run.outcomes = judge(run.records)
     run.seconds = time.perf_counter() - start
     return run
+
+
+def _sweep_curves(records, keys, job_results) -> list[dict]:
+    from dpaudit.audit.sweeps import sweep_curves
+
+    dense: dict[tuple, dict] = {}
+    for key, result in zip(keys, job_results):
+        if key[0] != "dense":
+            continue
+        entry = dense.setdefault(key[1:4], {"deltas": list(key[4]), "rows": [], "errors": []})
+        entry["rows"].extend(result.get("rows", []))
+        entry["errors"].extend(result.get("errors", []))
+        if result.get("error"):
+            entry["errors"].append(result["error"])
+    return sweep_curves(records, dense)
 
 
 def default_workers() -> int:

@@ -28,8 +28,17 @@ Format::
     pairs = "worst-case"             # default: the mechanism's worst_case_pairs(); or
                                      # an array of tables, see below
     samples = 200000                 # optional per-audit override (>= 1000)
-    expect = "consistent"            # or "violation" (default "consistent")
+    expect = "consistent"            # or "violation" (default "consistent"); with a sweep,
+                                     # also a list with one expectation per swept value
     note = "free text"               # optional
+    sweep = { steps = [0, 10, 100] } # optional: audit one point per value of ONE mechanism
+                                     # parameter (not also in params); or a range
+                                     # { steps = { start = 0, stop = 100, num = 11,
+                                     #   spacing = "linear" } } ("log": geometric, start > 0;
+                                     # integer start/stop give integer values)
+    exact_points = 40                # optional (sweeps only): also evaluate the exact ε (and
+                                     # the claim) at this many extra values of the swept
+                                     # parameter, for the ε-over-sweep figure (default 0)
 
     # explicit neighbouring pairs instead of "worst-case":
     [[audit.pairs]]
@@ -37,6 +46,24 @@ Format::
     d0 = [0.0]
     d1 = [1.0]
     description = "optional text"
+
+A sweep expands into one *audit point* per value: the mechanism built with that value, its
+pairs, δs and αs, judged against its own expectation; every (point, pair) certificate is a
+member of the suite's Bonferroni family, so the whole grid is covered by the suite's
+confidence.  Records carry ``sweep = {"parameter", "value", "index"}`` and the report draws ε
+over the swept parameter (claimed ε, certified lower bounds, exact ε).
+
+Closed-form series (no sampling, nothing certified) for figures::
+
+    [[series]]
+    name = "figure-1"                # required, unique among the series
+    mechanism = "sgld"
+    params = { n = 1149019 }
+    quantity = "separation"          # a name the mechanism's series() method knows
+    sweep = { steps = { start = 0, stop = 70000000, num = 81 } }   # required, as above
+    delta = 0.01                     # optional: report the claim's ε at this δ too
+    options = { target_epsilon = 1.6 }   # optional keyword arguments of series()
+    note = "free text"
 
 Every (audit, pair) is one curve certificate — black-box, plus a white-box one when the
 mechanism has a log-density — covering all of the audit's δ and α values at once; a suite of m
@@ -61,10 +88,14 @@ DEFAULT_SAMPLES = 200_000
 DEFAULT_SEED = 0
 MIN_SAMPLES = 1000
 
-_TOP_KEYS = {"suite", "audit"}
+_TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "samples", "seed", "description"}
 _AUDIT_KEYS = {"name", "mechanism", "params", "delta", "pairs", "samples", "expect", "note",
-               "alphas", "distinguisher", "white_box"}
+               "alphas", "distinguisher", "white_box", "sweep", "exact_points"}
+_SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
+                "options"}
+_RANGE_KEYS = {"start", "stop", "num", "spacing"}
+MAX_SWEEP_VALUES = 10_000
 _PAIR_KEYS = {"name", "d0", "d1", "description"}
 
 
@@ -98,6 +129,46 @@ class AuditSpec:
     alphas: tuple[float, ...] = ()
     distinguisher: str = "auto"
     white_box: bool = True
+    sweep: "Sweep | None" = None
+    expects: tuple[str, ...] = ()
+    exact_points: int = 0
+
+    def points(self) -> list[tuple[int | None, dict, str]]:
+        """(sweep index or None, mechanism parameters, expectation) of every audit point."""
+        if self.sweep is None:
+            return [(None, dict(self.params), self.expect)]
+        return [(i, {**self.params, self.sweep.parameter: v}, self.expects[i])
+                for i, v in enumerate(self.sweep.values)]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One mechanism parameter and the values it takes, in order."""
+
+    parameter: str
+    values: tuple
+
+    def label(self, index: int) -> str:
+        return f"{self.parameter}={_value_text(self.values[index])}"
+
+
+def _value_text(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class SeriesSpec:
+    """One ``[[series]]`` entry: a closed-form quantity over a swept parameter."""
+
+    index: int
+    name: str
+    mechanism: str
+    params: dict
+    quantity: str
+    sweep: Sweep
+    delta: float | None = None
+    note: str = ""
+    options: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -111,6 +182,7 @@ class Suite:
     seed: int
     audits: tuple[AuditSpec, ...]
     description: str = ""
+    series: tuple[SeriesSpec, ...] = ()
 
 
 # -- small typed readers ----------------------------------------------------------------------
@@ -235,8 +307,20 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
         seen[audit.name] = index
         audits.append(audit)
 
+    series_raw = data.get("series", [])
+    if not isinstance(series_raw, list):
+        raise top.error("series", "an array of [[series]] tables", series_raw)
+    series: list[SeriesSpec] = []
+    for index, table in enumerate(series_raw):
+        spec = _parse_series(table, index, path)
+        if spec.name in {s.name for s in series}:
+            raise _Where(path, f"series #{index} {spec.name!r}").error(
+                "name", "a name unique among the series", spec.name)
+        series.append(spec)
+
     return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
-                 seed=seed, audits=tuple(audits), description=description)
+                 seed=seed, audits=tuple(audits), description=description,
+                 series=tuple(series))
 
 
 def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpec:
@@ -266,9 +350,34 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
 
     pairs = _parse_pairs(table.get("pairs", "worst-case"), where)
     samples = _samples(table, "samples", where, default_samples)
+    sweep = None
+    if "sweep" in table:
+        sweep = _parse_sweep(table["sweep"], where)
+        if sweep.parameter in params:
+            raise where.error("sweep", f"a parameter not also given in params "
+                                       f"({sweep.parameter!r} is in both)", table["sweep"])
     expect = table.get("expect", "consistent")
-    if expect not in EXPECTATIONS:
+    expects: tuple[str, ...] = ()
+    if isinstance(expect, list):
+        if sweep is None:
+            raise where.error("expect", "one of 'consistent', 'violation' (a list needs a "
+                                        "sweep)", expect)
+        if len(expect) != len(sweep.values) or any(e not in EXPECTATIONS for e in expect):
+            raise where.error("expect", f"'consistent', 'violation' or a list of them with "
+                                        f"one entry per swept value ({len(sweep.values)})",
+                              expect)
+        expects = tuple(expect)
+        expect = "violation" if "violation" in expects else "consistent"
+    elif expect not in EXPECTATIONS:
         raise where.error("expect", f"one of {', '.join(repr(e) for e in EXPECTATIONS)}", expect)
+    elif sweep is not None:
+        expects = (expect,) * len(sweep.values)
+    exact_points = table.get("exact_points", 0)
+    if not _is_int(exact_points) or not 0 <= exact_points <= 1000:
+        raise where.error("exact_points", "an integer between 0 and 1000", exact_points)
+    if exact_points and sweep is None:
+        raise where.error("exact_points", "a sweep (exact_points only adds values of a swept "
+                                          "parameter)", exact_points)
     note = _string(table, "note", where)
 
     raw_alphas = table.get("alphas", [])
@@ -287,18 +396,25 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     if not isinstance(white_box, bool):
         raise where.error("white_box", "true or false", white_box)
 
-    _check_mechanism(mechanism, params, where)
+    if sweep is None:
+        _check_mechanism(mechanism, params, where)
+    else:
+        for i, value in enumerate(sweep.values):
+            _check_mechanism(mechanism, {**params, sweep.parameter: value},
+                             where, f" at sweep value {sweep.label(i)}")
     if alphas:
         from dpaudit.mechanisms.registry import create_mechanism
         from dpaudit.audit.runner import has_renyi_claim
-        claim = create_mechanism(mechanism, **params).claim()
+        first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
+        claim = create_mechanism(mechanism, **first).claim()
         if not has_renyi_claim(claim):
             raise where.error("alphas", f"a mechanism with a Rényi claim (the claim of "
                                         f"{mechanism} is {claim.describe()}, which has no rdp(α))",
                               raw_alphas)
     return AuditSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
                      deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note,
-                     alphas=alphas, distinguisher=distinguisher, white_box=white_box)
+                     alphas=alphas, distinguisher=distinguisher, white_box=white_box,
+                     sweep=sweep, expects=expects, exact_points=exact_points)
 
 
 def _parse_pairs(value, where: _Where):
@@ -334,7 +450,7 @@ def _parse_pairs(value, where: _Where):
     return tuple(pairs)
 
 
-def _check_mechanism(mechanism: str, params: dict, where: _Where) -> None:
+def _check_mechanism(mechanism: str, params: dict, where: _Where, at: str = "") -> None:
     """Unknown mechanism or parameters it rejects → SuiteError (at parse time, not at run time)."""
     from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
 
@@ -346,4 +462,102 @@ def _check_mechanism(mechanism: str, params: dict, where: _Where) -> None:
         mech = create_mechanism(mechanism, **params)
         mech.claim()
     except Exception as exc:  # any rejection of the parameters is a malformed suite
-        raise where.error("params", f"parameters {mechanism!r} accepts ({exc})", params) from None
+        raise where.error("params", f"parameters {mechanism!r} accepts{at} ({exc})",
+                          params) from None
+
+
+def _parse_sweep(value, where: _Where) -> Sweep:
+    """``{ param = [v, ...] }`` or ``{ param = { start, stop, num, spacing } }``."""
+    expected = ("a table with exactly one mechanism parameter, e.g. { steps = [0, 10, 100] } "
+                "or { steps = { start = 0, stop = 100, num = 11 } }")
+    if not isinstance(value, dict) or len(value) != 1:
+        raise where.error("sweep", expected, value)
+    (parameter, raw), = value.items()
+    key = f"sweep.{parameter}"
+    if isinstance(raw, dict):
+        values = _sweep_range(raw, where, key)
+    elif isinstance(raw, list):
+        if not raw:
+            raise where.error(key, "a non-empty list of values", raw)
+        kinds = {("number" if _is_number(v) else type(v).__name__) for v in raw}
+        if len(kinds) != 1 or kinds - {"number", "str", "bool"}:
+            raise where.error(key, "a list of numbers, or of strings, or of booleans "
+                                   "(one kind)", raw)
+        if any(_is_number(v) and not math.isfinite(v) for v in raw):
+            raise where.error(key, "finite numbers", raw)
+        values = tuple(raw)
+    else:
+        raise where.error(key, "a list of values or a range table { start, stop, num, "
+                               "spacing }", raw)
+    if len(set(values)) != len(values):
+        raise where.error(key, "distinct values", list(values))
+    if len(values) > MAX_SWEEP_VALUES:
+        raise where.error(key, f"at most {MAX_SWEEP_VALUES} values", len(values))
+    return Sweep(parameter, values)
+
+
+def _sweep_range(raw: dict, where: _Where, key: str) -> tuple:
+    _check_keys(raw, _RANGE_KEYS, where, f"{key} range")
+    for k in ("start", "stop", "num"):
+        if k not in raw:
+            raise where.error(f"{key}.{k}", "a number (start, stop and num are required)")
+    start, stop, num = raw["start"], raw["stop"], raw["num"]
+    spacing = raw.get("spacing", "linear")
+    if not (_is_number(start) and _is_number(stop) and math.isfinite(start)
+            and math.isfinite(stop)):
+        raise where.error(f"{key}.start", "finite numbers start and stop", [start, stop])
+    if not _is_int(num) or not 2 <= num <= MAX_SWEEP_VALUES:
+        raise where.error(f"{key}.num", f"an integer between 2 and {MAX_SWEEP_VALUES}", num)
+    if spacing not in ("linear", "log"):
+        raise where.error(f"{key}.spacing", "'linear' or 'log'", spacing)
+    if spacing == "log" and not (start > 0 and stop > 0):
+        raise where.error(f"{key}.start", "start > 0 and stop > 0 for log spacing",
+                          [start, stop])
+    import numpy as np
+    grid = (np.linspace(start, stop, num) if spacing == "linear"
+            else np.geomspace(start, stop, num))
+    if _is_int(start) and _is_int(stop):
+        out = []
+        for v in np.rint(grid).astype(int).tolist():
+            if v not in out:
+                out.append(v)
+        return tuple(out)
+    return tuple(float(v) for v in grid)
+
+
+def _parse_series(table, index: int, path: str) -> SeriesSpec:
+    where = _Where(path, f"series #{index}")
+    if not isinstance(table, dict):
+        raise where.error(None, "a [[series]] table", table)
+    if isinstance(table.get("name"), str) and table["name"].strip():
+        where = _Where(path, f"series #{index} {table['name']!r}")
+    _check_keys(table, _SERIES_KEYS, where, "[[series]]")
+    name = _string(table, "name", where, required=True)
+    mechanism = _string(table, "mechanism", where, required=True)
+    quantity = _string(table, "quantity", where, required=True)
+    params = table.get("params", {})
+    if not isinstance(params, dict):
+        raise where.error("params", "a table of mechanism parameters", params)
+    if "sweep" not in table:
+        raise where.error("sweep", "a sweep (this key is required for a series)")
+    sweep = _parse_sweep(table["sweep"], where)
+    if sweep.parameter in params:
+        raise where.error("sweep", f"a parameter not also given in params "
+                                   f"({sweep.parameter!r} is in both)", table["sweep"])
+    delta = table.get("delta")
+    if delta is not None:
+        delta = _delta_value(delta, where, "delta")
+    options = table.get("options", {})
+    if not isinstance(options, dict):
+        raise where.error("options", "a table of keyword arguments of series()", options)
+    _check_mechanism(mechanism, params, where)
+    for i in (0, len(sweep.values) - 1):
+        _check_mechanism(mechanism, {**params, sweep.parameter: sweep.values[i]}, where,
+                         f" at sweep value {sweep.label(i)}")
+    from dpaudit.mechanisms.registry import create_mechanism
+    if not callable(getattr(create_mechanism(mechanism, **params), "series", None)):
+        raise where.error("mechanism", f"a mechanism with a series() method ({mechanism} has "
+                                       f"none)", mechanism)
+    return SeriesSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
+                      quantity=quantity, sweep=sweep, delta=delta,
+                      note=_string(table, "note", where), options=dict(options))

@@ -355,17 +355,20 @@ class NormalPairProfile(IntervalProfile):
     half-line, an interval, the complement of an interval, ∅ or ℝ, with end points from the
     stable quadratic formula; δ(ε) = Σ_pieces Φ-differences in log space.  D_α closed form
     (:func:`~dpaudit.exact.renyi.isotropic_gaussian_renyi` with d = 1).  L is unbounded above
-    (ε(0) = ∞) unless s₀ < s₁, when sup L = C − B²/(4A).  Tolerance rtol 1e-10."""
+    (ε(0) = ∞) unless s₀ < s₁, when sup L = C − B²/(4A).  A, B, C are the coefficients in
+    u = x − m₀ (no cancellation when |m₀| ≫ s₀).  Tolerance rtol 1e-10."""
 
     def __init__(self, mean0: float, scale0: float, mean1: float, scale1: float):
         super().__init__(Law1D(1.0, mean0, scale0), Law1D(1.0, mean1, scale1))
         self.m0, self.s0, self.m1, self.s1 = (float(v) for v in (mean0, scale0, mean1, scale1))
         self.name = f"N({self.m0:.4g},{self.s0:.4g}²) vs N({self.m1:.4g},{self.s1:.4g}²)"
-        # L(x) = A x² + B x + C
+        # L(x) = A u² + B u + C in u = x − m₀: written around m₀ so that means far from 0
+        # relative to the scales (e.g. 10⁶ ± 10⁻⁴) do not cancel catastrophically in B and C
+        self.shift = self.m0
+        d = self.m1 - self.m0
         self.A = 0.5 / self.s1 ** 2 - 0.5 / self.s0 ** 2
-        self.B = self.m0 / self.s0 ** 2 - self.m1 / self.s1 ** 2
-        self.C = (math.log(self.s1 / self.s0) - 0.5 * (self.m0 / self.s0) ** 2
-                  + 0.5 * (self.m1 / self.s1) ** 2)
+        self.B = -d / self.s1 ** 2
+        self.C = math.log(self.s1 / self.s0) + 0.5 * (d / self.s1) ** 2
 
     def reversed(self):
         return NormalPairProfile(self.m1, self.s1, self.m0, self.s0)
@@ -379,7 +382,7 @@ class NormalPairProfile(IntervalProfile):
             if gap <= 0:
                 return -math.inf
             r = math.sqrt(gap / -self.A)
-            lo = -self.B / (2 * self.A) - r
+            lo = self.shift - self.B / (2 * self.A) - r
             lp0 = float(self.law0.log_mass(lo, lo + 2 * r)[0])
             lp1 = float(self.law1.log_mass(lo, lo + 2 * r)[0])
             if eps + lp1 - lp0 > math.log(0.5):
@@ -389,6 +392,10 @@ class NormalPairProfile(IntervalProfile):
         return super()._log_delta(eps)
 
     def _intervals(self, eps):
+        a, b = self._intervals_u(eps)
+        return a + self.shift, b + self.shift       # ±inf stay infinite
+
+    def _intervals_u(self, eps):
         A, B, C = self.A, self.B, self.C - eps
         inf = math.inf
         if A == 0.0:  # equal scales: L is linear

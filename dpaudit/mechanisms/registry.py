@@ -18,7 +18,8 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
 def _load_builtin() -> None:
     # importing the family modules registers their mechanisms
     from dpaudit.mechanisms import (classic, known_bad, noisy_max, policy_evaluation,  # noqa: F401
-                                    svt, synthetic_control, synthetic_control_obj)
+                                    propose_test_sample, sgld, svt, synthetic_control,
+                                    synthetic_control_obj)
 
 
 def mechanism_names() -> list[str]:

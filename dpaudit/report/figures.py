@@ -1,10 +1,19 @@
-"""Figures of full-curve audits, drawn from results.json's ``curves`` (the source of truth).
+"""Figures drawn from results.json's ``curves`` and ``series`` (the source of truth).
 
-One PNG per (audit, pair) that certified a δ grid or Rényi orders: the claimed ε(δ) as a line,
-the exact ε(δ) of the pair when known, and the certified black-box and white-box lower bounds
-as markers (all holding jointly at the suite's confidence); a second panel does the same for
-the RDP curve ε(α).  Needs matplotlib (``pip install 'dpaudit[report]'``); without it no
-figure is written and the curve's ``figure`` stays null.
+* One PNG per (audit, pair) that certified a δ grid or Rényi orders: the claimed ε(δ) as a
+  line, the exact ε(δ) of the pair when known, and the certified black-box and white-box lower
+  bounds as markers (all holding jointly at the suite's confidence); a second panel does the
+  same for the RDP curve ε(α).
+* One PNG per swept audit, pair and δ (``kind = "sweep"``): ε over the swept parameter — the
+  claimed ε as a line, the exact ε (a line through the dense values and the swept ones), and
+  the certified lower bounds as upward-pointing markers (each says "the true ε is above this",
+  jointly for every point at the suite's family-wise confidence); points where the bound is
+  above the claim (violations) are filled red.
+* One PNG per ``[[series]]`` entry: the closed-form quantity over the swept parameter, with the
+  mechanism's markers (e.g. the paper's T = (⌈k̂⌉+1)n) and the claim in the title.
+
+Needs matplotlib (``pip install 'dpaudit[report]'``); without it no figure is written and the
+``figure`` fields stay null.
 """
 
 from __future__ import annotations
@@ -81,6 +90,105 @@ def draw_curve(curve: dict, path: Path) -> Path:
     return path
 
 
+def _symlog_axis(ax, values):
+    """Log x-axis when the positive values span > 2 decades (symlog when 0 is included)."""
+    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    positive = [v for v in nums if v > 0]
+    if positive and min(nums) >= 0 and max(positive) / min(positive) > 100:
+        if min(nums) == 0:
+            ax.set_xscale("symlog", linthresh=min(positive))
+        else:
+            ax.set_xscale("log")
+
+
+def draw_sweep(curve: dict, path: Path) -> Path:
+    """ε over the swept parameter (see the module docstring)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = curve["points"]
+    numeric = all(isinstance(p["value"], (int, float)) and not isinstance(p["value"], bool)
+                  for p in points)
+    xs = [p["value"] for p in points] if numeric else list(range(len(points)))
+    fig, ax = plt.subplots(figsize=(7.4, 4.4))
+    dense = curve.get("dense") or []
+    line = sorted([(x, p["claimed"]) for x, p in zip(xs, points)]
+                  + ([(d["value"], d["claimed"]) for d in dense] if numeric else []))
+    claimed = [b for _, b in line if isinstance(b, (int, float))]
+    same = claimed and max(claimed) - min(claimed) <= 1e-9 * max(1.0, abs(max(claimed)))
+    ax.plot(*_pairs([a for a, _ in line], [b for _, b in line]), "-", color="tab:red",
+            label=f"claimed ε = {claimed[0]:.3g}" if same else "claimed ε")
+    exact = sorted([(x, p["exact"]) for x, p in zip(xs, points)]
+                   + ([(d["value"], d["exact"]) for d in dense] if numeric else []))
+    if any(isinstance(e, (int, float)) for _, e in exact):
+        ax.plot(*_pairs([a for a, _ in exact], [b for _, b in exact]), "--", color="black",
+                label="exact ε of the pair")
+    conf = curve.get("confidence")
+    for key, colour, marker, label in (("certified", "tab:blue", "^", "black-box"),
+                                       ("white_box", "tab:green", "d", "white-box")):
+        pts = [(x, p[key], p["verdict"]) for x, p in zip(xs, points)
+               if isinstance(p.get(key), (int, float))]
+        if not pts:
+            continue
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, mfc="none", color=colour,
+                ms=8, label=f"certified ε_LB ({label}; true ε ≥ it, jointly at "
+                            f"{conf:g} confidence)" if conf else f"certified ε_LB ({label})")
+        above = [(x, y) for x, y, _ in pts
+                 if y > (next(p["claimed"] for xx, p in zip(xs, points) if xx == x) or 0)]
+        if above:
+            ax.plot([a for a, _ in above], [b for _, b in above], marker, color="tab:red",
+                    ms=8)
+    if any(p["verdict"] == "violation" for p in points):
+        ax.plot([], [], "^", color="tab:red", label="ε_LB above the claim: violation")
+    if numeric:
+        _symlog_axis(ax, xs)
+    else:
+        ax.set_xticks(xs, [str(p["value"]) for p in points])
+    ax.set_xlabel(curve["parameter"])
+    ax.set_ylabel(f"ε at δ = {curve['delta']:g}")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7.5)
+    ax.set_title(f"{curve['suite']} / {curve['audit']} / pair {curve['pair']} "
+                 f"({curve['mechanism']}): ε over {curve['parameter']}", fontsize=9.5)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def draw_series(series: dict, path: Path) -> Path:
+    """A closed-form series over its swept parameter (see the module docstring)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.4, 4.2))
+    xs, ys = _pairs(series["values"], series.get("y") or [])
+    ax.plot(xs, ys, "-", color="tab:purple", label=series.get("label") or series["quantity"])
+    for m in series.get("markers") or []:
+        ax.axvline(m["x"], color="grey", ls=":", lw=1)
+        ax.annotate(m.get("label", ""), (m["x"], max(ys) if ys else 0), fontsize=7.5,
+                    rotation=90, va="top", ha="right")
+    ax.set_xlabel(series["parameter"])
+    ax.set_ylabel(series.get("ylabel") or series["quantity"])
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    title = f"{series['suite']} / {series['name']} ({series['mechanism']})"
+    if series.get("claimed_epsilon") is not None:
+        title += f"; claim ε = {series['claimed_epsilon']:.3g} at δ = {series['delta']:g}"
+    ax.set_title(title, fontsize=9.5)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def write_figures(report: dict, out_dir: str | Path) -> list[Path]:
     """Draw every curve of ``report`` under ``out_dir/figures`` and set each curve's
     ``figure`` (relative to ``out_dir``).  Returns the written paths ([] without matplotlib)."""
@@ -91,8 +199,22 @@ def write_figures(report: dict, out_dir: str | Path) -> list[Path]:
     out_dir = Path(out_dir)
     written = []
     for curve in report.get("curves", []):
-        name = "__".join(_slug(curve[k]) for k in ("suite", "audit", "pair")) + ".png"
-        path = draw_curve(curve, out_dir / "figures" / name)
+        parts = [_slug(curve[k]) for k in ("suite", "audit", "pair")]
+        if curve.get("kind") == "sweep":
+            name = "__".join(parts + [f"delta-{curve['delta']:g}", "sweep"]) + ".png"
+            path = draw_sweep(curve, out_dir / "figures" / name)
+        else:
+            sweep = curve.get("sweep")
+            if sweep:
+                parts.append(_slug(f"{sweep['parameter']}-{sweep['value']}"))
+            path = draw_curve(curve, out_dir / "figures" / ("__".join(parts) + ".png"))
         curve["figure"] = str(path.relative_to(out_dir))
+        written.append(path)
+    for series in report.get("series", []):
+        if series.get("error") or not series.get("y"):
+            continue
+        name = "__".join(_slug(series[k]) for k in ("suite", "name")) + "__series.png"
+        path = draw_series(series, out_dir / "figures" / name)
+        series["figure"] = str(path.relative_to(out_dir))
         written.append(path)
     return written

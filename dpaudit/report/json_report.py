@@ -57,7 +57,9 @@ Numbers that can be infinite are written as the string ``"inf"`` (JSON has no in
          "white_box_certificate": {...},           # the white-box one (or null)
          "error": null,                            # "ExceptionType: message" when verdict=error
          "warnings": [],                           # distinct warnings raised during the task
-         "note": ""}
+         "note": "",
+         "sweep": null}                            # swept audits: {"parameter", "value",
+                                                   #   "index"} of this audit point
       ],
       "curves": [                                  # per (audit, pair) with a δ grid or αs
         {"suite", "suite_file", "audit", "pair", "mechanism",
@@ -65,14 +67,28 @@ Numbers that can be infinite are written as the string ``"inf"`` (JSON has no in
          "dense_delta": [...], "claimed": [...], "exact": [...],   # claimed/exact ε(δ)
          "renyi_certified": [[α, black, white], ...],
          "dense_alpha": [...], "claimed_renyi": [...], "exact_renyi": [...],
-         "figure": "figures/classic__gaussian__add-max-record.png"}  # relative to results.json
+         "figure": "figures/classic__gaussian__add-max-record.png"},  # relative to results.json
+        {"kind": "sweep",                          # one per (swept audit, pair, δ)
+         "suite", "suite_file", "audit", "audit_index", "pair", "pair_index", "mechanism",
+         "parameter": "steps", "delta": 0.01, "confidence", "per_certificate_confidence",
+         "samples",
+         "points": [{"value", "claimed", "certified", "white_box", "exact", "verdict",
+                     "expect"}, ...],              # one per swept value
+         "dense": [{"value", "claimed", "exact"}, ...],   # exact_points extra values
+         "dense_errors": [...], "figure": "figures/…__sweep.png"}
+      ],
+      "series": [                                  # closed-form [[series]] entries
+        {"suite", "suite_file", "name", "mechanism", "params", "quantity", "parameter",
+         "values": [...], "y": [...], "label", "ylabel", "markers": [{"x", "label"}],
+         "facts": {...}, "pair", "claim": {...}, "delta", "claimed_epsilon", "note",
+         "seconds", "error", "figure": "figures/…__series.png"}
       ],
       "summary": {
         "certificates": 24,
         "verdicts": {"consistent": 15, "violation": 9, "error": 0},
-        "audits": 20, "audits_met": 20,
+        "audits": 20, "audits_met": 20,               # audit points (one per swept value)
         "unmet_expectations": [{"suite", "file", "audit", "mechanism", "expect", "verdict",
-                                "met_expectation", "certificates"}, ...],
+                                "met_expectation", "certificates", "sweep"}, ...],
         "errors": 0,                               # erroring certificates + malformed suites
         "suite_errors": 0,
         "exit_status": 0                           # 0 all met, 1 some unmet, 2 any error
@@ -155,6 +171,7 @@ def build_report(run, *, command: str, exit_status: int) -> dict:
         "suites": run.suites,
         "audits": run.records,
         "curves": run.curves,
+        "series": getattr(run, "series", []),
         "summary": summary,
     }
     return to_jsonable(report)

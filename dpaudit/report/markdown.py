@@ -76,7 +76,10 @@ def render_markdown(report: dict) -> str:
                 verdict = "**violation**"
             at = (f"δ={_num(r['delta'])}" if r.get("notion", "dp") == "dp"
                   else f"α={_num(r['alpha'])} (RDP)")
-            row = [r["audit"], r["mechanism"], (r.get("pair") or {}).get("name", "—"),
+            audit = r["audit"]
+            if r.get("sweep"):
+                audit += f" [{r['sweep']['parameter']}={_num(r['sweep']['value'])}]"
+            row = [audit, r["mechanism"], (r.get("pair") or {}).get("name", "—"),
                    at, _num(r["claimed_epsilon"]),
                    _num(r["epsilon_lower_bound"]),
                    _num(r.get("white_box_epsilon_lower_bound")), _num(r["exact_epsilon"]),
@@ -94,7 +97,33 @@ def render_markdown(report: dict) -> str:
         lines.append("## Figures")
         lines.append("")
         for c in figures:
-            lines.append(f"- `{c['audit']}` / `{c['pair']}`: ![{c['audit']}]({c['figure']})")
+            what = (f" ε over {c['parameter']} at δ = {_num(c['delta'])}"
+                    if c.get("kind") == "sweep" else "")
+            lines.append(f"- `{c['audit']}` / `{c['pair']}`{what}: "
+                         f"![{c['audit']}]({c['figure']})")
+        lines.append("")
+    series = report.get("series", [])
+    if series:
+        lines.append("## Series (closed form, not certified)")
+        lines.append("")
+        for sr in series:
+            head = f"- `{sr['name']}` ({sr['mechanism']}, {sr['quantity']} over {sr['parameter']})"
+            if sr.get("error"):
+                lines.append(f"{head}: **error** {_cell(sr['error'])}")
+                continue
+            ys = [y for y in sr.get("y") or [] if isinstance(y, (int, float))]
+            if ys:
+                peak = max(range(len(ys)), key=lambda i: ys[i])
+                head += (f": peak {_num(ys[peak])} at {sr['parameter']} = "
+                         f"{_num(sr['values'][peak])}")
+            if sr.get("claimed_epsilon") is not None:
+                head += (f"; claim {sr['claim']['text'] if sr.get('claim') else ''} gives "
+                         f"ε = {_num(sr['claimed_epsilon'])} at δ = {_num(sr['delta'])}")
+            lines.append(head)
+            for key, value in (sr.get("facts") or {}).items():
+                lines.append(f"  - {key}: {_num(value) if not isinstance(value, str) else value}")
+            if sr.get("figure"):
+                lines.append(f"  ![{sr['name']}]({sr['figure']})")
         lines.append("")
 
     unmet = [o for o in summary.get("unmet_expectations", []) if o["verdict"] != "error"]
@@ -102,7 +131,9 @@ def render_markdown(report: dict) -> str:
         lines.append("## Unmet expectations")
         lines.append("")
         for o in unmet:
-            lines.append(f"- `{o['suite']}` / `{o['audit']}` ({o['mechanism']}): expected "
+            point = (f" [{o['sweep']['parameter']}={_num(o['sweep']['value'])}]"
+                     if o.get("sweep") else "")
+            lines.append(f"- `{o['suite']}` / `{o['audit']}`{point} ({o['mechanism']}): expected "
                          f"{o['expect']}, got {o['verdict']}")
         lines.append("")
 

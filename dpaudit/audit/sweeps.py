@@ -1,0 +1,152 @@
+"""Sweeps and series: ε over a swept mechanism parameter, and closed-form series for figures.
+
+* :func:`sweep_curves` — from the records of a swept audit (one audit point per value, see
+  :mod:`dpaudit.audit.spec`), one curve per (audit, pair, δ): the claimed ε, the certified
+  black-box and white-box lower bounds (all jointly at the suite's confidence) and the exact ε
+  at every swept value, plus the exact ε and the claim at ``exact_points`` extra values
+  (computed by :func:`dense_exact_job` in the worker pool).
+* :func:`series_job` — one ``[[series]]`` entry: ``mechanism.series(quantity, d0, d1,
+  values, delta=delta, **options)`` on the mechanism's first worst-case pair, with the claim
+  and its ε at ``delta``.  The method returns ``{"y": [...], "label", "ylabel", "markers":
+  [{"x", "label"}], "facts": {name: value}}``.
+
+Jobs are plain picklable tuples of names and numbers; they never raise (an error is recorded
+and the rest of the run goes on).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+
+def _numeric(values) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def dense_values(values, count: int) -> list:
+    """``count`` values of a numeric sweep parameter spread over [min, max] (geometric when
+    the positive values span more than two decades, else linear), integers when every swept
+    value is an integer; the swept values themselves are excluded."""
+    if count <= 0 or not _numeric(values) or len(values) < 2:
+        return []
+    lo, hi = float(min(values)), float(max(values))
+    positive = [float(v) for v in values if v > 0]
+    if positive and lo >= 0 and hi / min(positive) > 100:
+        grid = np.geomspace(min(positive), hi, count)
+    else:
+        grid = np.linspace(lo, hi, count + 2)[1:-1]
+    integer = all(isinstance(v, int) for v in values)
+    out, seen = [], set(values)
+    for v in grid.tolist():
+        v = int(round(v)) if integer else float(v)
+        if v not in seen:
+            seen.add(v)
+            out.append(v)
+    return out
+
+
+def dense_exact_job(mechanism: str, params: dict, parameter: str, values: list, pair_index: int,
+                    explicit_pair, deltas: tuple) -> dict:
+    """Exact ε (and the claimed ε) at each δ for every value of the swept parameter."""
+    from dpaudit.mechanisms.registry import create_mechanism
+
+    start = time.perf_counter()
+    rows, errors = [], []
+    for value in values:
+        try:
+            mech = create_mechanism(mechanism, **{**params, parameter: value})
+            pair = explicit_pair if explicit_pair is not None else \
+                mech.worst_case_pairs()[pair_index]
+            d0, d1 = mech.validate_dataset(pair.d0), mech.validate_dataset(pair.d1)
+            claim = mech.claim()
+            exact = [mech.exact_epsilon(d0, d1, d) for d in deltas]
+            rows.append([value, [_finite(claim.epsilon(d)) for d in deltas],
+                         [_finite(e) for e in exact]])
+        except Exception as exc:  # recorded; the figure just lacks this value
+            errors.append(f"{parameter}={value}: {type(exc).__name__}: {exc}")
+    return {"rows": rows, "errors": errors, "seconds": time.perf_counter() - start}
+
+
+def _finite(x):
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def sweep_curves(records: list[dict], dense: dict | None = None) -> list[dict]:
+    """One ε-over-sweep curve per (suite file, audit, pair, δ) of the swept ``dp`` records.
+
+    ``dense`` maps (suite_file, audit_index, pair_index) to the rows of
+    :func:`dense_exact_job` (merged over its chunks)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        if r.get("sweep") is None or r.get("notion", "dp") != "dp":
+            continue
+        key = (r["suite_file"], r["audit_index"], r["pair_index"], r["delta"])
+        groups.setdefault(key, []).append(r)
+    curves = []
+    for (suite_file, audit_index, pair_index, delta), rows in groups.items():
+        rows = sorted(rows, key=lambda r: r["sweep"]["index"])
+        first = rows[0]
+        points = [{"value": r["sweep"]["value"], "claimed": r["claimed_epsilon"],
+                   "certified": r["epsilon_lower_bound"],
+                   "white_box": r["white_box_epsilon_lower_bound"],
+                   "exact": r["exact_epsilon"], "verdict": r["verdict"],
+                   "expect": r.get("point_expect", r["expect"])} for r in rows]
+        curve = {"kind": "sweep", "suite": first["suite"], "suite_file": suite_file,
+                 "audit": first["audit"], "audit_index": audit_index,
+                 "pair": (first.get("pair") or {}).get("name", f"pair-{pair_index}"),
+                 "pair_index": pair_index, "mechanism": first["mechanism"],
+                 "parameter": first["sweep"]["parameter"], "delta": delta,
+                 "confidence": first["confidence"],
+                 "per_certificate_confidence": first["per_certificate_confidence"],
+                 "samples": first["samples"], "points": points,
+                 "dense": [], "dense_errors": []}
+        extra = (dense or {}).get((suite_file, audit_index, pair_index))
+        if extra:
+            deltas = extra["deltas"]
+            if delta in deltas:
+                k = deltas.index(delta)
+                curve["dense"] = sorted(
+                    ({"value": v, "claimed": c[k], "exact": e[k]} for v, c, e in extra["rows"]),
+                    key=lambda p: p["value"])
+            curve["dense_errors"] = extra["errors"]
+        curves.append(curve)
+    return curves
+
+
+def series_job(suite: str, suite_file: str, spec) -> dict:
+    """Compute one ``[[series]]`` entry (never raises)."""
+    from dpaudit.mechanisms.registry import create_mechanism
+
+    start = time.perf_counter()
+    out = {"suite": suite, "suite_file": suite_file, "name": spec.name,
+           "mechanism": spec.mechanism, "params": dict(spec.params), "quantity": spec.quantity,
+           "parameter": spec.sweep.parameter, "values": list(spec.sweep.values), "y": None,
+           "label": "", "ylabel": spec.quantity, "markers": [], "claim": None,
+           "delta": spec.delta, "claimed_epsilon": None, "note": spec.note, "error": None,
+           "options": dict(spec.options)}
+    try:
+        mech = create_mechanism(spec.mechanism, **spec.params)
+        pair = mech.worst_case_pairs()[0]
+        d0, d1 = mech.validate_dataset(pair.d0), mech.validate_dataset(pair.d1)
+        out["pair"] = pair.name
+        claim = mech.claim()
+        out["claim"] = claim.to_dict()
+        if spec.delta is not None:
+            out["claimed_epsilon"] = float(claim.epsilon(spec.delta))
+        result = mech.series(spec.quantity, d0, d1, list(spec.sweep.values),
+                             delta=spec.delta, **spec.options)
+        out.update({k: v for k, v in result.items() if k in ("y", "label", "ylabel",
+                                                               "markers", "facts")})
+    except Exception as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+__all__ = ["dense_values", "dense_exact_job", "sweep_curves", "series_job"]
