@@ -211,6 +211,9 @@ def _cmd_run(args, argv: list[str]) -> int:
                  else "")
         print(f"  unmet: {o['suite']}/{o['audit']}{point}: expected {o['expect']}, "
               f"got {o['verdict']}")
+    if s["exact_only_violations"]:
+        print(f"  {len(s['exact_only_violations'])} certificate(s) whose exact ε exceeds the "
+              "claim but could not be certified at this sample size (see summary.md)")
     print(f"wrote {json_path} and {md_path}; exit status {status}")
     return status
 

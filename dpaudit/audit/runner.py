@@ -219,6 +219,7 @@ def _blank_record(task: Task, *, delta=None, alpha=None) -> dict:
         "delta": delta, "alpha": alpha,
         "claimed_epsilon": None, "epsilon_lower_bound": None, "exact_epsilon": None,
         "white_box_epsilon_lower_bound": None, "true_epsilon": None, "verdict": "error",
+        "exact_verdict": None, "black_box_share": None,
         "expect": task.expect, "met_expectation": False, "tightness": None,
         "samples": task.samples, "seed": task.seed, "seconds": 0.0,
         "confidence": task.confidence,
@@ -332,13 +333,38 @@ def _run_task(task: Task, records: list[dict]) -> dict:
         if callable(exact_renyi):
             record["exact_epsilon"] = _number(exact_renyi(d0, d1, record["alpha"]))
     for record in records:
-        bound = max(v for v in (record["epsilon_lower_bound"],
-                                record["white_box_epsilon_lower_bound"]) if v is not None)
-        claimed = record["claimed_epsilon"]
-        if math.isfinite(claimed) and claimed > 0:
-            record["tightness"] = bound / claimed
-        record["verdict"] = "violation" if bound > claimed else "consistent"
+        judge_certificate(record)
     return _curve_data(task, mechanism, claim, d0, d1, records)
+
+
+#: relative slack before an exact ε counts as above the claim (the exact profiles' stated
+#: numerical tolerances are far below it)
+EXACT_SLACK = 1e-6
+
+
+def judge_certificate(record: dict) -> None:
+    """Set a finished record's ``verdict`` (certified: the larger of the black- and white-box
+    lower bounds against the claim), ``tightness``, ``exact_verdict`` and
+    ``black_box_share``.
+
+    ``exact_verdict`` compares the pair's exact ε with the claim: ``"violation"`` when the
+    exact value is above it (the claim is false for this pair even where no sample size in
+    reach can certify it, e.g. at ε = 300), ``"consistent"`` when not, ``None`` when the pair
+    has no exact value.  It is reported, never a CI gate: only certified verdicts decide an
+    audit.  ``black_box_share`` = black-box ε_LB / white-box ε_LB: what a user without the
+    density keeps of the most powerful (Neyman–Pearson) test's certificate."""
+    black, white = record["epsilon_lower_bound"], record["white_box_epsilon_lower_bound"]
+    bound = max(v for v in (black, white) if v is not None)
+    claimed = record["claimed_epsilon"]
+    if math.isfinite(claimed) and claimed > 0:
+        record["tightness"] = bound / claimed
+    record["verdict"] = "violation" if bound > claimed else "consistent"
+    exact = record.get("exact_epsilon")
+    record["exact_verdict"] = (None if exact is None else
+                               "violation" if exact > claimed * (1 + EXACT_SLACK) + 1e-12
+                               else "consistent")
+    record["black_box_share"] = (black / white if black is not None and white
+                                 and math.isfinite(white) and white > 0 else None)
 
 
 def _curve_data(task, mechanism, claim, d0, d1, records) -> dict | None:
@@ -534,6 +560,8 @@ def format_progress(record: dict) -> str:
             f"ε_LB={num(record['epsilon_lower_bound'])}{white_text} "
             f"claim={num(record['claimed_epsilon'])} {record['verdict']} "
             f"({record['seconds']:.1f}s)")
+    if record.get("exact_verdict") == "violation" and record["verdict"] != "violation":
+        line += f" [exact ε={num(record['exact_epsilon'])} > claim: not certifiable here]"
     if record.get("warnings"):
         line += f" [{len(record['warnings'])} warning(s) in results.json]"
     if record.get("error"):

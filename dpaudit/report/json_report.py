@@ -41,6 +41,12 @@ Numbers that can be infinite are written as the string ``"inf"`` (JSON has no in
          "exact_epsilon": 1.0,                     # exact ε(δ) / D_α of this pair, null if unknown
          "true_epsilon": null,                     # literature's real ε of a known-bad mechanism
          "verdict": "consistent",                  # this certificate: consistent|violation|error
+                                                   #   (certified: max(black, white) vs claim)
+         "exact_verdict": "consistent",            # exact ε vs the claim (violation when the
+                                                   #   exact ε exceeds it); null without an exact
+                                                   #   value; reported, never a CI gate
+         "black_box_share": 0.96,                  # black-box ε_LB / white-box ε_LB (null
+                                                   #   without a positive white-box one)
          "audit_verdict": "consistent",            # the audit's: error > violation > consistent
          "expect": "consistent",
          "met_expectation": true,                  # audit_verdict == expect
@@ -86,6 +92,11 @@ Numbers that can be infinite are written as the string ``"inf"`` (JSON has no in
       "summary": {
         "certificates": 24,
         "verdicts": {"consistent": 15, "violation": 9, "error": 0},
+        "exact_violations": 1,                     # certificates whose exact ε exceeds the
+                                                   #   claim (whatever their certified verdict)
+        "exact_only_violations": [{"suite", "audit", "pair", "delta", "alpha",
+                                   "claimed_epsilon", "exact_epsilon", "epsilon_lower_bound"}],
+                                                   # of those, the ones not certified
         "audits": 20, "audits_met": 20,               # audit points (one per swept value)
         "unmet_expectations": [{"suite", "file", "audit", "mechanism", "expect", "verdict",
                                 "met_expectation", "certificates", "sweep"}, ...],
@@ -145,9 +156,18 @@ def build_report(run, *, command: str, exit_status: int) -> dict:
     for record in run.records:
         verdicts[record["verdict"]] = verdicts.get(record["verdict"], 0) + 1
     suite_errors = sum(1 for s in run.suites if s.get("error"))
+    exact_violations = [r for r in run.records if r.get("exact_verdict") == "violation"]
     summary = {
         "certificates": len(run.records),
         "verdicts": verdicts,
+        "exact_violations": len(exact_violations),
+        "exact_only_violations": [
+            {"suite": r["suite"], "audit": r["audit"], "sweep": r.get("sweep"),
+             "pair": (r.get("pair") or {}).get("name"), "delta": r["delta"],
+             "alpha": r["alpha"], "claimed_epsilon": r["claimed_epsilon"],
+             "exact_epsilon": r["exact_epsilon"],
+             "epsilon_lower_bound": r["epsilon_lower_bound"]}
+            for r in exact_violations if r["verdict"] != "violation"],
         "audits": len(outcomes),
         "audits_met": sum(1 for o in outcomes if o["met_expectation"]),
         "unmet_expectations": [o for o in outcomes if not o["met_expectation"]],

@@ -74,6 +74,8 @@ def render_markdown(report: dict) -> str:
             verdict = r["verdict"]
             if verdict == "violation":
                 verdict = "**violation**"
+            elif r.get("exact_verdict") == "violation":
+                verdict = "consistent (exact ε > claim, not certifiable here)"
             at = (f"δ={_num(r['delta'])}" if r.get("notion", "dp") == "dp"
                   else f"α={_num(r['alpha'])} (RDP)")
             audit = r["audit"]
@@ -91,6 +93,23 @@ def render_markdown(report: dict) -> str:
                      "certifies one).  White-box: the same certificate from the exact "
                      "likelihood ratio, where the mechanism has a log-density.  For RDP rows "
                      "the numbers are Rényi ε(α).")
+        lines.append("")
+    exact_only = summary.get("exact_only_violations", [])
+    if exact_only:
+        lines.append("## Exact violations not certified at this sample size")
+        lines.append("")
+        lines.append("The pair's exact ε exceeds the claim, but the events that show it are "
+                     "too rare to certify with these samples (only certified violations fail "
+                     "a run):")
+        lines.append("")
+        for e in exact_only:
+            at = f"δ={_num(e['delta'])}" if e.get("alpha") is None else f"α={_num(e['alpha'])}"
+            point = (f" [{e['sweep']['parameter']}={_num(e['sweep']['value'])}]"
+                     if e.get("sweep") else "")
+            lines.append(f"- `{e['suite']}/{e['audit']}`{point} pair `{e['pair']}` {at}: "
+                         f"exact ε = {_num(e['exact_epsilon'])} > claimed "
+                         f"{_num(e['claimed_epsilon'])}; certified ε_LB = "
+                         f"{_num(e['epsilon_lower_bound'])}")
         lines.append("")
     figures = [c for c in report.get("curves", []) if c.get("figure")]
     if figures:
