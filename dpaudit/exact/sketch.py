@@ -1,0 +1,182 @@
+"""Exact privacy profiles of Gaussian sketches: k i.i.d. zero-mean Gaussian rows.
+
+A Gaussian sketch releases a k × d matrix whose rows are i.i.d. N(0, Σ) (GaussMix:
+Σ = XᵀX + σ²I).  A pair of datasets gives P₀ = N(0, Σ₀)^{⊗k} and P₁ = N(0, Σ₁)^{⊗k}.  With the
+generalised eigenvalues λᵢ of (Σ₀, Σ₁) (Σ₀uᵢ = λᵢΣ₁uᵢ, uᵢᵀΣ₁uⱼ = δᵢⱼ) the coordinates
+wᵢⱼ = (row j)·uᵢ are independent, N(0, λᵢ) under P₀ and N(0, 1) under P₁; coordinates with
+λᵢ = 1 carry no information, so the pair is equivalent (a sufficient statistic) to
+⊗_{λᵢ≠1} [N(0, λᵢ I_k) vs N(0, I_k)].
+
+**Rank one** (one λ ≠ 1 — every zero-out neighbour pair of GaussMix, where Σ₀ − Σ₁ = ±xxᵀ):
+the pair is N(0, v₀I_k) vs N(0, v₁I_k) and its privacy loss is a scaled χ²_k,
+
+    L(z) = (k/2) ln(v₁/v₀) + c‖z‖²,   c = 1/(2v₁) − 1/(2v₀),
+
+so with T the threshold where L = ε, in closed form (:class:`ScaledChiSquareProfile`):
+
+    v₀ > v₁:  {L > ε} = {‖z‖² > T},  δ(ε) = Q_k(T/v₀) − e^ε Q_k(T/v₁),
+    v₀ < v₁:  {L > ε} = {‖z‖² < T},  δ(ε) = P_k(T/v₀) − e^ε P_k(T/v₁),
+
+with T = (ε − (k/2) ln(v₁/v₀))/c and P_k, Q_k the χ²_k distribution and survival functions
+(scipy's regularised incomplete gamma functions, evaluated in log space; the difference is
+taken as P₀(A)·(−expm1(ε + ln P₁(A) − ln P₀(A))), so no cancellation beyond that of the two
+masses).  For v₀ < v₁ the loss is bounded by (k/2) ln(v₁/v₀) (the max loss).  Rényi:
+D_α = −k/(2(α−1))·[ln v_α − (1−α) ln v₀ − α ln v₁], v_α = αv₁ + (1−α)v₀ (∞ if v_α ≤ 0),
+i.e. k times the one-row divergence (:func:`dpaudit.exact.renyi.isotropic_gaussian_renyi`).
+Tolerance: rtol 1e-10 (incomplete gamma functions to ~1e-14 relative).
+
+**General rank** r > 1: the loss is a generalised χ² with each λᵢ repeated k times, handled by
+:class:`~dpaudit.exact.gaussian_pairs.GaussianProfile` on the kr informative coordinates
+(diagonal covariances), so only r·k ≤ :data:`MAX_GENERAL_COORDINATES` is accepted.
+
+:func:`sketch_pair_profile` builds the profile of a pair from Σ₀, Σ₁ and k;
+:func:`sketch_pair_renyi` is the closed-form D_α (k × Gil et al.'s formula, any rank).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+from dpaudit.exact.gaussian_pairs import GaussianProfile
+from dpaudit.exact.profile import PrivacyProfile, Tolerance, log_hockey_piece
+from dpaudit.exact.renyi import gaussian_renyi, isotropic_gaussian_renyi
+
+#: generalised eigenvalues within this relative distance of 1 count as 1 (no information)
+EIGEN_TOL = 1e-10
+#: largest r·k accepted for a pair whose covariances differ in r > 1 directions
+MAX_GENERAL_COORDINATES = 400
+
+
+def _log_chi2_sf(x: float, k: float) -> float:
+    """ln Q_k(x) = ln P(χ²_k > x)."""
+    if x <= 0:
+        return 0.0
+    v = special.gammaincc(k / 2.0, x / 2.0)
+    if v > 0:
+        return math.log(v)
+    # far tail: Q_k(x) ~ (x/2)^{k/2−1} e^{−x/2} / Γ(k/2)
+    return (k / 2.0 - 1.0) * math.log(x / 2.0) - x / 2.0 - special.gammaln(k / 2.0)
+
+
+def _log_chi2_cdf(x: float, k: float) -> float:
+    """ln P_k(x) = ln P(χ²_k ≤ x)."""
+    if x <= 0:
+        return -math.inf
+    v = special.gammainc(k / 2.0, x / 2.0)
+    if v > 0:
+        return math.log(v)
+    # small x: P_k(x) ~ (x/2)^{k/2} / Γ(k/2 + 1)
+    return (k / 2.0) * math.log(x / 2.0) - special.gammaln(k / 2.0 + 1.0)
+
+
+class ScaledChiSquareProfile(PrivacyProfile):
+    """N(0, v₀ I_k) vs N(0, v₁ I_k) — the rank-one Gaussian sketch pair (module docstring)."""
+
+    tolerance = Tolerance(1e-10, 1e-300)
+
+    def __init__(self, var0: float, var1: float, k: int):
+        v0, v1 = float(var0), float(var1)
+        if not (v0 > 0 and v1 > 0 and math.isfinite(v0) and math.isfinite(v1)):
+            raise ValueError(f"variances must be finite and > 0, got {var0!r}, {var1!r}")
+        if isinstance(k, bool) or int(k) != k or int(k) < 1:
+            raise ValueError(f"k must be an integer ≥ 1, got {k!r}")
+        self.v0, self.v1, self.k = v0, v1, int(k)
+        self.c = 0.5 / v1 - 0.5 / v0
+        self.offset = 0.5 * self.k * math.log(v1 / v0)
+        self.name = f"N(0,{v0:.6g}·I_{self.k}) vs N(0,{v1:.6g}·I_{self.k})"
+
+    def reversed(self) -> "ScaledChiSquareProfile":
+        return ScaledChiSquareProfile(self.v1, self.v0, self.k)
+
+    def _log_masses(self, eps: float) -> tuple[float, float]:
+        """(ln P₀(L > ε), ln P₁(L > ε))."""
+        if self.c == 0.0:
+            return (0.0, 0.0) if self.offset > eps else (-math.inf, -math.inf)
+        T = (eps - self.offset) / self.c
+        if self.c > 0:  # {‖z‖² > T}
+            return _log_chi2_sf(T / self.v0, self.k), _log_chi2_sf(T / self.v1, self.k)
+        return _log_chi2_cdf(T / self.v0, self.k), _log_chi2_cdf(T / self.v1, self.k)
+
+    def _log_delta(self, eps: float) -> float:
+        lp0, lp1 = self._log_masses(float(eps))
+        return float(log_hockey_piece(lp0, lp1, float(eps)))
+
+    def _delta(self, eps: float) -> float:
+        return math.exp(self._log_delta(eps))
+
+    def max_loss(self) -> float:
+        if self.c == 0.0:
+            return 0.0
+        return math.inf if self.c > 0 else self.offset
+
+    def total_variation(self) -> float:
+        return self._delta(0.0)
+
+    def _renyi(self, alpha: float) -> float:
+        return isotropic_gaussian_renyi(0.0, math.sqrt(self.v0), math.sqrt(self.v1), self.k,
+                                        alpha)
+
+
+def generalised_eigenvalues(cov0, cov1) -> np.ndarray:
+    """The λᵢ with Σ₀u = λΣ₁u (Σ₁ positive definite), sorted; via the Cholesky factor of Σ₁."""
+    c0, c1 = _covariance(cov0, "cov0"), _covariance(cov1, "cov1")
+    if c0.shape != c1.shape:
+        raise ValueError(f"covariances must have the same shape, got {c0.shape} and {c1.shape}")
+    try:
+        L = np.linalg.cholesky(c1)
+    except np.linalg.LinAlgError:
+        raise ValueError("cov1 must be positive definite") from None
+    Li = np.linalg.inv(L)
+    lam = np.linalg.eigvalsh(Li @ c0 @ Li.T)
+    if lam[0] <= 0:
+        raise ValueError("cov0 must be positive definite")
+    return lam
+
+
+def _covariance(cov, what: str) -> np.ndarray:
+    c = np.atleast_2d(np.asarray(cov, dtype=float))
+    if c.ndim != 2 or c.shape[0] != c.shape[1]:
+        raise ValueError(f"{what} must be a square matrix, got shape {c.shape}")
+    if not np.all(np.isfinite(c)):
+        raise ValueError(f"{what} contains a non-finite entry")
+    return 0.5 * (c + c.T)
+
+
+def informative_eigenvalues(cov0, cov1) -> np.ndarray:
+    """The generalised eigenvalues that differ from 1 (relative tolerance :data:`EIGEN_TOL`)."""
+    lam = generalised_eigenvalues(cov0, cov1)
+    return lam[np.abs(lam - 1.0) > EIGEN_TOL * max(1.0, float(np.max(lam)))]
+
+
+def sketch_pair_profile(cov0, cov1, k: int) -> PrivacyProfile:
+    """Exact profile of N(0, cov0)^{⊗k} vs N(0, cov1)^{⊗k} (ordered pair; module docstring)."""
+    if isinstance(k, bool) or int(k) != k or int(k) < 1:
+        raise ValueError(f"k must be an integer ≥ 1, got {k!r}")
+    k = int(k)
+    lam = informative_eigenvalues(cov0, cov1)
+    if lam.size == 0:
+        return ScaledChiSquareProfile(1.0, 1.0, k)
+    if lam.size == 1:
+        return ScaledChiSquareProfile(float(lam[0]), 1.0, k)
+    if lam.size * k > MAX_GENERAL_COORDINATES:
+        raise ValueError(f"the covariances differ in {lam.size} directions; the exact profile of "
+                         f"{lam.size}·k = {lam.size * k} informative coordinates exceeds "
+                         f"{MAX_GENERAL_COORDINATES}")
+    diag0 = np.repeat(lam, k)
+    zeros = np.zeros(diag0.size)
+    return GaussianProfile(zeros, np.diag(diag0), zeros, np.eye(diag0.size))
+
+
+def sketch_pair_renyi(cov0, cov1, k: int, alpha: float) -> float:
+    """D_α(N(0, cov0)^{⊗k} ‖ N(0, cov1)^{⊗k}) = k · D_α(N(0, cov0) ‖ N(0, cov1)) (Gil et al.)."""
+    c0, c1 = _covariance(cov0, "cov0"), _covariance(cov1, "cov1")
+    zeros = np.zeros(c0.shape[0])
+    value = gaussian_renyi(zeros, c0, zeros, c1, alpha)
+    return math.inf if math.isinf(value) else int(k) * value
+
+
+__all__ = ["ScaledChiSquareProfile", "sketch_pair_profile", "sketch_pair_renyi",
+           "generalised_eigenvalues", "informative_eigenvalues"]
