@@ -480,6 +480,14 @@ def _adassp(d, s):
     d.identity("(μ-GDP with μ = ε/√(3 ln(6/δ)) is the exact curve the audit compares against; "
                "μ² = ε²/(3 ln(6/δ)))", mu**2 * 3 * sp.log(6 / delta),
                (mu * sp.sqrt(3 * sp.log(6 / delta)))**2)
+    e0, d0 = sp.Integer(60), sp.Rational(1, 100)
+    mu0 = e0 / sp.sqrt(3 * sp.log(6 / d0))
+    Phi = lambda x: sp.erfc(-x / sp.sqrt(2)) / 2  # noqa: E731
+    exact = Phi(mu0 / 2 - e0 / mu0) - sp.exp(e0) * Phi(-mu0 / 2 - e0 / mu0)
+    d.interval("but μ-GDP does not imply (ε, δ)-DP for large ε: at ε = 60, δ = 1/100 the exact "
+               "δ_μ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) of the released statistics exceeds δ "
+               "(the pair x = C_X e₁, y = C_Y attains all three sensitivities), so AdaSSP's "
+               "calibration does not give (ε, δ)-DP there", exact - d0, {}, ">")
     d.entry("adassp_sigma", "sigma", sig,
             "AdaSSP noise scale √(ln(6/δ))·Δ/(ε/3) for a release of sensitivity Δ (Algorithm 3)",
             sections=["adassp"])

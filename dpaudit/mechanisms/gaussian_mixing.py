@@ -36,9 +36,11 @@ from scipy.special import log_ndtr, logsumexp
 from dpaudit.claims import RDP, TCDP, AllOf, ApproxDP, PrivacyProfile
 from dpaudit.claims.certificates import load_formula
 from dpaudit.claims.conversions import optimal_rdp_to_dp
-from dpaudit.exact.sketch import sketch_pair_profile, sketch_pair_renyi
+from dpaudit.exact.sketch import (ChiSquareScaleMixtureProfile, sketch_pair_profile,
+                                  sketch_pair_renyi)
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.registry import register
+from dpaudit.neighbours.sketch_search import search_gaussmix_pair
 from dpaudit.neighbours.zero_out import removed_row, zero_out_one_row
 
 FAMILY = "gaussian-mixing"
@@ -181,7 +183,7 @@ class GaussMix(Mechanism):
 
     Parameters: ``k`` (sketch size), ``row_bound`` C, ``lambda_bar`` λ̄ (a known lower bound on
     λ_min(XᵀX) of the dataset that contains the record), and either ``sigma`` or ``gamma``
-    (γ = C⁻²(σ² + λ̄) > 1; given γ, σ = √(γC² − λ̄)).  ``claim`` selects the statement:
+    (γ = C⁻²(σ² + λ̄) > 1; given γ, σ = √(γC² − λ̄); default γ = 3).  ``claim`` selects the statement:
 
     * ``"lemma1"`` (default): (α, φ(α; k, γ))-RDP on α ∈ (1, γ) (Lemma 1), converted to
       (ε, δ) by Proposition 1 (CKS) optimised over α;
@@ -191,25 +193,30 @@ class GaussMix(Mechanism):
     * ``"sheffet2019"``: Sheffet's bound ε = 2√(2k ln(4/δ))/γ + 2 ln(4/δ)/γ at every δ;
     * ``"all"``: Lemma 1, Corollary 1 and Sheffet 2019 together (the smallest ε of the three).
 
-    ``dim`` and ``copies`` only shape the worst-case pairs: XᵀX = mC²I with m = ``copies``
-    (default ⌈λ̄/C²⌉, at least 1) copies of C·eᵢ for each of ``dim`` coordinates; the pair
-    removes one row.  When λ̄ = mC² this is the paper's tightness pair (t = 1/γ)."""
+    ``dim``, ``copies`` and ``search_rows`` only shape the worst-case pairs: XᵀX = mC²I with
+    m = ``copies`` (default ⌈λ̄/C²⌉, at least 1) copies of C·eᵢ for each of ``dim`` coordinates;
+    the pair removes one row.  When λ̄ = mC² this is the paper's tightness pair (t = 1/γ).  With
+    ``search_rows`` = n > 0 a third pair is the result of
+    :func:`~dpaudit.neighbours.sketch_search.search_gaussmix_pair` (n × ``dim`` matrices, the
+    largest exact D₂ found, seed 0)."""
 
     name = "gaussmix"
     family = FAMILY
     neighbouring = NEIGHBOURING
     CLAIMS = ("lemma1", "corollary1", "closed-form", "sheffet2019", "all")
 
-    def __init__(self, k: int = 10, sigma: float | None = None, gamma: float | None = 3.0,
+    def __init__(self, k: int = 10, sigma: float | None = None, gamma: float | None = None,
                  row_bound: float = 1.0, lambda_bar: float = 1.0, claim: str = "lemma1",
-                 dim: int = 2, copies: int | None = None):
+                 dim: int = 2, copies: int | None = None, search_rows: int = 0):
         k = check_int("k", k)
         C = check_number("row_bound", row_bound)
         lam = check_number("lambda_bar", lambda_bar, strict=False)
         claim = check_choice("claim", claim, self.CLAIMS)
         dim = check_int("dim", dim)
-        if (sigma is None) == (gamma is None):
-            raise ValueError("give exactly one of sigma and gamma (use gamma=None with sigma)")
+        if sigma is None and gamma is None:
+            gamma = 3.0
+        if sigma is not None and gamma is not None:
+            raise ValueError("give exactly one of sigma and gamma (default: gamma = 3)")
         given = {"sigma": sigma, "gamma": gamma}
         if sigma is not None:
             sigma = check_number("sigma", sigma, strict=False)
@@ -225,8 +232,10 @@ class GaussMix(Mechanism):
             raise ValueError(f"claim {claim!r} (Corollary 1) needs γ > 5/2, got γ = {gamma:g}")
         default_copies = max(1, math.ceil(lam / (C * C) - 1e-12))
         copies = default_copies if copies is None else check_int("copies", copies)
+        search_rows = check_int("search_rows", search_rows, minimum=0)
         super().__init__(k=k, **given, row_bound=C, lambda_bar=lam, claim=claim, dim=dim,
-                         copies=copies)
+                         copies=copies, search_rows=search_rows)
+        self.search_rows = search_rows
         self.k, self.sigma, self.gamma, self.C, self.lam = k, float(sigma), float(gamma), C, lam
         self.claim_name, self.dim, self.copies = claim, dim, copies
 
@@ -270,6 +279,14 @@ class GaussMix(Mechanism):
                 "min-eigenvector-row", Y.tolist(), Y0.tolist(),
                 "XᵀX = diag(mC², (m+1)C², …): the removed row C·e₁ is the eigenvector of "
                 "λ_min (the equality case of the proof's only inequality (32)-(35))"))
+        if self.search_rows:
+            found = search_gaussmix_pair(self.search_rows, d, row_bound=C, sigma=self.sigma,
+                                         lambda_bar=self.lam, k=self.k, alpha=2.0, seed=0)
+            pairs.append(NeighbourPair(
+                "searched", found.d0, found.d1,
+                f"largest exact D₂ found over {self.search_rows} × {d} matrices with ‖xᵢ‖ ≤ C "
+                f"and λ_min ≥ λ̄ (Nelder–Mead, {found.evaluations} evaluations): "
+                f"D₂ = {found.divergence:.6g}, t = {found.t:.6g}"))
         return pairs
 
     # -- the mechanism ---------------------------------------------------------------------
@@ -455,39 +472,57 @@ class ModifiedGaussMix(Mechanism):
         z = rng.standard_normal(n)
         return sketch(X, self.k, self.noise_sd(lambda_min(X), z), n, rng).reshape(n, -1)
 
+    def noise_mixture(self, lam: float, nodes: int = 64) -> tuple[np.ndarray, np.ndarray]:
+        """(log-weights, noise variances v = (η̃C)²) of the law of the noise level given
+        λ_min(XᵀX) = lam: the two atoms (λ̃ = 0, so η̃ is at its cap; η̃ = 0) and Gauss–Legendre
+        nodes on the z-interval where η̃ varies, weighted by the N(0, 1) density."""
+        if self.gamma <= self.tau:
+            return np.zeros(1), np.array([float(self.noise_sd(0.0, 0.0)) ** 2])
+        s, tau = self.lambda_sd, self.tau
+        cap = self.gamma if self.noise_level == "printed" else self.gamma * self.C ** 2
+        # λ̃(z) = lam − s(τ − z) is 0 at z₀ = τ − lam/s and reaches cap at z₁ = z₀ + cap/s
+        z0, z1 = tau - lam / s, tau - (lam - cap) / s
+        x, w = np.polynomial.legendre.leggauss(nodes)
+        zs = 0.5 * (z1 - z0) * x + 0.5 * (z0 + z1)
+        logw = np.concatenate([[float(log_ndtr(z0)), float(log_ndtr(-z1))],
+                               np.log(0.5 * (z1 - z0) * w) - 0.5 * zs ** 2
+                               - 0.5 * math.log(2 * math.pi)])
+        v = np.concatenate([[float(self.noise_sd(lam, z0 - 1.0)) ** 2,
+                             float(self.noise_sd(lam, z1 + 1.0)) ** 2],
+                            self.noise_sd(lam, zs) ** 2])
+        return logw, v
+
     def log_density(self, dataset, outputs) -> np.ndarray:
-        """ln ∫ φ(z) N(M; 0, XᵀX + v(z)I)^{⊗k} dz, v = (η̃C)²: the two atoms (η̃ at its cap, or
-        0) plus 64-point Gauss–Legendre on the z-interval where η̃ varies (a fixed measurable
-        function of the output, exact up to the quadrature)."""
+        """ln ∫ φ(z) N(M; 0, XᵀX + v(z)I)^{⊗k} dz over the mixture of :meth:`noise_mixture`
+        (a fixed measurable function of the output, exact up to the 64-node quadrature)."""
         X = self.validate_dataset(dataset)
         k, d = self.k, X.shape[1]
         a, U = np.linalg.eigh(X.T @ X)
         m = np.asarray(outputs, dtype=float).reshape(-1, k, d)
         q = np.sum((m @ U) ** 2, axis=1)  # (n, d): ‖M uᵢ‖² for the eigenvectors uᵢ of XᵀX
-        floor = 1e-12 * self.C ** 2
+        logw, v = self.noise_mixture(lambda_min(X))
+        var = np.maximum(a[None, :] + v[:, None], 1e-12 * self.C ** 2)   # (j, d)
+        terms = (-0.5 * q @ (1.0 / var).T
+                 - 0.5 * k * np.sum(np.log(2 * math.pi * var), axis=1)[None, :])
+        return logsumexp(terms + logw[None, :], axis=1)
 
-        def log_normal(v):  # v: (j,) noise variances -> (n, j)
-            var = np.maximum(a[None, :] + v[:, None], floor)  # (j, d)
-            return (-0.5 * q @ (1.0 / var).T
-                    - 0.5 * k * np.sum(np.log(2 * math.pi * var), axis=1)[None, :])
-
-        if self.gamma <= self.tau:
-            v = np.array([float(self.noise_sd(0.0, 0.0)) ** 2])
-            return log_normal(v)[:, 0]
-        lam, s, tau = lambda_min(X), self.lambda_sd, self.tau
-        cap = self.gamma if self.noise_level == "printed" else self.gamma * self.C ** 2
-        # λ̃(z) = λ − s(τ − z) is 0 at z₀ = τ − λ/s and reaches cap at z₁ = τ − (λ − cap)/s
-        z0, z1 = tau - lam / s, tau - (lam - cap) / s
-        terms, logw = [], []
-        terms.append(log_normal(np.array([float(self.noise_sd(lam, z0 - 1.0)) ** 2])))
-        logw.append(np.array([float(log_ndtr(z0))]))                  # λ̃ = 0
-        terms.append(log_normal(np.array([float(self.noise_sd(lam, z1 + 1.0)) ** 2])))
-        logw.append(np.array([float(log_ndtr(-z1))]))                 # η̃ = 0
-        nodes, weights = np.polynomial.legendre.leggauss(64)
-        zs = 0.5 * (z1 - z0) * nodes + 0.5 * (z0 + z1)
-        terms.append(log_normal(self.noise_sd(lam, zs) ** 2))
-        logw.append(np.log(0.5 * (z1 - z0) * weights) - 0.5 * zs ** 2 - 0.5 * math.log(2 * math.pi))
-        return logsumexp(np.hstack(terms) + np.concatenate(logw)[None, :], axis=1)
+    def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
+        """For one-column data (d = 1): the pair's curve from the two χ²_k scale mixtures
+        (:class:`~dpaudit.exact.sketch.ChiSquareScaleMixtureProfile`, numerical quadrature);
+        None for d > 1."""
+        X0, X1 = self.validate_dataset(d0), self.validate_dataset(d1)
+        if X0.shape[1] != 1:
+            return None
+        key = (X0.tobytes(), X1.tobytes())
+        cache = self.__dict__.setdefault("_exact_cache", {})
+        if key not in cache:  # the runner asks for several δ of one pair
+            parts = []
+            for X in (X0, X1):
+                lam = float(X[:, 0] @ X[:, 0])
+                logw, v = self.noise_mixture(lam, nodes=200)
+                parts += [logw, lam + v]
+            cache[key] = ChiSquareScaleMixtureProfile(*parts, self.k).symmetric()
+        return float(cache[key].epsilon(delta))
 
     def claim(self) -> ApproxDP:
         subs = {"k": self.k, "gamma": self.gamma, "eta": self.eta, "delta": self.delta,

@@ -34,6 +34,7 @@ from scipy.optimize import brentq
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.claims.conversions import optimal_rdp_to_dp
+from dpaudit.exact.profile import GaussianShiftProfile
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.gaussian_mixing import (FAMILY, RDP_CURVE, ModifiedGaussMix, check_choice,
                                                 check_delta, check_draw, check_int, check_number,
@@ -290,16 +291,25 @@ class AdaSSP(RegressionMechanism):
     """AdaSSP (Algorithm 3, Wang 2018): private λ_min, XᵀX and Xᵀy, each with Gaussian noise
     √(ln(6/δ))·Δ/(ε/3), then θ = (XᵀX~ + λI)⁻¹Xᵀy~ with the adaptive ridge
     λ = max{0, √(d ln(6/δ) ln(2d²/ρ))·C_X²/(ε/3) − λ̃_min}.  ρ (undefined in the paper) is a
-    failure probability of Wang's analysis; default 0.05.  Claim: (ε, δ)-DP."""
+    failure probability of Wang's analysis; default 0.05.  Claim: (ε, δ)-DP.
+
+    ``release="theta"`` (default) outputs θ; ``"statistics"`` outputs what Algorithm 3 says it
+    "privately releases": (λ_min + σz, the upper triangle of XᵀX + σξ₁, Xᵀy + σ′ξ₂) (the shift
+    and the clipping of λ̃_min are post-processing).  That vector is a Gaussian shift, so its
+    exact curve is μ-GDP with μ² = Σ (change / noise scale)² (:meth:`exact_epsilon`); at the
+    worst pair μ = ε/√(3 ln(6/δ)) (certificate entry ``adassp_mu``)."""
 
     name = "adassp"
 
     def __init__(self, epsilon: float = 1.0, delta: float = 1e-3, x_bound: float = 1.0,
-                 y_bound: float = 1.0, rho: float = 0.05, dim: int = 1, copies: int = 4):
+                 y_bound: float = 1.0, rho: float = 0.05, release: str = "theta", dim: int = 1,
+                 copies: int = 4):
         self._common(epsilon, delta, x_bound, y_bound, dim, copies)
         self.rho = check_number("rho", rho)
+        self.release = check_choice("release", release, ("theta", "statistics"))
         super().__init__(epsilon=self.epsilon, delta=self.delta, x_bound=self.cx,
-                         y_bound=self.cy, rho=self.rho, dim=self.dim, copies=self.copies)
+                         y_bound=self.cy, rho=self.rho, release=self.release, dim=self.dim,
+                         copies=self.copies)
         self.sd_xx = ADASSP_SIGMA(delta=self.delta, epsilon=self.epsilon, Delta=self.cx ** 2)
         self.sd_xy = ADASSP_SIGMA(delta=self.delta, epsilon=self.epsilon,
                                   Delta=self.cx * self.cy)
@@ -311,19 +321,45 @@ class AdaSSP(RegressionMechanism):
     def claim(self) -> ApproxDP:
         return self._claim(sigma_xx=self.sd_xx, sigma_xy=self.sd_xy, rho=self.rho)
 
+    def statistics(self, dataset) -> np.ndarray:
+        """The noiseless released vector (λ_min(XᵀX), upper triangle of XᵀX, Xᵀy)."""
+        J = self.validate_dataset(dataset)
+        X, y = J[:, :-1], J[:, -1]
+        G = X.T @ X
+        return np.concatenate([[lambda_min(X)], G[np.triu_indices(X.shape[1])], X.T @ y])
+
+    def _scales(self, d: int) -> np.ndarray:
+        return np.concatenate([[self.sd_xx], np.full(d * (d + 1) // 2, self.sd_xx),
+                               np.full(d, self.sd_xy)])
+
+    def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
+        """``release="statistics"``: the released vector is a Gaussian shift, so the pair is
+        μ-GDP with μ = ‖(q(D₀) − q(D₁))/scales‖ (exact); None for ``"theta"``."""
+        if self.release != "statistics":
+            return None
+        q0, q1 = self.statistics(d0), self.statistics(d1)
+        d = self.validate_dataset(d0).shape[1] - 1
+        mu = float(np.linalg.norm((q0 - q1) / self._scales(d)))
+        return float(GaussianShiftProfile(mu).epsilon(delta))
+
     def sample(self, dataset, n, rng) -> np.ndarray:
         J = self.validate_dataset(dataset)
         n = check_draw(n, rng)
         X, y = J[:, :-1], J[:, -1]
         d = X.shape[1]
-        lam_t = np.maximum(lambda_min(X) + self.sd_xx * rng.standard_normal(n) - self.shift, 0.0)
+        lam_noisy = lambda_min(X) + self.sd_xx * rng.standard_normal(n)
+        upper = np.triu(rng.standard_normal((n, d, d)))
+        xty = X.T @ y + self.sd_xy * rng.standard_normal((n, d))
+        if self.release == "statistics":
+            iu = np.triu_indices(d)
+            return np.hstack([lam_noisy[:, None],
+                              (X.T @ X)[iu] + self.sd_xx * upper[:, iu[0], iu[1]], xty])
+        lam_t = np.maximum(lam_noisy - self.shift, 0.0)
         base = (math.sqrt(d * math.log(6.0 / self.delta) * math.log(2.0 * d * d / self.rho))
                 * self.cx ** 2 / (self.epsilon / 3.0))
         ridge = np.maximum(0.0, base - lam_t)
-        upper = np.triu(rng.standard_normal((n, d, d)))
         sym = upper + np.swapaxes(np.triu(upper, 1), 1, 2)      # ξ₁ ~ N_sym(0, I_d)
         xtx = X.T @ X + self.sd_xx * sym + ridge[:, None, None] * np.eye(d)
-        xty = X.T @ y + self.sd_xy * rng.standard_normal((n, d))
         return solve_batched(xtx, xty)
 
 
