@@ -16,7 +16,8 @@ N(0, XᵀX + σ²I).  Neighbours zero out one row x (‖x‖ ≤ C).  The deriva
 * proves Corollary 1 ((k/(2γ²), 2γ/5)-tCDP) by a power-series bound (not the paper's route:
   φ/(αk/(2γ²)) ≤ S(α/γ) with S(v) = Σ (m+1)/(m+2) vᵐ increasing and S(2/5) < 1, interval
   arithmetic);
-* records Propositions 1-2 (conversions), Sheffet's 2019 bound and its inverse δ(ε), and
+* records Propositions 1-2 (conversions), Sheffet's 2019 bound and its inverse δ(ε) (the
+  bound as quoted, without a condition on γ, is false near γ = 1: interval step), and
   shows that the paper's closed form ε = k/(2γ²) + √(2k ln(1/δ))/γ (§4) is NOT implied by
   Corollary 1 + Proposition 2 (it is Proposition 2's first branch used outside its condition)
   and is false for the tightness pair at k = 1, γ = 3, δ = 10⁻³ (interval arithmetic on the
@@ -337,8 +338,18 @@ def _sheffet2019(d, s):
     inverse = 4 * sp.exp(-eps * gamma / 2 + sp.sqrt(k) * sp.sqrt(eps * gamma + k) - k)
     d.solve("its inverse: δ(ε) = 4 exp(−εγ/2 + √k √(εγ + k) − k)", sp.Eq(bound, eps), delta,
             inverse)
+    # exact δ(ε) of the tightness pair at k = 1, γ = 11/10: t = 10/11, 1 + s = 11, so the pair
+    # is N(0, 11) vs N(0, 1); L = −½ ln 11 + x²·(10/22), {L > ε} = {x² > T}, T = 2.2(ε + ½ ln 11)
+    e0 = bound.subs({k: 1, gamma: sp.Rational(11, 10), delta: sp.Rational(1, 20)})
+    T = sp.Rational(11, 5) * (e0 + sp.log(11) / 2)
+    hockey = sp.erfc(sp.sqrt(T / 22)) - sp.exp(e0) * sp.erfc(sp.sqrt(T / 2))
+    d.interval("the bound as quoted (no condition on γ) is false for γ near 1: at k = 1, "
+               "γ = 11/10, δ = 1/20 (ε ≈ 13.35) the tightness pair N(0, 11) vs N(0, 1) has "
+               "P₀(x² > T) − e^ε P₁(x² > T) > δ, T = 2.2(ε + ½ ln 11)", hockey - sp.Rational(1, 20),
+               {}, ">")
     d.entry("sheffet2019_epsilon", "epsilon", bound,
-            "Sheffet 2019 (Thm 2): ε(δ) = 2√(2k ln(4/δ))/γ + 2 ln(4/δ)/γ",
+            "Sheffet 2019 (Thm 2) as the paper quotes it: ε(δ) = 2√(2k ln(4/δ))/γ + 2 ln(4/δ)/γ "
+            "— false for γ near 1 (interval step of section sheffet2019)",
             sections=["sheffet2019"])
     d.entry("sheffet2019_delta", "delta_epsilon", inverse,
             "Sheffet 2019 inverted: δ(ε) = 4 exp(−εγ/2 + √k√(εγ + k) − k) (capped at 1)",

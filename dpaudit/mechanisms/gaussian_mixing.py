@@ -341,14 +341,16 @@ class GaussMix(Mechanism):
                     substitutions={**self._subs(), "rho": rho, "omega": omega})
 
     def _profile(self, formula, cap) -> PrivacyProfile:
-        eps = sp.Symbol("epsilon")
-        expr = formula.expression
-        if cap == "closed":  # δ(ε) = 1 below ε = k/(2γ²), where the closed form starts
-            expr = sp.Piecewise((1, eps < sp.Symbol("k") / (2 * sp.Symbol("gamma") ** 2)),
-                                (expr, True))
-        else:
-            expr = sp.Min(1, expr)
-        return PrivacyProfile(expr, self._values(), expression=formula_expression(formula),
+        """δ(ε) from a certified formula, evaluated as is (substituting numbers into the sympy
+        expression first lets sympy split exp(a − k) into exp(−k)·exp(a), which overflows)."""
+        k, gamma = self.k, self.gamma
+        start = k / (2 * gamma ** 2)
+
+        def delta_of(eps: float) -> float:
+            if cap == "closed" and eps < start:   # the closed form starts at ε = k/(2γ²)
+                return 1.0
+            return min(1.0, formula(epsilon=eps, k=k, gamma=gamma))
+        return PrivacyProfile(delta_of, self._values(), expression=formula_expression(formula),
                               substitutions=self._subs())
 
     def claim(self):
