@@ -427,6 +427,24 @@ def _linear_mixing(d, s):
             "post-processing (Theorem 2)", PAPER + ", §5.1, Algorithm 2, Theorem 2")
     d.identity("‖(x, y)‖² = ‖x‖² + y² ≤ C_X² + C_Y²", cx**2 + cy**2, sp.sqrt(cx**2 + cy**2)**2)
     d.solve("η = γ/√k", sp.Eq(eta * sp.sqrt(k), gamma), eta, gamma / sp.sqrt(k))
+    d.given("Theorem 3 (utility, not a privacy claim): for kχ² > c₀d, with probability ≥ "
+            "1 − c₁e^{−c₂kχ²}, L(θ_Lin) − (1+χ)²L(θ*) ≤ O((1+χ)²√(k ln(1/δ))(C_X² + C_Y²)(1 + "
+            "‖θ*‖²)/ε) — universal constants unspecified, so it cannot be checked numerically",
+            PAPER + ", Theorem 3 and App. F")
+    # App. F (58)-(60): ε̃ ≤ √(2k ln(3.75/δ))/γ + min_{1<α<2γ/5}{kα/(2γ²) + ln(3/δ)/(α−1)}
+    #                      = 3√(2k ln(3.75/δ))/γ.  At k = 1, γ = 10, δ = 1e-5 the α-range is
+    #                      (1, 4] and f(α) = α/200 + ln(3e5)/(α−1) decreases on it.
+    a = sp.Symbol("a", positive=True)
+    L3 = sp.log(300000)
+    f = a / 200 + L3 / (a - 1)
+    d.interval("App. F's f(α) = kα/(2γ²) + ln(3/δ)/(α−1) decreases on (1, 2γ/5] at k = 1, "
+               "γ = 10, δ = 10⁻⁵: −f′(α) = ln(3/δ)/(α−1)² − 1/200 ≥ ln(3·10⁵)/9 − 1/200 > 0",
+               L3 / 9 - sp.Rational(1, 200), {}, ">")
+    d.interval("… so its minimum over (1, 4] is f(4), and √(2k ln(3.75/δ))/γ + f(4) exceeds the "
+               "stated 3√(2k ln(3.75/δ))/γ: App. F's (58)-(60) (used for Theorem 3's utility "
+               "bound, not for privacy) is false for small k",
+               sp.sqrt(2 * sp.log(375000)) / 10 + f.subs(a, 4)
+               - 3 * sp.sqrt(2 * sp.log(375000)) / 10, {}, ">")
     d.entry("linear_mixing_eta", "eta", gamma / sp.sqrt(k), "η = γ/√k (Algorithm 2, line 1)",
             sections=["theorem1", "linear_mixing"])
     d.entry("linear_mixing_row_bound", "C", sp.sqrt(cx**2 + cy**2),

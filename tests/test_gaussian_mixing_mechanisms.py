@@ -62,6 +62,14 @@ def test_gaussmix_parameters():
         pytest.approx(9.0 / 4.0)
     with pytest.raises(ValueError, match="exactly one"):
         GaussMix(sigma=1.0, gamma=3.0)
+    # a target (ε, δ): the smallest γ whose Lemma 1 + Prop. 1 bound meets it
+    target = GaussMix(k=10, epsilon=1.0, delta=1e-5, lambda_bar=0.0)
+    assert target.claim().epsilon(1e-5) <= 1.0 + 1e-9
+    assert GaussMix(k=10, gamma=target.gamma * (1 - 1e-6), lambda_bar=0.0).claim().epsilon(
+        1e-5) > 1.0
+    assert target.sigma == pytest.approx(math.sqrt(target.gamma))
+    with pytest.raises(ValueError, match="target"):
+        GaussMix(epsilon=1.0)
     with pytest.raises(ValueError, match="γ = .* > 1"):
         GaussMix(sigma=0.5, gamma=None, lambda_bar=0.0)
     with pytest.raises(ValueError, match="5/2"):

@@ -26,11 +26,13 @@ the interval where η̃ varies, plus the two atoms where it is √γ or 0).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
 import numpy as np
 import sympy as sp
+from scipy.optimize import brentq
 from scipy.special import log_ndtr, logsumexp
 
 from dpaudit.claims import RDP, TCDP, AllOf, ApproxDP, PrivacyProfile
@@ -59,6 +61,7 @@ LAMBDA_SCALE = load_formula("gaussian_mixing", "theorem1_lambda_scale")    # ηC
 LAMBDA_EPS = load_formula("gaussian_mixing", "theorem1_lambda_epsilon")    # √(2ln(3.75/δ))/η
 T1_OBJECTIVE = load_formula("gaussian_mixing", "theorem1_objective")
 T1_CLOSED = load_formula("gaussian_mixing", "theorem1_closed_form")
+CKS = load_formula("gaussian_mixing", "cks_epsilon")                 # Proposition 1
 
 #: largest number of Gaussian draws held at once by a sampler (sub-batches above it)
 MAX_DRAWS = 1 << 22
@@ -182,8 +185,10 @@ class GaussMix(Mechanism):
     """GaussMix (§4): M(X) = S X + σξ, S ~ N(0, I_{k×n}), ξ ~ N(0, I_{k×d}); output k × d.
 
     Parameters: ``k`` (sketch size), ``row_bound`` C, ``lambda_bar`` λ̄ (a known lower bound on
-    λ_min(XᵀX) of the dataset that contains the record), and either ``sigma`` or ``gamma``
-    (γ = C⁻²(σ² + λ̄) > 1; given γ, σ = √(γC² − λ̄); default γ = 3).  ``claim`` selects the statement:
+    λ_min(XᵀX) of the dataset that contains the record), and one of ``sigma``, ``gamma``
+    (γ = C⁻²(σ² + λ̄) > 1; given γ, σ = √(γC² − λ̄); default γ = 3) or a target ``epsilon`` with
+    ``delta`` (γ = the smallest γ whose Lemma 1 + Prop. 1 bound at δ is ≤ ε, by numerical
+    inversion of the certified curve, :func:`gaussmix_gamma`).  ``claim`` selects the statement:
 
     * ``"lemma1"`` (default): (α, φ(α; k, γ))-RDP on α ∈ (1, γ) (Lemma 1), converted to
       (ε, δ) by Proposition 1 (CKS) optimised over α;
@@ -207,17 +212,25 @@ class GaussMix(Mechanism):
 
     def __init__(self, k: int = 10, sigma: float | None = None, gamma: float | None = None,
                  row_bound: float = 1.0, lambda_bar: float = 1.0, claim: str = "lemma1",
-                 dim: int = 2, copies: int | None = None, search_rows: int = 0):
+                 dim: int = 2, copies: int | None = None, search_rows: int = 0,
+                 epsilon: float | None = None, delta: float | None = None):
         k = check_int("k", k)
         C = check_number("row_bound", row_bound)
         lam = check_number("lambda_bar", lambda_bar, strict=False)
         claim = check_choice("claim", claim, self.CLAIMS)
         dim = check_int("dim", dim)
+        given = {"sigma": sigma, "gamma": gamma}
+        if epsilon is not None or delta is not None:
+            if sigma is not None or gamma is not None or epsilon is None or delta is None:
+                raise ValueError("a target needs both epsilon and delta, and no sigma or gamma")
+            epsilon, delta = check_number("epsilon", epsilon), check_delta(delta)
+            gamma = gaussmix_gamma(epsilon, delta, k)
+            given = {"epsilon": epsilon, "delta": delta}
         if sigma is None and gamma is None:
             gamma = 3.0
         if sigma is not None and gamma is not None:
-            raise ValueError("give exactly one of sigma and gamma (default: gamma = 3)")
-        given = {"sigma": sigma, "gamma": gamma}
+            raise ValueError("give exactly one of sigma, gamma or (epsilon, delta) "
+                             "(default: gamma = 3)")
         if sigma is not None:
             sigma = check_number("sigma", sigma, strict=False)
             gamma = GAMMA(sigma=sigma, lambda_bar=lam, C=C)
@@ -376,6 +389,42 @@ def rdp_value(alpha: float, k: int, gamma: float) -> float:
         return RDP_CURVE(alpha=alpha, k=k, gamma=gamma)
     except (ValueError, ZeroDivisionError, OverflowError):
         return math.inf
+
+
+def smallest_gamma(value, target: float, lo: float) -> float:
+    """Smallest γ > lo with value(γ) ≤ target, for value decreasing in γ (bisection on ln γ);
+    the returned γ satisfies value(γ) ≤ target."""
+    start = lo * (1.0 + 1e-9)
+    if value(start) <= target:
+        return start
+    hi = max(2.0 * lo, 1.0)
+    while value(hi) > target:
+        hi *= 2.0
+        if hi > 1e12:
+            raise ValueError(f"no γ ≤ 1e12 reaches ε = {target:g}")
+    g = math.exp(brentq(lambda lg: value(math.exp(lg)) - target, math.log(start), math.log(hi),
+                        xtol=1e-12, rtol=1e-12))
+    while value(g) > target:  # the conservative side of the root
+        g *= 1.0 + 1e-12
+    return g
+
+
+def lemma1_epsilon(gamma: float, k: int, delta: float) -> float:
+    """ε(δ) of Lemma 1 + Proposition 1 at γ: min over α ∈ (1, γ) of the certified CKS formula
+    applied to φ (clipped at 0, as Prop. 1 allows)."""
+    conv = optimal_rdp_to_dp(lambda a: rdp_value(a, k, gamma), delta, alpha_range=(1.0, gamma),
+                             alpha_max_inclusive=False)
+    if not math.isfinite(conv.epsilon):
+        return math.inf
+    return max(0.0, CKS(epsilon_alpha=rdp_value(conv.alpha, k, gamma), alpha=conv.alpha,
+                        delta=delta))
+
+
+@functools.lru_cache(maxsize=256)
+def gaussmix_gamma(epsilon: float, delta: float, k: int) -> float:
+    """The smallest γ > 1 whose Lemma 1 + Prop. 1 bound at δ is ≤ ε (numerical inversion of
+    the certified curve; ε(δ) decreases in γ because φ does, pointwise and on a wider range)."""
+    return smallest_gamma(lambda g: lemma1_epsilon(g, k, delta), epsilon, 1.0)
 
 
 def theorem1_epsilon(eta: float, gamma: float, k: int, delta: float) -> tuple[float, float]:

@@ -29,7 +29,6 @@ import functools
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
@@ -39,7 +38,9 @@ from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.gaussian_mixing import (FAMILY, RDP_CURVE, ModifiedGaussMix, check_choice,
                                                 check_delta, check_draw, check_int, check_number,
                                                 data_matrix, formula_expression, lambda_min,
-                                                rdp_value, sketch, theorem1_epsilon)
+                                                lemma1_epsilon,
+                                                rdp_value, sketch, smallest_gamma,
+                                                theorem1_epsilon)
 from dpaudit.mechanisms.registry import register
 from dpaudit.neighbours.zero_out import zero_out_one_row
 
@@ -87,24 +88,6 @@ def solve_batched(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 def theta_from_gram(W: np.ndarray, d: int) -> np.ndarray:
     """θ = (X̃ᵀX̃)⁻¹X̃ᵀỸ from the joint Gram matrices W (n, d+1, d+1)."""
     return solve_batched(W[:, :d, :d], W[:, :d, d])
-
-
-def smallest_gamma(value, target: float, lo: float) -> float:
-    """Smallest γ > lo with value(γ) ≤ target, for value decreasing in γ (bisection on ln γ);
-    the returned γ satisfies value(γ) ≤ target."""
-    start = lo * (1.0 + 1e-9)
-    if value(start) <= target:
-        return start
-    hi = max(2.0 * lo, 1.0)
-    while value(hi) > target:
-        hi *= 2.0
-        if hi > 1e12:
-            raise ValueError(f"no γ ≤ 1e12 reaches ε = {target:g}")
-    g = math.exp(brentq(lambda lg: value(math.exp(lg)) - target, math.log(start), math.log(hi),
-                        xtol=1e-12, rtol=1e-12))
-    while value(g) > target:  # the conservative side of the root
-        g *= 1.0 + 1e-12
-    return g
 
 
 class RegressionMechanism(Mechanism):
@@ -418,13 +401,7 @@ class Sheffet(RegressionMechanism):
 @functools.lru_cache(maxsize=256)
 def lemma1_gamma(epsilon: float, delta: float, k: int) -> float:
     """Algorithm 5, line 3: the smallest γ > 1 with min_{1<α<γ} Prop.1(φ(α; k, γ)) ≤ ε/2."""
-    def value(g):
-        conv = optimal_rdp_to_dp(lambda a: rdp_value(a, k, g), delta,
-                                 alpha_range=(1.0, g), alpha_max_inclusive=False)
-        if not math.isfinite(conv.epsilon):
-            return math.inf
-        return CKS(epsilon_alpha=rdp_value(conv.alpha, k, g), alpha=conv.alpha, delta=delta)
-    return smallest_gamma(value, epsilon / 2.0, 1.0)
+    return smallest_gamma(lambda g: lemma1_epsilon(g, k, delta), epsilon / 2.0, 1.0)
 
 
 @register
