@@ -65,7 +65,7 @@ def main() -> None:
         axes[0].loglog(gammas, c["sheffet"], color=col, ls="--", label=f"k={k}: Sheffet 2019")
         axes[0].loglog(gammas, c["exact"], color=col, ls=":", label=f"k={k}: exact (tight pair)")
         ratio = c["lemma1"] / c["sheffet"]
-        axes[1].semilogx(gammas, ratio, color=col, label=f"k={k}")
+        axes[1].loglog(gammas, ratio, color=col, label=f"k={k}")
         worse = gammas[ratio > 1]
         invalid = gammas[c["exact"] > c["sheffet"] * (1 + 1e-9)]
         valid_worse = gammas[(ratio > 1) & (c["exact"] <= c["sheffet"])]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -120,8 +121,10 @@ def regression(trials: int, rng) -> tuple[list, dict]:
                 epsilon=e, delta=DELTA, k=k, noise_level="normalised"),
             "AdaSSP": lambda e: AdaSSP(epsilon=e, delta=DELTA),
             "Sheffet (Alg. 4)": lambda e: Sheffet(epsilon=e, delta=DELTA, k=k),
-            "Sheffet + Lemma 1 (Alg. 5)": lambda e: SheffetOurAnalysis(epsilon=e, delta=DELTA,
-                                                                       k=k),
+            "Sheffet + Lemma 1 (Alg. 5, γ as printed)": lambda e: SheffetOurAnalysis(
+                epsilon=e, delta=DELTA, k=k),
+            "Sheffet + Lemma 1 (Alg. 5, γ·C²)": lambda e: SheffetOurAnalysis(
+                epsilon=e, delta=DELTA, k=k, gamma_units="scaled"),
         }
         curves[name] = {"k": k, "n": len(Xtr), "d": d}
         for label, make in methods.items():
@@ -205,6 +208,8 @@ def plot(curves, logit) -> None:
 
 
 def main() -> None:
+    # scikit-learn ≥ 1.8 deprecates penalty=None (the unregularised fit the paper uses)
+    warnings.filterwarnings("ignore", category=FutureWarning, module="sklearn")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=50)
     parser.add_argument("--no-write", action="store_true")
