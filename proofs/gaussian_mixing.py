@@ -30,8 +30,8 @@ N(0, XᵀX + σ²I).  Neighbours zero out one row x (‖x‖ ≤ C).  The deriva
   logistic loss' curvature and gradient bounds).
 
 ``dpaudit prove gaussian_mixing`` writes ``proofs/certificates/gaussian_mixing.json``, the only
-source of the formulas in :mod:`dpaudit.mechanisms.gaussian_mixing` and
-:mod:`dpaudit.mechanisms.gaussian_mixing_regression`.  (One file for the family, so that the
+source of the formulas in the modules ``dpaudit.mechanisms.gaussian_mixing*`` (common,
+GaussMix/ModifiedGaussMix, regression, baselines).  (One file for the family, so that the
 certificate's recorded hash covers the whole argument; hence its length.)
 """
 
@@ -361,8 +361,8 @@ def _sheffet2019(d, s):
 def _theorem1(d, s):
     alpha, k, gamma, delta, eta, C = (s["alpha"], s["k"], s["gamma"], s["delta"], s["eta"],
                                       s["C"])
-    lam_min, z = sp.Symbol("lambda_min", nonnegative=True), sp.Symbol("z", real=True)
-    w = sp.Symbol("w", nonnegative=True)
+    lam_min = sp.Symbol("lambda_min", nonnegative=True)
+    w = sp.Symbol("w", nonnegative=True)      # w = τ − z, z the λ_min noise draw
     d.section("theorem1")
     tau = sp.sqrt(2 * sp.log(3 / delta))
     d.given("λ_min(XᵀX) has sensitivity C² under zero-out neighbours (Weyl: XᵀX and X′ᵀX′ differ "
@@ -455,7 +455,7 @@ def _linear_mixing(d, s):
 # -- Sheffet 2017, Algorithm 1 (the paper's Algorithms 4 and 5) -------------------------------------
 
 def _sheffet2017(d, s):
-    k, gamma, delta, eps, C = s["k"], s["gamma"], s["delta"], s["eps"], s["C"]
+    k, delta, eps, C = s["k"], s["delta"], s["eps"], s["C"]
     y = sp.Symbol("y", real=True)
     b = sp.Symbol("b", positive=True)
     d.section("sheffet2017")

@@ -13,7 +13,8 @@ from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.gaussian_pairs import GaussianProfile, IsotropicGaussianProfile
 from dpaudit.exact.sketch import (ChiSquareScaleMixtureProfile, ScaledChiSquareProfile,
                                   sketch_pair_profile, sketch_pair_renyi)
-from dpaudit.mechanisms.gaussian_mixing import GaussMix, rdp_value
+from dpaudit.mechanisms.gaussian_mixing import GaussMix
+from dpaudit.mechanisms.gaussian_mixing_common import rdp_value
 from dpaudit.neighbours.sketch_search import search_gaussmix_pair
 
 
@@ -58,7 +59,6 @@ def test_sketch_pair_routing_and_errors():
     assert sketch_pair_profile(eye, eye, 3).delta(0.0) == 0.0
     two = sketch_pair_profile(np.diag([2.0, 0.5]), eye, 2)
     assert isinstance(two, GaussianProfile)
-    iso = IsotropicGaussianProfile(0.0, 1.0, 0.0, 1.0, dim=1)  # noqa: F841 (import check)
     with pytest.raises(ValueError, match="positive definite"):
         sketch_pair_profile(eye, np.diag([1.0, 0.0]), 2)
     with pytest.raises(ValueError, match="k must be"):

@@ -14,13 +14,12 @@ from scipy import stats
 
 from dpaudit.audit.spec import load_suite
 from dpaudit.cli import main
-from dpaudit.mechanisms.gaussian_mixing import (GaussMix, ModifiedGaussMix, matrix_normal_logpdf,
-                                                theorem1_epsilon)
-from dpaudit.mechanisms.gaussian_mixing_regression import (AdaSSP, GaussMixLogistic,
-                                                           LinearMixing, ObjectivePerturbation,
-                                                           Sheffet, SheffetOurAnalysis,
-                                                           lemma1_gamma, linear_mixing_gamma,
-                                                           wishart)
+from dpaudit.mechanisms.gaussian_mixing import GaussMix, ModifiedGaussMix
+from dpaudit.mechanisms.gaussian_mixing_baselines import (AdaSSP, ObjectivePerturbation, Sheffet,
+                                                          SheffetOurAnalysis, lemma1_gamma)
+from dpaudit.mechanisms.gaussian_mixing_common import matrix_normal_logpdf, theorem1_epsilon
+from dpaudit.mechanisms.gaussian_mixing_regression import (GaussMixLogistic, LinearMixing,
+                                                           linear_mixing_gamma, wishart)
 from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
 
 SUITE = Path(__file__).resolve().parents[1] / "audits" / "gaussian_mixing.toml"

@@ -17,8 +17,8 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
 
 def _load_builtin() -> None:
     # importing the family modules registers their mechanisms
-    from dpaudit.mechanisms import (classic, gaussian_mixing, gaussian_mixing_regression,  # noqa: F401
-                                   known_bad, noisy_max, svt)
+    from dpaudit.mechanisms import (classic, gaussian_mixing, gaussian_mixing_baselines,  # noqa: F401
+                                   gaussian_mixing_regression, known_bad, noisy_max, svt)
 
 
 def mechanism_names() -> list[str]:
