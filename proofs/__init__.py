@@ -17,7 +17,7 @@ from importlib import resources
 
 #: family name -> derivation module
 FAMILIES = {"classic": "proofs.classic", "noisy_max": "proofs.noisy_max",
-            "sparse_vector": "proofs.sparse_vector",
+            "sparse_vector": "proofs.sparse_vector", "gaussian_mixing": "proofs.gaussian_mixing",
             "policy_evaluation": "proofs.policy_evaluation", "sgld": "proofs.sgld",
             "synthetic_control": "proofs.synthetic_control"}
 

@@ -17,9 +17,10 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
 
 def _load_builtin() -> None:
     # importing the family modules registers their mechanisms
-    from dpaudit.mechanisms import (classic, known_bad, noisy_max, policy_evaluation,  # noqa: F401
-                                    propose_test_sample, sgld, svt, synthetic_control,
-                                    synthetic_control_obj)
+    from dpaudit.mechanisms import (  # noqa: F401
+        classic, gaussian_mixing, gaussian_mixing_baselines, gaussian_mixing_regression,
+        known_bad, noisy_max, policy_evaluation, propose_test_sample, sgld, svt,
+        synthetic_control, synthetic_control_obj)
 
 
 def mechanism_names() -> list[str]:
