@@ -239,3 +239,27 @@ def test_learned_distinguishers_on_vector_outputs():
         r = estimate_epsilon_lower_bound(double_spend, 0.0, 1.0, samples=200_000, seed=4,
                                          distinguisher=name)
         assert 0.6 < r.epsilon <= 1.0 and "score" in r.event
+
+
+def test_scalar_spread_difference_uses_two_sided_events():
+    """N(0, 1) vs N(0, 2²) at δ = 0.1: no one-sided event {o ≥ t} or {o ≤ t} certifies more
+    than 0.964 even with exact probabilities (computed below), while the pair's exact ε is
+    2.54 — reached only by two-sided events {|o| ≥ t} / {|o| ≤ t}."""
+    from scipy.stats import norm
+
+    from dpaudit.exact import NormalPairProfile
+    delta = 0.1
+    t = np.linspace(-12, 12, 100_001)
+    best_one_sided = 0.0
+    for a, b in ((1.0, 2.0), (2.0, 1.0)):
+        for p0, p1 in ((norm.sf(t, 0, a), norm.sf(t, 0, b)), (norm.cdf(t, 0, a), norm.cdf(t, 0, b))):
+            ok = p0 > delta
+            best_one_sided = max(best_one_sided, float(np.max(np.log(p0[ok] - delta) - np.log(p1[ok]))))
+    exact = max(NormalPairProfile(0, 1, 0, 2).epsilon(delta), NormalPairProfile(0, 2, 0, 1).epsilon(delta))
+    assert best_one_sided < 1.0 and exact > 2.5
+
+    def spread(d, n, rng):
+        return rng.normal(0.0, 1.0 if d == 0 else 2.0, n)
+    r = estimate_epsilon_lower_bound(spread, 0, 1, delta=delta, samples=200_000, seed=5)
+    assert 1.5 < r.epsilon <= exact
+    assert "log-ratio" in r.event or "|output" in r.event

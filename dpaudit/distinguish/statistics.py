@@ -11,7 +11,9 @@ Statistics:
 * :class:`Linear` — a projection w·(o − c): the difference of means and Fisher's linear
   discriminant Σ⁻¹(μ₀ − μ₁) (pooled covariance, ridge-regularised).
 * :class:`GaussianLogRatio` — log N(o; μ₀, Σ₀) − log N(o; μ₁, Σ₁), the likelihood ratio of
-  Gaussians fitted to each side (sees differences in covariance as well as in mean).
+  Gaussians fitted to each side (sees differences in covariance as well as in mean);
+  :class:`ScalarLogRatio` and :class:`Distance` (|o − median|) are the two-sided statistics of
+  continuous scalar outputs.
 * :class:`SignedExtreme` — max_j or min_j of σ_j⁻¹ sign_j (o_j − c_j): its level sets are
   orthants, the sets that certify composition bugs such as double spending.
 * :class:`Norm` — ‖(o − c)/σ‖₂.
@@ -134,6 +136,68 @@ class GaussianLogRatio(Statistic):
         return {"statistic": self.name, "mu0": _rounded(self.mu0), "mu1": _rounded(self.mu1),
                 "precision0": [_rounded(r) for r in self.prec0],
                 "precision1": [_rounded(r) for r in self.prec1]}
+
+
+class ScalarLogRatio(Statistic):
+    """s(o) = log N(o; μ₀, σ₀²) − log N(o; μ₁, σ₁²) for scalar outputs, with Gaussians fitted
+    on the selection split.  A quadratic in o: its level sets are intervals and their
+    complements, the two-sided events that separate laws differing in spread (a Gaussian
+    against a wider one or a mixture), which one-sided thresholds on o cannot express."""
+
+    name = "scalar-gaussian-log-ratio"
+
+    def __init__(self, mu0, var0, mu1, var1, sanitizer: Sanitizer):
+        self.mu0, self.mu1 = float(mu0), float(mu1)
+        self.var0, self.var1 = float(var0), float(var1)
+        self.const = 0.5 * (np.log(self.var1) - np.log(self.var0))
+        self.sanitizer = sanitizer
+
+    def __call__(self, x):
+        x = self.sanitizer(np.asarray(x, dtype=float)[:, None])[:, 0]
+        return self.const - 0.5 * ((x - self.mu0) ** 2 / self.var0
+                                   - (x - self.mu1) ** 2 / self.var1)
+
+    def definition(self):
+        return {"statistic": self.name, "mu0": self.mu0, "var0": self.var0,
+                "mu1": self.mu1, "var1": self.var1}
+
+
+class Distance(Statistic):
+    """s(o) = |o − c| for scalar outputs, c the pooled median of the selection split: the
+    symmetric two-sided tails {|o − c| ≥ t} and central intervals {|o − c| ≤ t}."""
+
+    name = "distance from the pooled median"
+
+    def __init__(self, center: float, sanitizer: Sanitizer):
+        self.center = float(center)
+        self.sanitizer = sanitizer
+
+    def __call__(self, x):
+        x = self.sanitizer(np.asarray(x, dtype=float)[:, None])[:, 0]
+        return np.abs(x - self.center)
+
+    def definition(self):
+        return {"statistic": "distance", "center": self.center}
+
+    def describe(self):
+        return f"|output − {self.center:.6g}|"
+
+
+def _fit_scalar_spread(x0: np.ndarray, x1: np.ndarray) -> list[Statistic]:
+    """The two-sided statistics of a continuous scalar output, fitted on the first half of the
+    selection split (``fit_rows``) so that their thresholds are scored on the other half."""
+    n_fit = min(FIT_ROWS, max(1, len(x0) // 2), max(1, len(x1) // 2))
+    f0, f1 = x0[:n_fit], x1[:n_fit]
+    sanitizer = Sanitizer(np.concatenate([f0, f1])[:, None])
+    s0, s1 = sanitizer(f0[:, None])[:, 0], sanitizer(f1[:, None])[:, 0]
+    var0, var1 = s0.var(), s1.var()
+    if not (var0 > 0 and var1 > 0):
+        return []
+    stats = [ScalarLogRatio(s0.mean(), var0, s1.mean(), var1, sanitizer),
+             Distance(np.median(np.concatenate([s0, s1])), sanitizer)]
+    for stat in stats:
+        stat.fit_rows = n_fit
+    return stats
 
 
 class SignedExtreme(Statistic):
@@ -438,6 +502,7 @@ def fit_auto_statistics(x0: np.ndarray, x1: np.ndarray) -> tuple[list[Statistic]
         if len(atoms):
             stats.append(_fit_atom_pattern([atoms], x0, x1))
             return stats, "continuous scalar with atoms"
+        stats.extend(_fit_scalar_spread(x0, x1))
         return stats, "continuous scalar"
 
     k = x0.shape[1]
