@@ -50,7 +50,7 @@ def test_counts_are_trajectories_not_visits_and_fmax_clips():
     ([[[0.5, 0.5]]], "not one of the integers"),
     ([[[0]]], "a step is [state, reward]"),
     ([[[0, 1, 2, 3]]], "a step is [state, reward]"),
-    ([[[0, "x", 0.5]]], "action must be a number"),
+    ([[[0, "x", 0.5]]], "action must be a finite number"),
     (["abc"], "must be a list of steps"),
 ])
 def test_bad_datasets_are_named(dataset, message):

@@ -27,23 +27,18 @@ from typing import Callable, Iterable
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
+from dpaudit import validation
 from dpaudit.exact.gaussian import gaussian_delta, gaussian_epsilon
 
 
 # -- input checks (messages name the offending parameter) -----------------------------------
 
 def check_positive(value: float, what: str) -> float:
-    value = float(value)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{what} must be a finite number > 0, got {value!r}")
-    return value
+    return validation.positive(what, value)
 
 
 def check_delta(value: float, what: str = "delta") -> float:
-    value = float(value)
-    if not (0.0 <= value < 1.0):
-        raise ValueError(f"{what} must lie in [0, 1), got {value!r}")
-    return value
+    return validation.delta(what, value)
 
 
 def check_target_epsilon(value: float, what: str = "eps") -> float:

@@ -35,17 +35,11 @@ RHO = sp.Symbol("rho")
 
 
 def _check_epsilon(value: float, what: str = "epsilon") -> float:
-    value = float(value)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{what} must be a finite number > 0, got {value!r}")
-    return value
+    return conv.check_positive(value, what)
 
 
 def _check_delta(value: float, what: str = "delta") -> float:
-    value = float(value)
-    if not (0.0 <= value < 1.0):
-        raise ValueError(f"{what} must lie in [0, 1), got {value!r}")
-    return value
+    return conv.check_delta(value, what)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ import sympy as sp
 from scipy.optimize import brentq
 from scipy.special import log_softmax
 
+from dpaudit import validation
 from dpaudit.claims import AllOf, ApproxDP, PureDP, SymbolicFormula, ZCDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import discrete_epsilon, gaussian_epsilon, laplace_epsilon
@@ -55,20 +56,8 @@ def claim_expression(*formulas: SymbolicFormula) -> sp.Tuple:
 
 
 # -- validation helpers ---------------------------------------------------------------------
-def _positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number > 0, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
-
-
-def _positive_int(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not float(value).is_integer() or value < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    return int(value)
+_positive = validation.positive
+_positive_int = validation.positive_int
 
 
 def _records(dataset, lo: float, hi: float, *, integer: bool = False,

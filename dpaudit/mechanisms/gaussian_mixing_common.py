@@ -17,6 +17,7 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from dpaudit.claims.certificates import load_formula
+from dpaudit import validation
 from dpaudit.claims.conversions import optimal_rdp_to_dp
 FAMILY = "gaussian-mixing"
 NEIGHBOURING = ("zero-out: one row of the n × d data matrix is replaced by 0⃗ (the dataset with "
@@ -43,27 +44,16 @@ MAX_DRAWS = 1 << 22
 # -- validation ------------------------------------------------------------------------------
 
 def check_number(name: str, value, *, minimum: float = 0.0, strict: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value < minimum or (strict and value == minimum):
-        raise ValueError(f"{name} must be a finite number {'>' if strict else '≥'} {minimum:g}, "
-                         f"got {value!r}")
-    return value
+    return validation.number(name, value, minimum=minimum, strict_minimum=strict)
 
 
 def check_int(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not float(value).is_integer() or value < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    return int(value)
+    return validation.positive_int(name, value, minimum)
 
 
 def check_delta(value) -> float:
-    value = check_number("delta", value)
-    if value >= 1.0:
-        raise ValueError(f"delta must lie in (0, 1), got {value!r}")
-    return value
+    """δ of a Gaussian-mixing mechanism: in (0, 1) (every calibration divides by ln(1/δ))."""
+    return validation.delta("delta", value, allow_zero=False)
 
 
 def check_choice(name: str, value, choices) -> str:

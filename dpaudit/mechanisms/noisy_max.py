@@ -25,6 +25,7 @@ from collections.abc import Iterable
 import numpy as np
 import sympy as sp
 
+from dpaudit import validation
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import noisy_max as exact
@@ -50,22 +51,10 @@ NEIGHBOURING = "ALL_DIFFER: every query answer may change by at most Δ, ‖q �
 # -- shared helpers -------------------------------------------------------------------------------
 
 def check_positive(name: str, value, *, integer: bool = False, allow_none: bool = False):
-    """Validate a mechanism parameter; the ValueError names it."""
+    """Validate a mechanism parameter (:mod:`dpaudit.validation`); the ValueError names it."""
     if value is None and allow_none:
         return None
-    if integer:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        return int(value)
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
+    return validation.positive_int(name, value) if integer else validation.positive(name, value)
 
 
 def check_finite(name: str, value) -> float:

@@ -25,10 +25,11 @@ F_max are *clipped* to F_max (see :func:`batch_statistics`).
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from dpaudit import validation
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,7 @@ class Trajectory:
 
 
 def _number(value, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{what} must be a number, got {value!r}")
-    return float(value)
+    return validation.number(what, value)
 
 
 def parse_trajectory(raw, n_states: int, r_max: float, index: int) -> Trajectory:

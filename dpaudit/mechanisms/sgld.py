@@ -33,6 +33,7 @@ from collections import Counter
 
 import numpy as np
 
+from dpaudit import validation
 from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.mixture_density import MixtureLogDensity
 from dpaudit.exact.renyi import gaussian_renyi
@@ -49,18 +50,10 @@ METHODS = ("auto", "exact", "simulate")
 
 
 def _number(name, value, *, positive=True, integer=False, minimum=None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value:g}")
-    if integer and not value.is_integer():
-        raise ValueError(f"{name} must be an integer, got {value:g}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be ≥ {minimum:g}, got {value:g}")
-    return value
+    """A parameter (:mod:`dpaudit.validation`): > 0 when ``positive``, ≥ ``minimum``."""
+    lower, strict = ((0.0, True) if positive and (minimum is None or minimum <= 0)
+                     else (minimum, False))
+    return validation.number(name, value, minimum=lower, strict_minimum=strict, integer=integer)
 
 
 def expand_records(dataset) -> np.ndarray:

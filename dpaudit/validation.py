@@ -1,0 +1,67 @@
+"""Validation of user-supplied numbers: one rule set and one message format for the package.
+
+Every check raises :class:`ValueError` with the message ``"<name> must be <requirement>, got
+<value>"``, so a bad parameter in a suite file, a claim or a mechanism is named in words the
+user wrote — never a numpy traceback.  The rules: booleans are not numbers (``True`` is not
+ε = 1); strings are not numbers (no silent ``float("1e-5")``); NaN and ±inf are refused unless a
+bound is explicitly allowed to be infinite; integers must be whole numbers (``3.0`` is accepted
+as 3, ``3.5`` is not).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+
+def _requirement(minimum, maximum, strict_minimum, strict_maximum, integer) -> str:
+    kind = "an integer" if integer else "a finite number"
+    if minimum is not None and maximum is not None:
+        left = "(" if strict_minimum else "["
+        right = ")" if strict_maximum else "]"
+        return f"{kind} in {left}{minimum:g}, {maximum:g}{right}"
+    if minimum is not None:
+        return f"{kind} {'>' if strict_minimum else '≥'} {minimum:g}"
+    if maximum is not None:
+        return f"{kind} {'<' if strict_maximum else '≤'} {maximum:g}"
+    return kind
+
+
+def number(name: str, value, *, minimum: float | None = None, maximum: float | None = None,
+           strict_minimum: bool = False, strict_maximum: bool = False,
+           integer: bool = False) -> float:
+    """``value`` as a float satisfying the stated bounds, or a ValueError naming ``name``."""
+    requirement = _requirement(minimum, maximum, strict_minimum, strict_maximum, integer)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be {requirement}, got {value!r}")
+    x = float(value)
+    if (not math.isfinite(x) or (integer and not x.is_integer())
+            or (minimum is not None and (x < minimum or (strict_minimum and x == minimum)))
+            or (maximum is not None and (x > maximum or (strict_maximum and x == maximum)))):
+        shown = "NaN" if math.isnan(x) else repr(value)
+        raise ValueError(f"{name} must be {requirement}, got {shown}")
+    return x
+
+
+def positive(name: str, value) -> float:
+    """A finite number > 0 (ε, a scale, a sensitivity …)."""
+    return number(name, value, minimum=0.0, strict_minimum=True)
+
+
+def nonnegative(name: str, value) -> float:
+    """A finite number ≥ 0."""
+    return number(name, value, minimum=0.0)
+
+
+def positive_int(name: str, value, minimum: int = 1) -> int:
+    """A whole number ≥ ``minimum`` (numpy integers and whole floats accepted)."""
+    return int(number(name, value, minimum=minimum, integer=True))
+
+
+def delta(name: str, value, *, allow_zero: bool = True) -> float:
+    """A δ: in [0, 1), or in (0, 1) when ``allow_zero`` is False."""
+    return number(name, value, minimum=0.0, maximum=1.0, strict_minimum=not allow_zero,
+                  strict_maximum=True)
+
+
+__all__ = ["number", "positive", "nonnegative", "positive_int", "delta"]

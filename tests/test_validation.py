@@ -1,0 +1,37 @@
+"""The shared parameter checks: one rule set, messages that name the parameter."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpaudit import validation
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, math.inf, math.nan, True, "1.0", None, [1.0]])
+def test_positive_refuses_and_names_the_parameter(value):
+    with pytest.raises(ValueError, match=r"^epsilon must be a finite number > 0, got "):
+        validation.positive("epsilon", value)
+
+
+def test_nan_is_called_nan():
+    with pytest.raises(ValueError, match="got NaN$"):
+        validation.number("reward", float("nan"))
+
+
+@pytest.mark.parametrize("value, expected", [(0.5, 0.5), (np.float64(2.0), 2.0), (3, 3.0)])
+def test_positive_accepts_real_numbers(value, expected):
+    assert validation.positive("sigma", value) == expected
+
+
+def test_integers_and_deltas():
+    assert validation.positive_int("k", 3.0) == 3 and validation.positive_int("k", np.int64(4)) == 4
+    with pytest.raises(ValueError, match=r"k must be an integer ≥ 1, got 2.5"):
+        validation.positive_int("k", 2.5)
+    with pytest.raises(ValueError, match=r"n must be an integer ≥ 2, got 1"):
+        validation.positive_int("n", 1, minimum=2)
+    assert validation.delta("delta", 0.0) == 0.0
+    with pytest.raises(ValueError, match=r"delta must be a finite number in \(0, 1\), got 0.0"):
+        validation.delta("delta", 0.0, allow_zero=False)
+    with pytest.raises(ValueError, match=r"delta must be a finite number in \[0, 1\), got 1.0"):
+        validation.delta("delta", 1.0)
