@@ -37,6 +37,14 @@ def _ratio(record: dict) -> float | None:
     return max(bounds) / claimed
 
 
+def _label(row: dict) -> str:
+    """The audit's name, with the swept parameter's value for one point of a sweep."""
+    sweep = row.get("sweep")
+    if not sweep:
+        return row["audit"]
+    return f"{row['audit']} [{sweep['parameter']}={sweep['value']}]"
+
+
 def stability(suites: list[Path], seeds: int, workers: int):
     outcomes: dict[tuple[str, str], dict] = {}
     seconds = []
@@ -45,14 +53,14 @@ def stability(suites: list[Path], seeds: int, workers: int):
         run = run_suites([str(s) for s in suites], seed=seed, workers=workers)
         seconds.append(time.perf_counter() - start)
         for outcome in run.outcomes:
-            key = (outcome["suite"], outcome["audit"])
+            key = (outcome["suite"], _label(outcome))
             entry = outcomes.setdefault(key, {"expect": outcome["expect"], "met": 0,
                                               "runs": 0, "ratios": [], "errors": 0})
             entry["runs"] += 1
             entry["met"] += bool(outcome["met_expectation"])
             entry["errors"] += outcome["verdict"] == "error"
             ratios = [_ratio(r) for r in run.records
-                      if (r["suite"], r["audit"]) == key and r["verdict"] != "error"]
+                      if (r["suite"], _label(r)) == key and r["verdict"] != "error"]
             ratios = [x for x in ratios if x is not None]
             if ratios:
                 entry["ratios"].append(max(ratios))
@@ -81,7 +89,7 @@ def main():
                             "max ε_LB / claimed ε", "errors"], rows)
     body = (f"{args.seeds} seeds (1…{args.seeds}) per suite, each suite at its default sample "
             f"counts and family-wise confidence, {args.workers} workers; "
-            f"{len(rows)} audits in {len(suites)} suites; median {sorted(seconds)[len(seconds) // 2]:.0f} s "
+            f"{len(rows)} audits (a swept audit counts once per point) in {len(suites)} suites; median {sorted(seconds)[len(seconds) // 2]:.0f} s "
             f"per run of all suites.  'max ε_LB / claimed ε' is, per run, the largest ratio over "
             "the audit's certificates (black- or white-box), then its minimum over runs for an "
             "expected violation and its maximum for an expected consistent audit.\n\n"

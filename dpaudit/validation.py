@@ -64,4 +64,17 @@ def delta(name: str, value, *, allow_zero: bool = True) -> float:
                   strict_maximum=True)
 
 
-__all__ = ["number", "positive", "nonnegative", "positive_int", "delta"]
+def draw_request(n, rng) -> int:
+    """The arguments of ``sample(dataset, n, rng)``: n a non-negative integer (not a bool, not a
+    float), rng a :class:`numpy.random.Generator` — a legacy ``RandomState`` or an int seed would
+    silently break the reproducibility contract of the runner's streams."""
+    import numpy as np
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
+                        f"got {type(rng).__name__}")
+    return int(n)
+
+
+__all__ = ["number", "positive", "nonnegative", "positive_int", "delta", "draw_request"]

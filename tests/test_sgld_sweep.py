@@ -13,7 +13,7 @@ from dpaudit.audit.runner import plan_suite, run_suites, task_seed
 from dpaudit.audit.spec import SuiteError, load_suite, parse_suite
 from dpaudit.audit.sweeps import dense_values
 from dpaudit.report.figures import write_figures
-from dpaudit.report.json_report import build_report, write_json
+from dpaudit.report.json_report import build_report
 from dpaudit.report.markdown import render_markdown
 
 REPO = Path(__file__).resolve().parents[1]

@@ -97,13 +97,7 @@ def _records(dataset, lo: float, hi: float, *, integer: bool = False,
     return arr
 
 
-def _check_draw(n, rng) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
-                        f"got {type(rng).__name__}")
-    return int(n)
+_check_draw = validation.draw_request
 
 
 # -- bounded sums (Laplace, Gaussian and the known-bad Laplace variants) ---------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 
 import numpy as np
 import sympy as sp
@@ -96,12 +95,7 @@ def lambda_min(matrix: np.ndarray) -> float:
     return float(np.linalg.eigvalsh(matrix.T @ matrix)[0])
 
 
-def check_draw(n, rng) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    return int(n)
+check_draw = validation.draw_request
 
 
 def sketch(matrix: np.ndarray, k: int, noise_sd, n: int, rng) -> np.ndarray:

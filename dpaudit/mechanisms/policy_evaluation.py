@@ -29,7 +29,6 @@ show it rests on main-text Lemma 1, which is false for large ε; ``exact_epsilon
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import sympy as sp
@@ -37,6 +36,7 @@ import sympy as sp
 from dpaudit.claims import ApproxDP
 from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile
 from dpaudit.mechanisms import policy_estimators as est
+from dpaudit import validation
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
 from dpaudit.mechanisms.policy_data import batch_statistics, parse_dataset
 from dpaudit.mechanisms.registry import register
@@ -46,14 +46,9 @@ _LOG_2PI = math.log(2 * math.pi)
 
 
 def _real(name: str, value, lo: float = 0.0, hi: float = math.inf, *, open_hi=False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not math.isfinite(float(value)):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    value = float(value)
-    if not (lo < value and (value < hi if open_hi else value <= hi)):
-        raise ValueError(f"{name} must lie in ({lo:g}, {hi:g}{')' if open_hi else ']'}, "
-                         f"got {value!r}")
-    return value
+    """A number in (lo, hi] (or (lo, hi) when ``open_hi``), checked by :mod:`dpaudit.validation`."""
+    return validation.number(name, value, minimum=lo, strict_minimum=True,
+                             maximum=None if math.isinf(hi) else hi, strict_maximum=open_hi)
 
 
 class _PolicyEvaluation(Mechanism):
@@ -71,10 +66,7 @@ class _PolicyEvaluation(Mechanism):
                  constants, **extra):
         eps = _real("epsilon", epsilon)
         dlt = _real("delta", delta, 0.0, 1.0, open_hi=True)
-        if isinstance(n_states, bool) or not isinstance(n_states, numbers.Integral) \
-                or n_states < 1:
-            raise ValueError(f"n_states must be an integer >= 1, got {n_states!r}")
-        n = int(n_states)
+        n = validation.positive_int("n_states", n_states)
         gam = _real("gamma", gamma, 0.0, 1.0, open_hi=True)
         rmax = _real("r_max", r_max)
         fmax = None if f_max is None else _real("f_max", f_max)
@@ -132,12 +124,9 @@ class _PolicyEvaluation(Mechanism):
         return self.sigma_of(self.statistics(dataset))
 
     def sample(self, dataset, n, rng) -> np.ndarray:
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-            raise ValueError(f"n must be a non-negative integer, got {n!r}")
-        if not isinstance(rng, np.random.Generator):
-            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        n = validation.draw_request(n, rng)
         theta, sigma = self.theta_sigma(dataset)
-        return theta[None, :] + sigma * rng.standard_normal((int(n), self.d))
+        return theta[None, :] + sigma * rng.standard_normal((n, self.d))
 
     def log_density(self, dataset, outputs) -> np.ndarray:
         theta, sigma = self.theta_sigma(dataset)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from collections import Counter
 
 import numpy as np
@@ -86,12 +85,7 @@ def expand_records(dataset) -> np.ndarray:
     return arr
 
 
-def _check_draw(n, rng) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    return int(n)
+_check_draw = validation.draw_request
 
 
 class LinearRegressionDomain(Mechanism):

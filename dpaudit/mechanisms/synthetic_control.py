@@ -29,12 +29,10 @@ products X̃_postᵀf of the end-to-end mechanisms have no closed-form density (
 
 from __future__ import annotations
 
-import math
-import numbers
-
 import numpy as np
 import sympy as sp
 
+from dpaudit import validation
 from dpaudit.claims import PureDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,
@@ -57,26 +55,9 @@ def claim_expression(*formulas) -> sp.Tuple:
     return sp.Tuple(*(sp.Eq(sp.Symbol(f.name), f.expression) for f in formulas))
 
 
-def positive_number(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not math.isfinite(float(value)) or float(value) <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
-
-
-def positive_int(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not float(value).is_integer() or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def check_draw(n, rng) -> int:
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    return int(n)
+positive_number = validation.positive
+positive_int = validation.positive_int
+check_draw = validation.draw_request
 
 
 def ridge_coefficients(X_pre: np.ndarray, y_pre: np.ndarray, lam: float) -> np.ndarray:

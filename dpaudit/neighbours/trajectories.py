@@ -17,7 +17,6 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-import numpy as np
 
 from dpaudit.neighbours.spaces import DatasetSpace
 
