@@ -219,6 +219,7 @@ def estimate_privacy_curve_lower_bound(
     m = len(chosen)
     significance = (1.0 - confidence) / (2 * m)
     del sel0, sel1
+    selection_seconds = time.perf_counter() - start
 
     # 2. certification split (streamed) ------------------------------------------------------
     sampler_used = _Squeezed(sampler) if squeeze else sampler
@@ -263,7 +264,8 @@ def estimate_privacy_curve_lower_bound(
             n_denominator=best.n_denominator, per_bound_significance=significance,
             family_size=2 * m, samples=samples, selection_samples=n_sel,
             certification_samples=n_cert, output_kind=kind, seed=entropy, seconds=seconds,
-            candidates=certified, event_definition=best.definition))
+            candidates=certified, event_definition=best.definition,
+            selection_seconds=selection_seconds))
     renyi = []
     for alpha in alphas:
         best_div, best_event = 0.0, bounds[0][0].describe(bounds[0][1])

@@ -57,6 +57,9 @@ class EpsilonLowerBound:
     seconds: float
     candidates: tuple[CertifiedEvent, ...] = field(default_factory=tuple)
     event_definition: dict = field(default_factory=dict)
+    #: of ``seconds``, the part spent on the selection split (drawing it, fitting statistics
+    #: and classifiers, scoring thresholds); the rest is the streamed certification split
+    selection_seconds: float = 0.0
 
     def recheck(self) -> float:
         """Recompute the certified ε from the stored counts (independent of the estimator)."""
