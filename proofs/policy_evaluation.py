@@ -453,7 +453,7 @@ def _lsl_sensitivity(d, s):
 # -- Lemmas 4, 5, 9: smooth upper bounds ------------------------------------------------------
 
 def _smooth_bounds(d, s):
-    beta, k, v, m, w, rho = s["beta"], s["k"], s["v"], s["m"], s["w"], s["rho"]
+    beta, k, v, m = s["beta"], s["k"], s["v"], s["m"]
     d.section("smooth_bounds")
     uu, u0, u1 = sp.symbols("u v_s v'_s", integer=True)
     lemma4 = [
@@ -589,7 +589,7 @@ def _lattice(d):
 # -- Theorems 6 and 10: the noise ------------------------------------------------------------
 
 def _noise(d, s):
-    alpha, beta, F, P, psi, phi = s["alpha"], s["beta"], s["F"], s["P"], s["psi"], s["phi"]
+    alpha, F, P, psi, phi = s["alpha"], s["F"], s["P"], s["psi"], s["phi"]
     Phin, rinf, lam, c, S, r2 = s["Phi"], s["rho_inf"], s["lam"], s["c"], s["S"], s["rho_2"]
     w, v, k, m, rho = s["w"], s["v"], s["k"], s["m"], s["rho"]
     uu = sp.Symbol("u", nonnegative=True)
