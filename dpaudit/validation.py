@@ -1,17 +1,19 @@
 """Validation of user-supplied numbers: one rule set and one message format for the package.
 
-Every check raises :class:`ValueError` with the message ``"<name> must be <requirement>, got
-<value>"``, so a bad parameter in a suite file, a claim or a mechanism is named in words the
-user wrote — never a numpy traceback.  The rules: booleans are not numbers (``True`` is not
-ε = 1); strings are not numbers (no silent ``float("1e-5")``); NaN and ±inf are refused unless a
-bound is explicitly allowed to be infinite; integers must be whole numbers (``3.0`` is accepted
-as 3, ``3.5`` is not).
+Every number check raises :class:`ValueError` with the message ``"<name> must be
+<requirement>, got <value>"``, so a bad parameter in a suite file, a claim or a mechanism is
+named in words the user wrote — never a numpy traceback.  The rules: booleans are not numbers
+(``True`` is not ε = 1); strings are not numbers (no silent ``float("1e-5")``); NaN and ±inf are
+always refused; integers must be whole numbers (``3.0`` is accepted as 3, ``3.5`` is not).
+:func:`draw_request` checks a sampler call's arguments (a wrong ``rng`` type is a TypeError).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+
+import numpy as np
 
 
 def _requirement(minimum, maximum, strict_minimum, strict_maximum, integer) -> str:
@@ -68,7 +70,6 @@ def draw_request(n, rng) -> int:
     """The arguments of ``sample(dataset, n, rng)``: n a non-negative integer (not a bool, not a
     float), rng a :class:`numpy.random.Generator` — a legacy ``RandomState`` or an int seed would
     silently break the reproducibility contract of the runner's streams."""
-    import numpy as np
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
     if not isinstance(rng, np.random.Generator):

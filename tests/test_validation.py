@@ -35,3 +35,12 @@ def test_integers_and_deltas():
         validation.delta("delta", 0.0, allow_zero=False)
     with pytest.raises(ValueError, match=r"delta must be a finite number in \[0, 1\), got 1.0"):
         validation.delta("delta", 1.0)
+
+
+def test_draw_request_checks_count_and_generator():
+    assert validation.draw_request(np.int64(5), np.random.default_rng(0)) == 5
+    for n in (-1, 2.0, True, "3"):
+        with pytest.raises(ValueError, match=r"^n must be a non-negative integer, got "):
+            validation.draw_request(n, np.random.default_rng(0))
+    with pytest.raises(TypeError, match=r"rng must be a numpy.random.Generator .* got RandomState"):
+        validation.draw_request(3, np.random.RandomState(0))
