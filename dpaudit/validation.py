@@ -78,4 +78,18 @@ def draw_request(n, rng) -> int:
     return int(n)
 
 
-__all__ = ["number", "positive", "nonnegative", "positive_int", "delta", "draw_request"]
+def finite_entries(name: str, array: np.ndarray) -> np.ndarray:
+    """``array`` unchanged if every entry is finite, else a ValueError naming the first bad entry
+    ("dataset contains NaN at index [3]", "… an infinite value at index [0, 2]") and how many
+    there are."""
+    bad = np.argwhere(~np.isfinite(array))
+    if bad.size:
+        idx = tuple(int(i) for i in bad[0])
+        kind = "NaN" if np.isnan(array[idx]) else "an infinite value"
+        more = f" ({len(bad)} non-finite entries)" if len(bad) > 1 else ""
+        raise ValueError(f"{name} contains {kind} at index {list(idx)}{more}")
+    return array
+
+
+__all__ = ["number", "positive", "nonnegative", "positive_int", "delta", "draw_request",
+           "finite_entries"]

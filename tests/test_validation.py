@@ -44,3 +44,13 @@ def test_draw_request_checks_count_and_generator():
             validation.draw_request(n, np.random.default_rng(0))
     with pytest.raises(TypeError, match=r"rng must be a numpy.random.Generator .* got RandomState"):
         validation.draw_request(3, np.random.RandomState(0))
+
+
+def test_finite_entries_names_the_first_bad_entry():
+    good = np.arange(4.0)
+    assert validation.finite_entries("dataset", good) is good
+    with pytest.raises(ValueError, match=r"^dataset contains NaN at index \[2\]$"):
+        validation.finite_entries("dataset", np.array([0.0, 1.0, np.nan]))
+    with pytest.raises(ValueError, match=r"contains an infinite value at index \[1, 0\] "
+                                         r"\(2 non-finite entries\)"):
+        validation.finite_entries("X", np.array([[0.0, 1.0], [np.inf, np.nan]]))

@@ -77,12 +77,7 @@ def _records(dataset, lo: float, hi: float, *, integer: bool = False,
     if arr.size < min_len:
         raise ValueError(f"dataset needs at least {min_len} {what}s, got {arr.size}")
     arr = arr.astype(float)
-    bad = np.flatnonzero(np.isnan(arr))
-    if bad.size:
-        raise ValueError(f"dataset contains NaN at index {bad[:5].tolist()}")
-    bad = np.flatnonzero(np.isinf(arr))
-    if bad.size:
-        raise ValueError(f"dataset contains an infinite value at index {bad[:5].tolist()}")
+    validation.finite_entries("dataset", arr)
     bad = np.flatnonzero((arr < lo) | (arr > hi))
     if bad.size:
         i = int(bad[0])

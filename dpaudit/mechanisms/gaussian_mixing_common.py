@@ -75,12 +75,7 @@ def data_matrix(dataset, row_bound: float, *, width: int | None = None) -> np.nd
                          f"{arr.shape}")
     if width is not None and arr.shape[1] != width:
         raise ValueError(f"rows must have {width} entries, got {arr.shape[1]}")
-    bad = np.argwhere(np.isnan(arr))
-    if bad.size:
-        raise ValueError(f"dataset contains NaN at (row, column) {tuple(bad[0])}")
-    bad = np.argwhere(np.isinf(arr))
-    if bad.size:
-        raise ValueError(f"dataset contains an infinite value at (row, column) {tuple(bad[0])}")
+    validation.finite_entries("dataset (rows × columns)", arr)
     norms = np.linalg.norm(arr, axis=1)
     over = np.flatnonzero(norms > row_bound * (1.0 + 1e-9))
     if over.size:

@@ -81,11 +81,7 @@ def query_vector(dataset, num_queries: int | None, mechanism: str) -> np.ndarray
                          f"got an array of shape {q.shape}")
     if q.size == 0:
         raise ValueError(f"{mechanism}: dataset is empty (need at least one query answer)")
-    bad = ~np.isfinite(q)
-    if bad.any():
-        kind = "NaN" if np.isnan(q[bad]).any() else "infinite"
-        raise ValueError(f"{mechanism}: dataset contains {kind} query answers at positions "
-                         f"{np.flatnonzero(bad).tolist()}")
+    validation.finite_entries(f"{mechanism}: dataset (query answers)", q)
     if num_queries is not None and q.size != num_queries:
         raise ValueError(f"{mechanism}: dataset has {q.size} query answers but num_queries="
                          f"{num_queries}")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpaudit import validation
 from dpaudit.neighbours.spaces import DatasetSpace
 
 
@@ -67,13 +68,7 @@ def _array(value, name: str, ndim: int) -> np.ndarray:
         raise ValueError(f"{name} must contain only numbers, got dtype {arr.dtype}")
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
-    arr = arr.astype(float)
-    bad = np.argwhere(~np.isfinite(arr))
-    if bad.size:
-        idx = tuple(int(i) for i in bad[0])
-        what = "NaN" if np.isnan(arr[idx]) else "an infinite value"
-        raise ValueError(f"{name} contains {what} at index {list(idx)}")
-    return arr
+    return validation.finite_entries(name, arr.astype(float))
 
 
 def as_donor_pool(dataset) -> DonorPool:
