@@ -5,7 +5,7 @@ GaussMix reaches at δ by (i) Lemma 1 converted by Proposition 1 (CKS, optimised
 α ∈ (1, γ)) and (ii) Sheffet's 2019 bound ε = 2√(2k ln(4/δ))/γ + 2 ln(4/δ)/γ, and their ratio.
 The paper states neither k nor δ; this script uses δ = 1e-5 and k ∈ {1, 10, 100, 1000}.
 dpaudit also knows the exact ε(δ) of the paper's tightness pair (XᵀX = C²I, the removed row
-any unit row; :mod:`dpaudit.exact.sketch`), plotted as a third curve: it is what any valid
+any unit row; :mod:`dpaudit.mechanisms.gaussian_mixing.sketch_profiles`), plotted as a third curve: it is what any valid
 analysis of GaussMix must stay above.
 
 Every number comes from the mechanism's own claims (``GaussMix(claim=...)``, formulas from
@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from common import markdown_table, record  # noqa: E402
 
-from dpaudit.mechanisms.gaussian_mixing import GaussMix  # noqa: E402
+from dpaudit.mechanisms.gaussian_mixing.gaussmix import GaussMix  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "reports" / "gaussian_mixing"
 KS = (1, 10, 100, 1000)

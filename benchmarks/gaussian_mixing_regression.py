@@ -42,10 +42,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from common import markdown_table, record  # noqa: E402
 
-from dpaudit.mechanisms.gaussian_mixing_baselines import (AdaSSP,  # noqa: E402
+from dpaudit.mechanisms.gaussian_mixing.baselines import (AdaSSP,  # noqa: E402
                                                           ObjectivePerturbation, Sheffet,
                                                           SheffetOurAnalysis)
-from dpaudit.mechanisms.gaussian_mixing_regression import (GaussMixLogistic,  # noqa: E402
+from dpaudit.mechanisms.gaussian_mixing.regression import (GaussMixLogistic,  # noqa: E402
                                                            LinearMixing)
 
 OUT = Path(__file__).resolve().parents[1] / "reports" / "gaussian_mixing"

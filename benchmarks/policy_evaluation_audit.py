@@ -28,7 +28,7 @@ from scipy.optimize import brentq  # noqa: E402
 from dpaudit.audit.runner import run_suites  # noqa: E402
 from dpaudit.distinguish.lower_bound import estimate_privacy_curve_lower_bound  # noqa: E402
 from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile  # noqa: E402
-from dpaudit.mechanisms import policy_estimators as est  # noqa: E402
+from dpaudit.mechanisms.policy_evaluation import estimators as est  # noqa: E402
 from dpaudit.mechanisms.registry import create_mechanism  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

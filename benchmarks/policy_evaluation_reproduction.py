@@ -5,7 +5,7 @@ adjacent states; RMSE of V̂ = Φθ̂ against the exact values (dynamic programm
 with standard errors, as a function of the batch size m, and of the regularisation λ for LSL
 (including λ ∝ √m schedules).  Every estimate comes from the registered mechanisms
 (``dp-lsw``/``dp-lsl``: θ_X from ``theta_of``, σ_X from ``sigma_of``) applied to the batch
-statistics of :meth:`dpaudit.mechanisms.policy_chain.ChainMDP.statistics`.
+statistics of :meth:`dpaudit.mechanisms.policy_evaluation.chain.ChainMDP.statistics`.
 
 Writes ``reports/policy_evaluation/<initial>/`` for each initial-state distribution (uniform
 and "first"; §6 does not say which): ``figure1.png`` (the paper's four panels),
@@ -31,8 +31,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import markdown_table, record  # noqa: E402
 
-from dpaudit.mechanisms.policy_chain import ChainMDP  # noqa: E402
-from dpaudit.mechanisms.policy_evaluation import DPLSL, DPLSW  # noqa: E402
+from dpaudit.mechanisms.policy_evaluation.chain import ChainMDP  # noqa: E402
+from dpaudit.mechanisms.policy_evaluation.mechanisms import DPLSL, DPLSW  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "reports" / "policy_evaluation"
 N, P_STAY, GAMMA, EPS, DELTA, R_MAX = 40, 0.5, 0.99, 0.1, 0.1, 1.0
@@ -175,7 +175,7 @@ SIGMA_BATCHES = tuple(int(x) for x in np.logspace(1, 9, 33))
 def expected_sigmas(c_best, initial) -> dict:
     """σ_X at the expected signature |X_s| = round(m·p_s), m up to 1e9 (the realised counts
     concentrate around it): where the private estimates can meet the non-private ones."""
-    from dpaudit.mechanisms.policy_data import BatchStatistics
+    from dpaudit.mechanisms.policy_evaluation.data import BatchStatistics
     chain = ChainMDP(N, P_STAY, GAMMA, R_MAX, initial)
     ps, values = chain.visit_probabilities(), chain.values()
     common = dict(epsilon=EPS, delta=DELTA, n_states=N, gamma=GAMMA, r_max=R_MAX, f_max=1.0)

@@ -29,7 +29,7 @@ from common import markdown_table, record  # noqa: E402
 from dpaudit.audit.spec import load_suite  # noqa: E402
 from dpaudit.audit.sweeps import dense_values  # noqa: E402
 from dpaudit.mechanisms.registry import create_mechanism  # noqa: E402
-from dpaudit.mechanisms.sgld_law import step_by_step_law  # noqa: E402
+from dpaudit.mechanisms.sgld.law import step_by_step_law  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER = dict(n=1149019, c=1165165.0, alpha=0.1, beta=1.0, x_h=1.8, x_l=0.9, gamma1=0.1)
@@ -154,7 +154,7 @@ def mc_check(write: bool, samples: int = 2_000_000) -> None:
     """δ(ε) = E_{P₀}[(1 − e^{ε−L})₊] by Monte Carlo at the exact ε(0.01) of the paper's pair at
     T = (⌈k̂⌉+1)n, both directions, with the exact log-densities (a K = n mixture)."""
     from dpaudit.exact.mixture_density import MixtureLogDensity
-    from dpaudit.mechanisms.sgld import _components_cached, _merged
+    from dpaudit.mechanisms.sgld.mechanisms import _components_cached, _merged
 
     mech = create_mechanism("sgld", **PAPER)
     mech = create_mechanism("sgld", **PAPER, steps=mech.paper_steps())

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dpaudit.mechanisms.registry import create_mechanism  # noqa: E402
-from dpaudit.mechanisms.synthetic_control import ridge_coefficients  # noqa: E402
-from dpaudit.mechanisms.synthetic_control_data import generate, rmse  # noqa: E402
+from dpaudit.mechanisms.synthetic_control.mechanisms import ridge_coefficients  # noqa: E402
+from dpaudit.mechanisms.synthetic_control.data import generate, rmse  # noqa: E402
 
 OUT = ROOT / "reports" / "synthetic_control"
 RUNS = 500

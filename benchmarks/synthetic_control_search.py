@@ -1,7 +1,7 @@
 """Pair searches for DP synthetic control, recorded in RESULTS.md.
 
 1. Largest ‖f_reg(X) − f_reg(X′)‖₂ over bounded donor pools (L-BFGS-B with the analytic
-   gradient, :func:`dpaudit.mechanisms.synthetic_control_pairs.max_regression_shift`) against
+   gradient, :func:`dpaudit.mechanisms.synthetic_control.pairs.max_regression_shift`) against
    Lemma 3.7's 4T₀√(8+n)/λ and the certificate's exact √(2T₀/λ) (λ ≤ 2T₀).
 2. Largest evidence against Theorem 3.10 (DPSC_obj step 1, δ = 0): the Monte Carlo δ(ε₁) of the
    pair found by :func:`max_obj_evidence` (selection on its own noise draws), then a fresh
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import markdown_table, record  # noqa: E402
 from dpaudit.distinguish.lower_bound import estimate_epsilon_lower_bound  # noqa: E402
 from dpaudit.mechanisms.registry import create_mechanism  # noqa: E402
-from dpaudit.mechanisms.synthetic_control_pairs import (max_obj_evidence,  # noqa: E402
+from dpaudit.mechanisms.synthetic_control.pairs import (max_obj_evidence,  # noqa: E402
                                                         max_regression_shift)
 
 

@@ -1,6 +1,7 @@
 """Symbolic derivations of the mechanisms' claims, and their certificates.
 
-One derivation module per mechanism family (``classic``, ``noisy_max``, ``sparse_vector``);
+One derivation module per mechanism family (the ``proof`` column of
+:data:`dpaudit.mechanisms.families.BUILTIN_FAMILIES`);
 each exposes ``derive() -> proofs.framework.Derivation``.  ``dpaudit prove`` runs them and
 writes ``proofs/certificates/<family>.json``, which :mod:`dpaudit.claims.certificates` reads:
 the mechanisms' noise formulas come only from there.
@@ -15,11 +16,10 @@ import importlib
 import json
 from importlib import resources
 
-#: family name -> derivation module
-FAMILIES = {"classic": "proofs.classic", "noisy_max": "proofs.noisy_max",
-            "sparse_vector": "proofs.sparse_vector", "gaussian_mixing": "proofs.gaussian_mixing",
-            "policy_evaluation": "proofs.policy_evaluation", "sgld": "proofs.sgld",
-            "synthetic_control": "proofs.synthetic_control"}
+from dpaudit.mechanisms.families import proof_modules
+
+#: family name -> derivation module, from the one families table
+FAMILIES = proof_modules()
 
 
 def certificate_directory():

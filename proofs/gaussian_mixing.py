@@ -30,7 +30,7 @@ N(0, XᵀX + σ²I).  Neighbours zero out one row x (‖x‖ ≤ C).  The deriva
   logistic loss' curvature and gradient bounds).
 
 ``dpaudit prove gaussian_mixing`` writes ``proofs/certificates/gaussian_mixing.json``, the only
-source of the formulas in the modules ``dpaudit.mechanisms.gaussian_mixing*`` (common,
+source of the formulas in the package ``dpaudit.mechanisms.gaussian_mixing`` (common,
 GaussMix/ModifiedGaussMix, regression, baselines).  (One file for the family, so that the
 certificate's recorded hash covers the whole argument; hence its length.)
 """

@@ -8,7 +8,7 @@ instead is the classic bug (Ding et al., CCS 2018, StatDP ``noisy_max_v1b``/``v2
 Laplace noise its true ε is mΔ/b = mε/2, with exponential noise it is ∞.
 
 ``dpaudit prove noisy_max`` writes ``proofs/certificates/noisy_max.json``, the only source of
-the formulas in :mod:`dpaudit.mechanisms.noisy_max`.
+the formulas in :mod:`dpaudit.mechanisms.noisy_max.mechanisms`.
 """
 
 from __future__ import annotations

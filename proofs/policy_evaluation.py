@@ -26,7 +26,7 @@ Typos read as the spec (``../shared/papers/policy_evaluation.md``) says: β′ =
 [5(√d + √(2 ln(4/δ)))²]; max{v_s, m} in φ^λ and Lemma 9 read as min{·, m}.
 
 ``dpaudit prove policy_evaluation`` writes ``proofs/certificates/policy_evaluation.json``, the
-only source of the formulas in :mod:`dpaudit.mechanisms.policy_evaluation`.
+only source of the formulas in :mod:`dpaudit.mechanisms.policy_evaluation.mechanisms`.
 """
 
 from __future__ import annotations

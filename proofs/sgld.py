@@ -26,7 +26,7 @@ What is checked here, and what is taken from the paper:
 * ``sgld_step`` — one SGLD step (eq. 3) on this model is the affine Gaussian map
   θ ↦ aθ + ρ + √η ξ (checked), the paper's step size η = 2/(α + n x_h² β)² gives
   1 − λ = 1/(α + n x_h² β) (checked), and m repeated steps sum a geometric series (checked);
-  these are the formulas :mod:`dpaudit.mechanisms.sgld_law` evaluates.
+  these are the formulas :mod:`dpaudit.mechanisms.sgld.law` evaluates.
 * ``pts_claim`` — Claim 4.1 of Algorithm 1 (Propose-Test-Sample): steps 6–13 (3ε, δ) and
   steps 14–19 (2ε, δ) (Claims C.9, C.12, Cor. C.3, taken from the paper) compose to (5ε, 2δ).
 * ``pts_n_min`` — n_min of eq. (26), re-derived: ν = 1 + 2 ln(1/δ)/ε (eq. 53) and each of

@@ -13,7 +13,7 @@ claim, checks that their calibrations meet those claims, and proves Alg. 5's ε 
 pattern possible on one dataset and impossible on its neighbour).
 
 ``dpaudit prove sparse_vector`` writes ``proofs/certificates/sparse_vector.json``, the only
-source of the formulas in :mod:`dpaudit.mechanisms.svt`.
+source of the formulas in :mod:`dpaudit.mechanisms.sparse_vector.mechanisms`.
 """
 
 from __future__ import annotations

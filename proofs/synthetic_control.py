@@ -1,7 +1,7 @@
 """Derivation: differentially private synthetic control (Rho, Cummings & Misra, AISTATS 2023).
 
 What is checked, section by section (every formula the mechanisms in
-:mod:`dpaudit.mechanisms.synthetic_control` evaluate is an entry of this certificate):
+:mod:`dpaudit.mechanisms.synthetic_control.mechanisms` evaluate is an entry of this certificate):
 
 * ``ridge`` — the minimiser of the stated objective (4), (1/T₀)‖y − Xᵀf‖² + (λ/(2T₀))‖f‖², is
   f = (XXᵀ + (λ/2)I)⁻¹Xy (stationarity, on a generic symbolic 2×3 instance); the closed form

@@ -11,11 +11,11 @@ import sympy as sp
 
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.gaussian_pairs import GaussianProfile, IsotropicGaussianProfile
-from dpaudit.exact.sketch import (ChiSquareScaleMixtureProfile, ScaledChiSquareProfile,
+from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import (ChiSquareScaleMixtureProfile, ScaledChiSquareProfile,
                                   sketch_pair_profile, sketch_pair_renyi)
-from dpaudit.mechanisms.gaussian_mixing import GaussMix
-from dpaudit.mechanisms.gaussian_mixing_common import rdp_value
-from dpaudit.neighbours.sketch_search import search_gaussmix_pair
+from dpaudit.mechanisms.gaussian_mixing.gaussmix import GaussMix
+from dpaudit.mechanisms.gaussian_mixing.common import rdp_value
+from dpaudit.mechanisms.gaussian_mixing.pair_search import search_gaussmix_pair
 
 
 @pytest.mark.parametrize("k", [1, 3, 12])

@@ -14,11 +14,11 @@ from scipy import stats
 
 from dpaudit.audit.spec import load_suite
 from dpaudit.cli import main
-from dpaudit.mechanisms.gaussian_mixing import GaussMix, ModifiedGaussMix
-from dpaudit.mechanisms.gaussian_mixing_baselines import (AdaSSP, ObjectivePerturbation, Sheffet,
+from dpaudit.mechanisms.gaussian_mixing.gaussmix import GaussMix, ModifiedGaussMix
+from dpaudit.mechanisms.gaussian_mixing.baselines import (AdaSSP, ObjectivePerturbation, Sheffet,
                                                           SheffetOurAnalysis, lemma1_gamma)
-from dpaudit.mechanisms.gaussian_mixing_common import matrix_normal_logpdf, theorem1_epsilon
-from dpaudit.mechanisms.gaussian_mixing_regression import (GaussMixLogistic, LinearMixing,
+from dpaudit.mechanisms.gaussian_mixing.common import matrix_normal_logpdf, theorem1_epsilon
+from dpaudit.mechanisms.gaussian_mixing.regression import (GaussMixLogistic, LinearMixing,
                                                            linear_mixing_gamma, wishart)
 from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
 
@@ -31,7 +31,7 @@ def test_registered_names_and_pairs_are_neighbours():
     assert set(NAMES) <= set(mechanism_names())
     for name in NAMES:
         mech = create_mechanism(name)
-        assert mech.family == "gaussian-mixing" and mech.neighbouring
+        assert mech.family == "gaussian_mixing" and mech.neighbouring
         for pair in mech.worst_case_pairs():
             ok, reason = mech.check_pair(pair.d0, pair.d1)
             assert ok, (name, pair.name, reason)

@@ -14,7 +14,9 @@ from scipy import stats
 
 from dpaudit.claims import AllOf, ApproxDP, PureDP, ZCDP
 from dpaudit.exact import gaussian_delta, laplace_twofold_delta
-from dpaudit.mechanisms import classic, known_bad
+from dpaudit.mechanisms import classic
+from dpaudit.mechanisms.classic import common as classic_formulas
+from dpaudit.mechanisms.known_bad import mechanisms as known_bad
 from dpaudit.mechanisms.registry import _REGISTRY
 
 NAMES = {
@@ -39,7 +41,7 @@ def test_registry_names_and_flags():
         assert mech.name == name
         assert mech.neighbouring and "\n" not in mech.neighbouring
         assert mech.known_bad == (name in ("laplace-scale-epsilon", "double-spending"))
-        assert mech.family == ("known-bad" if mech.known_bad else "classic")
+        assert mech.family == ("known_bad" if mech.known_bad else "classic")
         assert (mech.true_epsilon() is not None) == mech.known_bad
         assert mech.describe()["claim"]["text"]
         for pair in mech.worst_case_pairs():  # plain lists, valid datasets
@@ -54,7 +56,7 @@ def test_laplace_scale_from_formula_and_claim_expression():
     c = m.claim()
     assert isinstance(c, PureDP) and c.eps == 0.5
     (eq,) = c.expression
-    assert eq.lhs == sp.Symbol("b") and eq.rhs == classic.LAPLACE_SCALE.expression
+    assert eq.lhs == sp.Symbol("b") and eq.rhs == classic_formulas.LAPLACE_SCALE.expression
     subs = {sp.Symbol(k): v for k, v in c.substitutions.items() if k != "b"}
     assert set(c.substitutions) == {"epsilon", "Delta", "b"}
     assert float(eq.rhs.subs(subs)) == pytest.approx(m.scale, rel=1e-15)
@@ -69,8 +71,8 @@ def test_gaussian_classical_sigma_and_zcdp():
     assert isinstance(c, AllOf)
     approx, zcdp = c.claims
     assert isinstance(approx, ApproxDP) and (approx.eps, approx.delta) == (0.5, 1e-5)
-    assert approx.expression[0].rhs == classic.GAUSSIAN_SIGMA_CLASSICAL.expression
-    assert zcdp.expression[0].rhs == classic.GAUSSIAN_RHO.expression
+    assert approx.expression[0].rhs == classic_formulas.GAUSSIAN_SIGMA_CLASSICAL.expression
+    assert zcdp.expression[0].rhs == classic_formulas.GAUSSIAN_RHO.expression
     assert isinstance(zcdp, ZCDP) and zcdp.rho == pytest.approx(4.0 / (2 * m.sigma**2))
     # both claims hold, so ε(δ) is the better of the two: at δ = 1e-5 the zCDP claim, converted
     # by Canonne–Kamath–Steinke, beats the classical (0.5, 1e-5) calibration
@@ -92,7 +94,7 @@ def test_gaussian_analytic_sigma_is_smallest_valid(eps, delta, sens):
     assert _norm_delta(m.sigma, eps, sens) <= delta * (1 + 1e-9)
     assert _norm_delta(m.sigma * (1 - 1e-6), eps, sens) > delta
     approx = m.claim().claims[0]
-    assert approx.expression[0].rhs == classic.GAUSSIAN_ANALYTIC_DELTA.expression
+    assert approx.expression[0].rhs == classic_formulas.GAUSSIAN_ANALYTIC_DELTA.expression
     assert approx.substitutions["delta_sigma"] <= delta
     if eps < 1:
         classical = classic.GaussianMechanism(epsilon=eps, delta=delta, sensitivity=sens,

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from scipy import integrate
 
 from dpaudit.claims import PureDP
-from dpaudit.exact import noisy_max as exact_nm
-from dpaudit.exact import svt as exact_svt
-from dpaudit.mechanisms import noisy_max as nm
-from dpaudit.mechanisms import svt
+from dpaudit.mechanisms.noisy_max import exact as exact_nm
+from dpaudit.mechanisms.sparse_vector import exact as exact_svt
+from dpaudit.mechanisms.noisy_max import mechanisms as nm
+from dpaudit.mechanisms.sparse_vector import mechanisms as svt
 from dpaudit.mechanisms.registry import _REGISTRY, create_mechanism
 
 NAMES = {
@@ -61,7 +61,7 @@ def test_registry_names_flags_and_pairs():
         assert _REGISTRY[name] is cls
         mech = create_mechanism(name)
         assert mech.name == name
-        assert mech.family == ("noisy-max" if name.startswith("noisy-max") else "sparse-vector")
+        assert mech.family == ("noisy_max" if name.startswith("noisy-max") else "sparse_vector")
         assert mech.known_bad == (name not in CORRECT)
         assert (mech.true_epsilon() is not None) == mech.known_bad
         assert mech.known_bad == bool(mech.literature)

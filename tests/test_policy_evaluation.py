@@ -11,12 +11,12 @@ from scipy import stats
 
 from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile
 from dpaudit.exact.profile import GaussianShiftProfile
-from dpaudit.mechanisms import policy_estimators as est
-from dpaudit.mechanisms.policy_chain import ChainMDP
-from dpaudit.mechanisms.policy_data import (batch_statistics, first_visit_returns,
+from dpaudit.mechanisms.policy_evaluation import estimators as est
+from dpaudit.mechanisms.policy_evaluation.chain import ChainMDP
+from dpaudit.mechanisms.policy_evaluation.data import (batch_statistics, first_visit_returns,
                                             parse_dataset, parse_trajectory)
 from dpaudit.mechanisms.registry import create_mechanism
-from dpaudit.neighbours.trajectories import TrajectoryDatasets, replace_one_trajectory
+from dpaudit.mechanisms.policy_evaluation.trajectories import TrajectoryDatasets, replace_one_trajectory
 
 ONE = dict(n_states=1, f_max=1.0, gamma=0.9)
 

@@ -12,8 +12,8 @@ import proofs
 from dpaudit.audit.runner import execute, judge, plan_suite
 from dpaudit.audit.spec import load_suite
 from dpaudit.check.runner import check_mechanism
-from dpaudit.mechanisms import policy_estimators as est
-from dpaudit.mechanisms.policy_evaluation import DPLSW
+from dpaudit.mechanisms.policy_evaluation import estimators as est
+from dpaudit.mechanisms.policy_evaluation.mechanisms import DPLSW
 from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
 
 SUITE = "audits/policy_evaluation.toml"
@@ -105,7 +105,7 @@ class _UnclippedLSW(DPLSW):
     """A broken copy: calibrates to the public F_max but forgets to clip the returns."""
 
     def statistics(self, dataset):
-        from dpaudit.mechanisms.policy_data import batch_statistics
+        from dpaudit.mechanisms.policy_evaluation.data import batch_statistics
         return batch_statistics(self.validate_dataset(dataset), self.gamma, self.n_states, None)
 
 

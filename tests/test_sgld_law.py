@@ -13,9 +13,9 @@ from scipy.special import ndtr
 from dpaudit.exact.mixture_density import MixtureLogDensity
 from dpaudit.exact.mixtures import Law1D
 from dpaudit.mechanisms.registry import create_mechanism
-from dpaudit.mechanisms.sgld import cyclic_law, expand_records
-from dpaudit.mechanisms.sgld_law import GaussianStep, step_by_step_law
-from dpaudit.mechanisms.sgld_sim import LinearGaussianModel, simulate_sgld
+from dpaudit.mechanisms.sgld.mechanisms import cyclic_law, expand_records
+from dpaudit.mechanisms.sgld.law import GaussianStep, step_by_step_law
+from dpaudit.mechanisms.sgld.simulation import LinearGaussianModel, simulate_sgld
 
 SMALL = dict(n=120, c=120.0, alpha=1.0, beta=1.0, x_h=1.8, x_l=0.9, gamma1=0.1)
 
@@ -48,7 +48,7 @@ def test_closed_form_for_any_slope(a):
     # step sizes outside the paper's stable range: slopes ≤ 0, = 1 and > 1
     normal = GaussianStep(a, 0.7, 0.2, 1.0 - a)
     odd = GaussianStep(a / 2 + 0.1, 0.3, 0.2, 1.0 - (a / 2 + 0.1))
-    from dpaudit.mechanisms.sgld_law import CyclicLaw
+    from dpaudit.mechanisms.sgld.law import CyclicLaw
     law = CyclicLaw(5, normal, odd, 0.4, 2.0)
     for steps in (0, 3, 5, 17, 40):
         got = law.components(steps)

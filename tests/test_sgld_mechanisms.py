@@ -12,7 +12,7 @@ from scipy.special import ndtr
 
 from dpaudit.exact.renyi import gaussian_renyi
 from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
-from dpaudit.mechanisms.sgld_claim import (LEMMA_4_2, LEMMA_4_3, paper_order,
+from dpaudit.mechanisms.sgld.claim import (LEMMA_4_2, LEMMA_4_3, paper_order,
                                            posterior_claim)
 
 PAPER = dict(n=1149019, c=1165165.0, alpha=0.1, beta=1.0, x_h=1.8, x_l=0.9, gamma1=0.1)

@@ -13,12 +13,12 @@ from dpaudit.exact.laplace import laplace_delta
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,
                                       sample_l2_laplace)
 from dpaudit.mechanisms.registry import create_mechanism
-from dpaudit.mechanisms.synthetic_control import ridge_coefficients
-from dpaudit.mechanisms.synthetic_control_data import generate, rmse
-from dpaudit.mechanisms.synthetic_control_pairs import (extremal_regression_pair,
+from dpaudit.mechanisms.synthetic_control.mechanisms import ridge_coefficients
+from dpaudit.mechanisms.synthetic_control.data import generate, rmse
+from dpaudit.mechanisms.synthetic_control.pairs import (extremal_regression_pair,
                                                         max_obj_evidence, max_regression_shift,
                                                         obj_hockey_stick)
-from dpaudit.neighbours.donor_pool import DonorPools, replace_one_donor
+from dpaudit.mechanisms.synthetic_control.donor_pool import DonorPools, replace_one_donor
 
 SMALL = dict(n=3, T=5, T0=3, lam=3.0)
 

@@ -18,10 +18,10 @@ randomized-response    #{output = record} ~ Bin(N, p_true); Clopper–Pearson
 exponential-mechanism  #{output ∈ argmax u} ~ Bin(N, p(β)), p increasing in β; Clopper–Pearson,
                        inverted for β
 noisy-max-argmax       #{argmax ∈ argmax q} ~ Bin(N, p(b)), p decreasing in b (exact p by
-                       quadrature, :mod:`dpaudit.exact.noisy_max`); Clopper–Pearson, inverted
+                       quadrature, :mod:`dpaudit.mechanisms.noisy_max.exact`); Clopper–Pearson, inverted
 noisy-max-value        #{max ≤ max q + b*} ~ Bin(N, Πᵢ F((t − qᵢ)/b)), decreasing in b
 svt-patterns           every ⊤/⊥ pattern count ~ Bin(N, P(pattern)) with the exact P of
-                       :mod:`dpaudit.exact.svt`; Clopper–Pearson, Bonferroni over patterns
+                       :mod:`dpaudit.mechanisms.sparse_vector.exact`; Clopper–Pearson, Bonferroni over patterns
 =====================  =========================================================================
 
 The check FAILs when a claimed value lies outside its interval (for the binomial laws: when
@@ -272,7 +272,7 @@ def _exponential_mechanism(mech, noise, probe, n, rng, alpha):
 
 
 def _noisy_max_argmax(mech, noise, probe, n, rng, alpha):
-    from dpaudit.exact import noisy_max as exact
+    from dpaudit.mechanisms.noisy_max import exact
 
     claimed = noise.parameters["b"]
     dist = noise.options.get("distribution", "laplace")
@@ -324,7 +324,7 @@ def _pattern_codes(out: np.ndarray, c) -> np.ndarray:
 
 
 def _svt_patterns(mech, noise, probe, n, rng, alpha):
-    from dpaudit.exact import svt as exact
+    from dpaudit.mechanisms.sparse_vector import exact
 
     b_rho = noise.parameters["b_rho"]
     b_nu = noise.parameters.get("b_nu", 0.0)

@@ -1,6 +1,6 @@
 """Deliberately broken copies of the Laplace mechanism, for tests and demos of ``dpaudit check``.
 
-Each is the correct :class:`~dpaudit.mechanisms.classic.LaplaceMechanism` (a bounded sum plus
+Each is the correct :class:`~dpaudit.mechanisms.classic.mechanisms.LaplaceMechanism` (a bounded sum plus
 Lap(Δ/ε) noise, claiming ε-DP) with one realistic bug, and says which check step must catch it:
 
 * :class:`WrongSensitivitySum` — records are clipped to [0, 2Δ] but the noise is calibrated
@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpaudit import validation
+
 from dpaudit.exact import laplace_epsilon
-from dpaudit.mechanisms.classic import LaplaceMechanism, _check_draw, _positive, _records
+from dpaudit.mechanisms.classic import LaplaceMechanism
+from dpaudit.mechanisms.classic.common import bounded_records
 from dpaudit.neighbours.spaces import BoundedRecords
 
 
@@ -34,11 +37,11 @@ class WrongSensitivitySum(LaplaceMechanism):
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0,
                  clip: float | None = None):
         super().__init__(epsilon=epsilon, sensitivity=sensitivity)
-        self.clip = _positive("clip", 2.0 * self._sensitivity if clip is None else clip)
+        self.clip = validation.positive("clip", 2.0 * self._sensitivity if clip is None else clip)
         self.params["clip"] = self.clip
 
     def validate_dataset(self, dataset) -> np.ndarray:
-        return _records(dataset, 0.0, self.clip)  # BUG: should be [0, Δ]
+        return bounded_records(dataset, 0.0, self.clip)  # BUG: should be [0, Δ]
 
     def dataset_space(self) -> BoundedRecords:
         return BoundedRecords(0.0, self.clip, n_max=6, neighbouring="add-remove")
@@ -52,7 +55,7 @@ class HalfScaleLaplace(LaplaceMechanism):
     family = "broken-example"
 
     def sample(self, dataset, n, rng) -> np.ndarray:
-        n = _check_draw(n, rng)
+        n = validation.draw_request(n, rng)
         return rng.laplace(self.query(dataset), self.scale / 2, size=n)  # BUG: b/2
 
     def log_density(self, dataset, outputs) -> np.ndarray:

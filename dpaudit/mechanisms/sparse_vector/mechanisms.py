@@ -24,7 +24,7 @@ s + [1]ᵏ[−g−1]^{m−k} for m = 6, s ∈ {−1,…,4}, g ∈ {0,…,4}) wit
 
 Every noise scale is evaluated from a :class:`SymbolicFormula` that the claim carries, next
 to the privacy-loss formula of the algorithm's published proof (see
-:func:`dpaudit.mechanisms.noisy_max.pure_claim`).
+:func:`dpaudit.mechanisms.noisy_max.mechanisms.pure_claim`).
 """
 
 from __future__ import annotations
@@ -36,14 +36,13 @@ import sympy as sp
 
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.claims.certificates import load_formula
-from dpaudit.exact import svt as exact
+from dpaudit.mechanisms.sparse_vector import exact
 from dpaudit.neighbours import linf
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
 from dpaudit.neighbours.spaces import QueryAnswers
-from dpaudit.mechanisms.noisy_max import (NEIGHBOURING, check_finite,
+from dpaudit.mechanisms.noisy_max.mechanisms import (NEIGHBOURING, check_finite,
                                           check_neighbours, check_positive, check_sample_size,
                                           pure_claim, query_vector, scaled_pairs)
-from dpaudit.mechanisms.registry import register
 
 EPSILON, DELTA_Q, C, B_RHO, B_NU = sp.symbols("epsilon Delta c b_rho b_nu")
 
@@ -74,7 +73,7 @@ ALG6_LOSS = load_formula("sparse_vector", "alg6_loss")  # claimed Δ/b_ρ + Δ/b
 
 
 class _SVTBase(Mechanism):
-    family = "sparse-vector"
+    family = "sparse_vector"
     neighbouring = NEIGHBOURING
     rho_formula: SymbolicFormula
     nu_formula: SymbolicFormula | None = None
@@ -162,7 +161,7 @@ class _SVTBase(Mechanism):
         return np.where(answered, top, -1).astype(np.int8)
 
     def pattern_probabilities(self, dataset) -> dict[tuple[int, ...], float]:
-        """Exact {output pattern: probability} (see :mod:`dpaudit.exact.svt`)."""
+        """Exact {output pattern: probability} (see :mod:`dpaudit.mechanisms.sparse_vector.exact`)."""
         return exact.pattern_probabilities(self.validate_dataset(dataset), self.threshold,
                                            self.b_rho, self.b_nu, self.c)
 
@@ -186,7 +185,6 @@ class _SVTBase(Mechanism):
         return [s] * k + [s - g] * (m - k), [s + 1] * k + [s - g - 1] * (m - k)
 
 
-@register
 class SparseVector(_SVTBase):
     """Sparse vector technique, Lyu, Su & Li 2017 Alg. 1 (the correct one); ε-DP.
 
@@ -206,7 +204,6 @@ class SparseVector(_SVTBase):
         ], self.sensitivity)
 
 
-@register
 class SVTLyu3(_SVTBase):
     """KNOWN BAD: SVT that releases the noisy answer on ⊤ — Lyu, Su & Li 2017 Alg. 3 (from
     Roth's lecture notes).
@@ -234,7 +231,7 @@ class SVTLyu3(_SVTBase):
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
         """sup of the log density ratio over released outputs, c = 1 only (grid with a stated
-        tolerance, see :func:`dpaudit.exact.svt.svt_values_epsilon`); None for c > 1 or δ > 0."""
+        tolerance, see :func:`dpaudit.mechanisms.sparse_vector.exact.svt_values_epsilon`); None for c > 1 or δ > 0."""
         if delta != 0.0 or self.c != 1:
             return None
         q0, q1 = self.validate_dataset(d0), self.validate_dataset(d1)
@@ -252,7 +249,6 @@ class SVTLyu3(_SVTBase):
         ], self.sensitivity)
 
 
-@register
 class SVTLyu4(_SVTBase):
     """KNOWN BAD: SVT with Lee & Clifton's budget split — Lyu, Su & Li 2017 Alg. 4.
 
@@ -279,7 +275,6 @@ class SVTLyu4(_SVTBase):
         ], self.sensitivity)
 
 
-@register
 class SVTLyu5(_SVTBase):
     """KNOWN BAD: SVT without query noise and without cutoff — Lyu, Su & Li 2017 Alg. 5
     (Stoddard et al. 2014).
@@ -316,7 +311,6 @@ class SVTLyu5(_SVTBase):
         ], self.sensitivity)
 
 
-@register
 class SVTLyu6(_SVTBase):
     """KNOWN BAD: SVT without cutoff — Lyu, Su & Li 2017 Alg. 6 (Chen et al. 2015).
 

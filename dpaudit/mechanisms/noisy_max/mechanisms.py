@@ -13,7 +13,7 @@ ReportNoisyMax3/4; CheckDP ``badnoisymax``).
 Every noise scale is evaluated from :data:`NOISE_SCALE`, and every claim carries that formula
 and the proof's privacy-loss formula :data:`CLAIMED_LOSS` (see :func:`pure_claim`).
 
-This module also holds the two helpers shared with :mod:`dpaudit.mechanisms.svt`
+This module also holds the two helpers shared with :mod:`dpaudit.mechanisms.sparse_vector.mechanisms`
 (:func:`query_vector`, :func:`pure_claim`).
 """
 
@@ -28,11 +28,10 @@ import sympy as sp
 from dpaudit import validation
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.claims.certificates import load_formula
-from dpaudit.exact import noisy_max as exact
+from dpaudit.mechanisms.noisy_max import exact
 from dpaudit.neighbours import linf, linf_within
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
 from dpaudit.neighbours.spaces import QueryAnswers
-from dpaudit.mechanisms.registry import register
 
 EPSILON, DELTA_Q, B, M = sp.symbols("epsilon Delta b m")
 
@@ -129,7 +128,7 @@ def scaled_pairs(pairs: list[tuple[str, list, list, str]],
 # -- the mechanisms -------------------------------------------------------------------------------
 
 class _NoisyMaxBase(Mechanism):
-    family = "noisy-max"
+    family = "noisy_max"
     neighbouring = NEIGHBOURING
     #: default number of queries (None: any length; the pairs then use 5)
     default_num_queries: int | None = None
@@ -205,7 +204,7 @@ class _ArgmaxMixin:
         return np.argmax(self._noisy(dataset, n, rng), axis=1).astype(np.int64)
 
     def argmax_probabilities(self, dataset) -> np.ndarray:
-        """Exact P(output = i) for each i (quad, see :mod:`dpaudit.exact.noisy_max`)."""
+        """Exact P(output = i) for each i (quad, see :mod:`dpaudit.mechanisms.noisy_max.exact`)."""
         return type(self)._argmax_probabilities(self.validate_dataset(dataset), self.scale)
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
@@ -215,7 +214,6 @@ class _ArgmaxMixin:
                                            self.argmax_probabilities(q1), delta)
 
 
-@register
 class NoisyMaxLaplace(_ArgmaxMixin, _NoisyMaxBase):
     """Report noisy max with Laplace noise: argmaxᵢ (qᵢ + Lap(2Δ/ε)); ε-DP.
 
@@ -240,7 +238,6 @@ class NoisyMaxLaplace(_ArgmaxMixin, _NoisyMaxBase):
         ], self.sensitivity)
 
 
-@register
 class NoisyMaxExponential(_ArgmaxMixin, _NoisyMaxBase):
     """Report noisy max with exponential noise: argmaxᵢ (qᵢ + Exp(scale 2Δ/ε)); ε-DP.
 
@@ -274,7 +271,6 @@ class _ValueMixin:
         return np.max(self._noisy(dataset, n, rng), axis=1)
 
 
-@register
 class NoisyMaxLaplaceValue(_ValueMixin, _NoisyMaxBase):
     """KNOWN BAD: report noisy max that releases the max noisy *value*, Laplace(2Δ/ε) noise.
 
@@ -310,14 +306,13 @@ class NoisyMaxLaplaceValue(_ValueMixin, _NoisyMaxBase):
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
         """sup_t |ln f₀(t)/f₁(t)| by grid + refinement (guaranteed within ≈ 7.5e-5·(m+2), see
-        :func:`dpaudit.exact.noisy_max.laplace_max_value_epsilon`); None for δ > 0."""
+        :func:`dpaudit.mechanisms.noisy_max.exact.laplace_max_value_epsilon`); None for δ > 0."""
         if delta != 0.0:
             return None
         q0, q1 = self._exact_inputs(d0, d1)
         return exact.laplace_max_value_epsilon(q0, q1, self.scale)
 
 
-@register
 class NoisyMaxExponentialValue(_ValueMixin, _NoisyMaxBase):
     """KNOWN BAD: report noisy max releasing the max noisy *value*, exponential noise.
 
@@ -365,7 +360,7 @@ class NoisyMaxExponentialValue(_ValueMixin, _NoisyMaxBase):
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
         """∞ on a support shift (or a different number of ties at the max); else the sup of
-        the density log-ratio (see :func:`dpaudit.exact.noisy_max.exponential_max_value_epsilon`).
+        the density log-ratio (see :func:`dpaudit.mechanisms.noisy_max.exact.exponential_max_value_epsilon`).
         None for δ > 0."""
         if delta != 0.0:
             return None

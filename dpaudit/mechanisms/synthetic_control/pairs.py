@@ -163,8 +163,8 @@ def max_regression_shift(n: int, T: int, T0: int, lam: float, *, starts: int = 6
 
 def standard_pairs(mechanism) -> list[NeighbourPair]:
     """The worst-case pairs of each synthetic-control mechanism."""
-    from dpaudit.mechanisms.synthetic_control import DPSCPostData
-    from dpaudit.mechanisms.synthetic_control_obj import _ObjectiveMechanism
+    from dpaudit.mechanisms.synthetic_control.mechanisms import DPSCPostData
+    from dpaudit.mechanisms.synthetic_control.objective import _ObjectiveMechanism
 
     n, T, T0 = mechanism.n, mechanism.T, mechanism.T0
     if isinstance(mechanism, DPSCPostData):

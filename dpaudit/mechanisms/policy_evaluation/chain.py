@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.mechanisms.policy_data import BatchStatistics
+from dpaudit.mechanisms.policy_evaluation.data import BatchStatistics
 
 CHUNK = 50_000  # trajectories per vectorised block
 

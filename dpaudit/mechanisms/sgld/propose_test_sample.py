@@ -49,10 +49,9 @@ from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.mixtures import NormalPairProfile
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
-from dpaudit.mechanisms.registry import register
-from dpaudit.mechanisms.sgld import (_check_draw, _number, cyclic_law, draw_sgld,
+from dpaudit.mechanisms.sgld.mechanisms import (_check_draw, _number, cyclic_law, draw_sgld,
                                      expand_records, pair_profile)
-from dpaudit.mechanisms.sgld_claim import (KHAT, POSTERIOR_MEAN, POSTERIOR_VARIANCE,
+from dpaudit.mechanisms.sgld.claim import (KHAT, POSTERIOR_MEAN, POSTERIOR_VARIANCE,
                                            STEP_SIZE_PTS)
 from dpaudit.neighbours import replace_one
 
@@ -63,7 +62,6 @@ N_MIN_TERMS = [load_formula("sgld", f"pts_n_min_{i}") for i in range(1, 8)]
 NULL = -math.inf
 
 
-@register
 class ProposeTestSample(Mechanism):
     """Propose-Test-Sample (Algorithm 1): private outlier removal, then one posterior sample."""
 
@@ -306,7 +304,6 @@ def _pass_probability(mech: ProposeTestSample, ratio: float, n1: int, nodes: int
     return float(min(1.0, total))
 
 
-@register
 class ProposeTestSampleSGLD(ProposeTestSample):
     """Propose-Test-Sample with step 19 replaced by SGLD on W (Claim 4.2)."""
 

@@ -31,8 +31,7 @@ from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import GaussianProfile, LaplaceProfile
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,
                                       sample_l2_laplace)
-from dpaudit.mechanisms.registry import register
-from dpaudit.mechanisms.synthetic_control import (FAMILY, POST_SCALE, _RegressionMechanism,
+from dpaudit.mechanisms.synthetic_control.mechanisms import (FAMILY, POST_SCALE, _RegressionMechanism,
                                                   check_draw, claim_expression, positive_number,
                                                   predict)
 
@@ -99,7 +98,6 @@ class _ObjectiveMechanism(_RegressionMechanism):
         return math.inf if self.noise_law == "laplace" else None
 
 
-@register
 class DPSCObjCoefficients(_ObjectiveMechanism):
     """Alg. 3, step 1 (DPSC_obj): f_obj = A⁻¹(2X_pre y_pre − b); claims (ε₁, δ)-DP
     (Theorem 3.10 = D.1) — false in both noise branches (certificate, theorem_3_10).
@@ -170,7 +168,6 @@ class DPSCObjCoefficients(_ObjectiveMechanism):
         return None if prof is None else prof.epsilon(delta)
 
 
-@register
 class DPSCObj(_ObjectiveMechanism):
     """Alg. 3 (DPSC_obj) end to end: y_obj = (X_post + W)ᵀ f_obj, b drawn first, then W
     (b_W = 2√(T−T₀)/ε₂).  Claims (ε₁ + ε₂, δ)-DP (Theorem 3.4) — false, see

@@ -4,7 +4,7 @@ For GaussMix (rows of the output i.i.d. N(0, XᵀX + σ²I)) at fixed (n, d, k, 
 scale bound λ̄, :func:`search_gaussmix_pair` maximises the exact Rényi divergence
 max(D_α(P_X‖P_X′), D_α(P_X′‖P_X)) over data matrices X (n × d, ‖xᵢ‖ ≤ C, λ_min(XᵀX) ≥ λ̄), with
 X′ = X with its first row zeroed (every pair is of this form up to reordering the rows).  The
-divergence is the closed form of :func:`dpaudit.exact.sketch.sketch_pair_renyi`, so the search
+divergence is the closed form of :func:`dpaudit.mechanisms.gaussian_mixing.sketch_profiles.sketch_pair_renyi`, so the search
 is exact in its objective and only heuristic in its optimisation: Nelder–Mead from random
 starts (and from a scaled-identity start), on the parametrisation xᵢ = C·vᵢ / max(1, ‖vᵢ‖)
 (every vᵢ ∈ ℝᵈ maps into the ball), with the scale bound as a penalty.  The result is the best
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from dpaudit.exact.sketch import sketch_pair_renyi
+from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import sketch_pair_renyi
 
 
 @dataclass(frozen=True)

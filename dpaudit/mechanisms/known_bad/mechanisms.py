@@ -12,20 +12,19 @@ import math
 
 import numpy as np
 
+from dpaudit import validation
+
 from dpaudit.claims import PureDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import laplace_twofold_epsilon
-from dpaudit.mechanisms.classic import (LAPLACE_SCALE, BoundedSumMechanism,
-                                        LaplaceMechanism, _check_draw, _positive,
-                                        claim_expression)
+from dpaudit.mechanisms.classic import LaplaceMechanism
+from dpaudit.mechanisms.classic.common import LAPLACE_SCALE, BoundedSumMechanism, claim_expression
 from dpaudit.mechanisms.base import Noise
-from dpaudit.mechanisms.registry import register
 
 #: the bug: the Laplace scale is ε, not Δ/ε
 BUGGY_LAPLACE_SCALE = load_formula("classic", "laplace_scale_epsilon_scale")  # b = ε
 
 
-@register
 class LaplaceScaleEpsilon(LaplaceMechanism):
     """Laplace on a bounded sum with scale ε instead of Δ/ε; claims ε-DP.
 
@@ -36,7 +35,7 @@ class LaplaceScaleEpsilon(LaplaceMechanism):
     exact curve is the Laplace pair curve with b = ε."""
 
     name = "laplace-scale-epsilon"
-    family = "known-bad"
+    family = "known_bad"
     known_bad = True
     literature = ("Ding et al., CCS 2018 (StatDP histogram_eps); Bichsel et al., IEEE S&P 2021 "
                   "(DP-Sniper NoisyHist2): Laplace scale ε instead of Δ/ε, true ε = Δ/ε")
@@ -51,7 +50,6 @@ class LaplaceScaleEpsilon(LaplaceMechanism):
         return self.true_epsilon_formula(epsilon=self.epsilon, Delta=self._sensitivity)
 
 
-@register
 class DoubleSpending(BoundedSumMechanism):
     """Releases the same bounded sum twice, each with fresh Lap(Δ/ε) noise, but claims ε total.
 
@@ -63,7 +61,7 @@ class DoubleSpending(BoundedSumMechanism):
     δ₂(ε′) = 1 − (1 + w/4)e^{−w/2}, w = 2s/b − ε′ (:func:`dpaudit.exact.laplace_twofold_delta`)."""
 
     name = "double-spending"
-    family = "known-bad"
+    family = "known_bad"
     known_bad = True
     literature = ("Cebere et al., dp-recorder (Re:cord-play, arXiv 2602.17454) double-spending "
                   "MRE: two Lap(Δ/ε) releases charged as ε; true ε = 2ε by composition")
@@ -72,8 +70,8 @@ class DoubleSpending(BoundedSumMechanism):
     true_epsilon_formula = load_formula("classic", "double_spending_true_epsilon")
 
     def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0):
-        eps = _positive("epsilon", epsilon)
-        sens = _positive("sensitivity", sensitivity)
+        eps = validation.positive("epsilon", epsilon)
+        sens = validation.positive("sensitivity", sensitivity)
         super().__init__(epsilon=eps, sensitivity=sens)
         self.epsilon, self._sensitivity = eps, sens
         self.scale = self.scale_formula(epsilon=eps, Delta=sens)
@@ -88,7 +86,7 @@ class DoubleSpending(BoundedSumMechanism):
 
     def sample(self, dataset, n, rng) -> np.ndarray:
         q = self.query(dataset)
-        n = _check_draw(n, rng)
+        n = validation.draw_request(n, rng)
         return rng.laplace(q, self.scale, size=(n, 2))
 
     def noise(self) -> Noise:

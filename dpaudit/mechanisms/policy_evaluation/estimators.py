@@ -1,6 +1,6 @@
 """LSW and LSL estimators and the smooth upper bounds of DP-LSW / DP-LSL (Balle et al. 2016).
 
-Non-private estimators, from :class:`~dpaudit.mechanisms.policy_data.BatchStatistics`:
+Non-private estimators, from :class:`~dpaudit.mechanisms.policy_evaluation.data.BatchStatistics`:
 
 * LSW, eq. (8): θ^w_X = (ΦᵀΓΦ)⁻¹ΦᵀΓF_X = (Γ^{1/2}Φ)^†Γ^{1/2}F_X, Γ = diag(w), w_s > 0 fixed;
   needs Γ^{1/2}Φ of full column rank (a ``ValueError`` otherwise).

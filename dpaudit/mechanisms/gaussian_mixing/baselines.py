@@ -5,7 +5,7 @@
   :class:`SheffetOurAnalysis` (``sheffet-our-analysis``, Algorithm 5),
 * :class:`ObjectivePerturbation` (``objective-perturbation``, Algorithm 6, Kifer et al. 2012).
 
-Datasets, neighbours and outputs as in :mod:`dpaudit.mechanisms.gaussian_mixing_regression`
+Datasets, neighbours and outputs as in :mod:`dpaudit.mechanisms.gaussian_mixing.regression`
 (rows (x, y), zero-out, θ ∈ ℝᵈ); every calibration comes from
 ``proofs/certificates/gaussian_mixing.json``.
 """
@@ -20,14 +20,13 @@ import numpy as np
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.profile import GaussianShiftProfile
-from dpaudit.mechanisms.gaussian_mixing_common import (CKS, RDP_CURVE, check_choice, check_draw,
+from dpaudit.mechanisms.gaussian_mixing.common import (CKS, RDP_CURVE, check_choice, check_draw,
                                                        check_int, check_number,
                                                        formula_expression, lambda_min,
                                                        lemma1_epsilon, sketch, smallest_gamma)
-from dpaudit.mechanisms.gaussian_mixing_regression import (LM_ROW_BOUND, RegressionMechanism,
+from dpaudit.mechanisms.gaussian_mixing.regression import (LM_ROW_BOUND, RegressionMechanism,
                                                            solve_batched, theta_from_gram,
                                                            wishart)
-from dpaudit.mechanisms.registry import register
 
 SH_GAMMA = load_formula("gaussian_mixing", "sheffet_gamma")
 SH_LAPLACE = load_formula("gaussian_mixing", "sheffet_laplace_scale")
@@ -39,7 +38,6 @@ OP_REG = load_formula("gaussian_mixing", "objpert_regulariser")
 
 # -- AdaSSP (Algorithm 3) -------------------------------------------------------------------------------
 
-@register
 class AdaSSP(RegressionMechanism):
     """AdaSSP (Algorithm 3, Wang 2018): private λ_min, XᵀX and Xᵀy, each with Gaussian noise
     √(ln(6/δ))·Δ/(ε/3), then θ = (XᵀX~ + λI)⁻¹Xᵀy~ with the adaptive ridge
@@ -118,7 +116,6 @@ class AdaSSP(RegressionMechanism):
 
 # -- Sheffet 2017 (Algorithms 4 and 5) -------------------------------------------------------------------
 
-@register
 class Sheffet(RegressionMechanism):
     """Sheffet's algorithm (Algorithm 4; Sheffet 2017, Alg. 1 with the zero-out factor 2):
     γ = 4C²/ε·(√(2k ln(8/δ)) + 2 ln(8/δ)), C² = C_X² + C_Y²; if λ_min([X,Y]ᵀ[X,Y]) > γ + z +
@@ -174,7 +171,6 @@ def lemma1_gamma(epsilon: float, delta: float, k: int) -> float:
     return smallest_gamma(lambda g: lemma1_epsilon(g, k, delta), epsilon / 2.0, 1.0)
 
 
-@register
 class SheffetOurAnalysis(Sheffet):
     """Sheffet's algorithm with the paper's analysis (Algorithm 5): γ is the smallest γ > 1 with
     min_{1<α<γ}{φ(α;k,γ) + ln(1 − 1/α) − ln(αδ)/(α − 1)} ≤ ε/2 (Lemma 1 + Prop. 1).  That γ is
@@ -206,7 +202,6 @@ class SheffetOurAnalysis(Sheffet):
 
 # -- objective perturbation (Algorithm 6) ------------------------------------------------------------
 
-@register
 class ObjectivePerturbation(RegressionMechanism):
     """Objective perturbation (Algorithm 6; Kifer, Smith & Thakurta 2012): b ~ N(0, σ²I),
     σ = √(4ε + 8 ln(2/δ))·C_X/ε, Δ = C_X²/(2ε), θ̃ = argmin (1/n)Σℓ(yᵢxᵢᵀθ) + bᵀθ/n +

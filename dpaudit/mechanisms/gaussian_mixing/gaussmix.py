@@ -19,7 +19,7 @@ Theorem 1's τ, λ_min noise ηC², ε₁ and the α-objective of ε̃.
 
 Exact curves: the rows of M(X) are i.i.d. N(0, XᵀX + σ²I), so a pair is a k-fold product of
 zero-mean Gaussians whose covariances differ by a rank-one matrix — exact profile and Rényi
-divergences from :mod:`dpaudit.exact.sketch`.  ModifiedGaussMix's output is a mixture over the
+divergences from :mod:`dpaudit.mechanisms.gaussian_mixing.sketch_profiles`.  ModifiedGaussMix's output is a mixture over the
 λ_min noise z of such laws; its white-box log-density integrates over z (Gauss–Legendre on
 the interval where η̃ varies, plus the two atoms where it is √γ or 0).
 """
@@ -32,23 +32,21 @@ import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
 from dpaudit.claims import RDP, TCDP, AllOf, ApproxDP, PrivacyProfile
-from dpaudit.exact.sketch import (ChiSquareScaleMixtureProfile, sketch_pair_profile,
+from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import (ChiSquareScaleMixtureProfile, sketch_pair_profile,
                                   sketch_pair_renyi)
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
-from dpaudit.mechanisms.gaussian_mixing_common import (
+from dpaudit.mechanisms.gaussian_mixing.common import (
     CLOSED_DELTA, FAMILY, GAMMA, LAMBDA_EPS, LAMBDA_SCALE, NEIGHBOURING, RDP_CURVE, SHEFFET_DELTA,
     SIGMA, T1_CLOSED, T1_OBJECTIVE, TAU, TCDP_OMEGA, TCDP_RHO, check_choice, check_delta,
     check_draw,
     check_int, check_number, data_matrix, formula_expression, gaussmix_gamma, lambda_min,
     matrix_normal_logpdf, sketch, theorem1_epsilon)
-from dpaudit.mechanisms.registry import register
-from dpaudit.neighbours.sketch_search import search_gaussmix_pair
+from dpaudit.mechanisms.gaussian_mixing.pair_search import search_gaussmix_pair
 from dpaudit.neighbours.zero_out import removed_row, zero_out_one_row
 
 
 # -- GaussMix --------------------------------------------------------------------------------------
 
-@register
 class GaussMix(Mechanism):
     """GaussMix (§4): M(X) = S X + σξ, S ~ N(0, I_{k×n}), ξ ~ N(0, I_{k×d}); output k × d.
 
@@ -70,7 +68,7 @@ class GaussMix(Mechanism):
     m = ``copies`` (default ⌈λ̄/C²⌉, at least 1) copies of C·eᵢ for each of ``dim`` coordinates;
     the pair removes one row.  When λ̄ = mC² this is the paper's tightness pair (t = 1/γ).  With
     ``search_rows`` = n > 0 a third pair is the result of
-    :func:`~dpaudit.neighbours.sketch_search.search_gaussmix_pair` (n × ``dim`` matrices, the
+    :func:`~dpaudit.mechanisms.gaussian_mixing.pair_search.search_gaussmix_pair` (n × ``dim`` matrices, the
     largest exact D₂ found, seed 0)."""
 
     name = "gaussmix"
@@ -251,7 +249,6 @@ class GaussMix(Mechanism):
 
 # -- ModifiedGaussMix (Algorithm 1) ---------------------------------------------------------------
 
-@register
 class ModifiedGaussMix(Mechanism):
     """ModifiedGaussMix (Algorithm 1): a private λ_min estimate sets the noise level.
 
@@ -369,7 +366,7 @@ class ModifiedGaussMix(Mechanism):
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
         """For one-column data (d = 1): the pair's curve from the two χ²_k scale mixtures
-        (:class:`~dpaudit.exact.sketch.ChiSquareScaleMixtureProfile`, numerical quadrature);
+        (:class:`~dpaudit.mechanisms.gaussian_mixing.sketch_profiles.ChiSquareScaleMixtureProfile`, numerical quadrature);
         None for d > 1."""
         X0, X1 = self.validate_dataset(d0), self.validate_dataset(d1)
         if X0.shape[1] != 1:

@@ -18,7 +18,7 @@ from scipy.optimize import brentq
 from dpaudit.claims.certificates import load_formula
 from dpaudit import validation
 from dpaudit.claims.conversions import optimal_rdp_to_dp
-FAMILY = "gaussian-mixing"
+FAMILY = "gaussian_mixing"
 NEIGHBOURING = ("zero-out: one row of the n × d data matrix is replaced by 0⃗ (the dataset with "
                 "the row must meet the row bound and the scale bound)")
 

@@ -2,7 +2,7 @@
 
 Data (§2.1, eq. (3)): a donor pool X ∈ [−1, 1]^{n×T} and a target y ∈ [−1, 1]^T (or just its
 pre-period y_pre ∈ [−1, 1]^{T₀}), written ``{"X": …, "y": …}``
-(:mod:`dpaudit.neighbours.donor_pool`); out-of-range entries are an error, never clipped.
+(:mod:`dpaudit.mechanisms.synthetic_control.donor_pool`); out-of-range entries are an error, never clipped.
 Neighbours (§2.3): one donor row replaced, the target fixed.  n, T, T₀ are public parameters.
 
 Estimators.  f_reg = argmin_f (1/T₀)‖y_pre − X_preᵀf‖² + (λ/(2T₀))‖f‖² (eq. (4)), whose
@@ -38,8 +38,7 @@ from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,
                                       sample_l2_laplace)
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
-from dpaudit.mechanisms.registry import register
-from dpaudit.neighbours.donor_pool import (DonorPool, DonorPools, as_donor_pool,
+from dpaudit.mechanisms.synthetic_control.donor_pool import (DonorPool, DonorPools, as_donor_pool,
                                            replace_one_donor)
 
 FAMILY = "synthetic_control"
@@ -109,7 +108,7 @@ class SyntheticControlMechanism(Mechanism):
         return self.validate_dataset(dataset).X[:, self.T0:]
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
-        from dpaudit.mechanisms.synthetic_control_pairs import standard_pairs
+        from dpaudit.mechanisms.synthetic_control.pairs import standard_pairs
         return standard_pairs(self)
 
 
@@ -126,7 +125,6 @@ class _RegressionMechanism(SyntheticControlMechanism):
         return ridge_coefficients(X_pre, y_pre, self.lam)
 
 
-@register
 class DPSCOutCoefficients(_RegressionMechanism):
     """Alg. 2, step 1 (DPSC_out): f_out = f_reg + v, v ~ ℓ₂-Laplace(a), a = 4T₀√(8+n)/(λε₁).
 
@@ -179,7 +177,6 @@ class DPSCOutCoefficients(_RegressionMechanism):
         return self.profile(d0, d1).epsilon(delta)
 
 
-@register
 class DPSCPostData(SyntheticControlMechanism):
     """Step 2 of Algs. 2 and 3: vec(X̃_post) = vec(X_post) + vec(W), W ∝ exp(−‖W‖_F/b) jointly,
     b = 2√(T − T₀)/ε₂.  Claim ε₂-DP (Lemma 3.9); sensitivity 2√(T − T₀) (Lemma B.7), attained
@@ -233,7 +230,6 @@ def predict(post: np.ndarray, W: np.ndarray, f: np.ndarray) -> np.ndarray:
     return np.einsum("nip,ni->np", post[None, :, :] + W, f)
 
 
-@register
 class DPSCOut(_RegressionMechanism):
     """Alg. 2 (DPSC_out) end to end: y_out = (X_post + W)ᵀ(f_reg + v) ∈ ℝ^{T−T₀}.
 

@@ -6,7 +6,7 @@
   surrogate of the logistic loss.
 
 The baselines (AdaSSP, Sheffet's algorithm with both analyses, objective perturbation) are in
-:mod:`dpaudit.mechanisms.gaussian_mixing_baselines`; this module holds what they share
+:mod:`dpaudit.mechanisms.gaussian_mixing.baselines`; this module holds what they share
 (:class:`RegressionMechanism`, the Wishart sampler).
 
 A dataset is an n × (d + 1) matrix whose rows are (xᵢ, yᵢ) with ‖xᵢ‖ ≤ C_X (``x_bound``) and
@@ -33,13 +33,12 @@ import numpy as np
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
-from dpaudit.mechanisms.gaussian_mixing import ModifiedGaussMix
-from dpaudit.mechanisms.gaussian_mixing_common import (FAMILY, check_choice, check_delta,
+from dpaudit.mechanisms.gaussian_mixing.gaussmix import ModifiedGaussMix
+from dpaudit.mechanisms.gaussian_mixing.common import (FAMILY, check_choice, check_delta,
                                                        check_draw, check_int, check_number,
                                                        data_matrix, formula_expression,
                                                        lambda_min, sketch, smallest_gamma,
                                                        theorem1_epsilon)
-from dpaudit.mechanisms.registry import register
 from dpaudit.neighbours.zero_out import zero_out_one_row
 
 LM_ETA = load_formula("gaussian_mixing", "linear_mixing_eta")              # γ/√k
@@ -162,7 +161,6 @@ def linear_mixing_gamma(epsilon: float, delta: float, k: int) -> float:
                           epsilon, 2.5)
 
 
-@register
 class LinearMixing(RegressionMechanism):
     """LinearMixing (Algorithm 2): γ from ε̃ ≤ ε with η = γ/√k, ModifiedGaussMix on [X, Y] with
     row bound √(C_X² + C_Y²), θ_Lin = (X̃ᵀX̃)⁻¹X̃ᵀỸ.  Claim (Theorem 2): (ε, δ)-DP.
@@ -220,7 +218,6 @@ def logistic_surrogate(Q: float) -> tuple[float, float, float]:
     return float(b0), float(b1), float(b2)
 
 
-@register
 class GaussMixLogistic(LinearMixing):
     """DP logistic regression via the quadratic surrogate (§5.2, App. G): with
     q(s) = b₀ + b₁s + b₂s² ≈ −ln(1 + e^{−s}) on [−Q, Q] (least-squares fit), minimising the

@@ -1,7 +1,7 @@
 """Datasets of trajectories under "replace one whole trajectory" (Balle et al. 2016, §2.1, §7).
 
 A dataset is a list of m ≥ 1 trajectories, each a list of steps ``[state, reward]`` or
-``[state, action, reward]`` (see :mod:`dpaudit.mechanisms.policy_data`).  Neighbours have the
+``[state, action, reward]`` (see :mod:`dpaudit.mechanisms.policy_evaluation.data`).  Neighbours have the
 same m and, as multisets of trajectories, differ in at most one trajectory — which may change
 every state it visits at once.
 

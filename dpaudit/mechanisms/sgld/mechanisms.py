@@ -37,12 +37,11 @@ from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.mixture_density import MixtureLogDensity
 from dpaudit.exact.renyi import gaussian_renyi
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
-from dpaudit.mechanisms.registry import register
-from dpaudit.mechanisms.sgld_claim import (KHAT, ONE_MINUS_SLOPE, POSTERIOR_MEAN,
+from dpaudit.mechanisms.sgld.claim import (KHAT, ONE_MINUS_SLOPE, POSTERIOR_MEAN,
                                            POSTERIOR_VARIANCE, PUSH, SLOPE, STEP_SIZE_PAPER,
                                            posterior_claim)
-from dpaudit.mechanisms.sgld_law import CyclicLaw, GaussianStep
-from dpaudit.mechanisms.sgld_sim import SCHEMES, LinearGaussianModel, simulate_sgld
+from dpaudit.mechanisms.sgld.law import CyclicLaw, GaussianStep
+from dpaudit.mechanisms.sgld.simulation import SCHEMES, LinearGaussianModel, simulate_sgld
 from dpaudit.neighbours import replace_one
 
 METHODS = ("auto", "exact", "simulate")
@@ -172,7 +171,6 @@ def _claim(n, c, alpha, beta, x_h, x_l, gamma1):
     return posterior_claim(n, c, alpha, beta, x_h, x_l, gamma1)
 
 
-@register
 class PosteriorSampling(LinearRegressionDomain):
     """One sample from the posterior N(μ, σ²) of Bayesian linear regression (Lemma 4.1)."""
 
@@ -207,7 +205,6 @@ class PosteriorSampling(LinearRegressionDomain):
         return max(gaussian_renyi(m0, v0, m1, v1, alpha), gaussian_renyi(m1, v1, m0, v0, alpha))
 
 
-@register
 class SGLD(LinearRegressionDomain):
     """θ_T of stochastic gradient Langevin dynamics (eq. 3) on Bayesian linear regression."""
 
@@ -338,7 +335,7 @@ class SGLD(LinearRegressionDomain):
         _, m1, v1 = l1.components(paper_t)
         facts["separation at T = (⌈k̂⌉+1)n"] = float(np.mean((m0[0] - m1) ** 2 / v1))
         if delta is not None and 0 < delta < 0.5:
-            from dpaudit.mechanisms.sgld_claim import LEMMA_4_2, LEMMA_4_3, LEMMA_A6, paper_order
+            from dpaudit.mechanisms.sgld.claim import LEMMA_4_2, LEMMA_4_3, LEMMA_A6, paper_order
             facts["Lemma A.6 lower bound ε′ at δ (eq. 16)"] = LEMMA_A6(
                 alpha=self.alpha, beta=self.beta, c=self.c, n=self.n, x_h=self.x_h, delta=delta)
             claim = self.claim()

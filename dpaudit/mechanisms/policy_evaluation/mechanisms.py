@@ -16,7 +16,7 @@ Parameters (plain values, so suites can name them): ``epsilon``, ``delta``; ``n_
 ``features`` ("tabular", "aggregate-K" or an N×d matrix); ``weights`` (w for LSW, ρ for LSL;
 default all 1); ``gamma``; ``r_max``; ``f_max`` — optional public bound on the returns used in
 place of R_max/(1 − γ) (end of §3.1), returns above it are clipped (see
-:func:`~dpaudit.mechanisms.policy_data.batch_statistics` for why clipping and not an error);
+:func:`~dpaudit.mechanisms.policy_evaluation.data.batch_statistics` for why clipping and not an error);
 ``constants`` — "main" (Algorithms 1–2 as printed: main-text Lemma 1's α, β; the default) or
 "appendix" (Lemma 14's α′, β′, which the paper proves, under its conditions ε ≤ 5, β′ ≤ ln 2);
 ``lam`` (λ, DP-LSL only).
@@ -35,12 +35,11 @@ import sympy as sp
 
 from dpaudit.claims import ApproxDP
 from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile
-from dpaudit.mechanisms import policy_estimators as est
+from dpaudit.mechanisms.policy_evaluation import estimators as est
 from dpaudit import validation
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
-from dpaudit.mechanisms.policy_data import batch_statistics, parse_dataset
-from dpaudit.mechanisms.registry import register
-from dpaudit.neighbours.trajectories import TrajectoryDatasets, replace_one_trajectory
+from dpaudit.mechanisms.policy_evaluation.data import batch_statistics, parse_dataset
+from dpaudit.mechanisms.policy_evaluation.trajectories import TrajectoryDatasets, replace_one_trajectory
 
 _LOG_2PI = math.log(2 * math.pi)
 
@@ -203,11 +202,11 @@ class _PolicyEvaluation(Mechanism):
 
     # -- subclass hooks ------------------------------------------------------------------------
     def theta_of(self, stats) -> np.ndarray:  # pragma: no cover - abstract
-        """θ_X from :class:`~dpaudit.mechanisms.policy_data.BatchStatistics`."""
+        """θ_X from :class:`~dpaudit.mechanisms.policy_evaluation.data.BatchStatistics`."""
         raise NotImplementedError
 
     def sigma_of(self, stats) -> float:  # pragma: no cover - abstract
-        """σ_X from :class:`~dpaudit.mechanisms.policy_data.BatchStatistics`."""
+        """σ_X from :class:`~dpaudit.mechanisms.policy_evaluation.data.BatchStatistics`."""
         raise NotImplementedError
 
     def _claimed_sigma(self, stats) -> float:
@@ -216,7 +215,6 @@ class _PolicyEvaluation(Mechanism):
         raise NotImplementedError  # pragma: no cover - abstract
 
 
-@register
 class DPLSW(_PolicyEvaluation):
     """DP-LSW (Algorithm 1): θ^w_X + N(0, σ_X² I_d), σ_X = α F_max ‖(Γ^{1/2}Φ)^†‖ √ψ^w_X."""
 
@@ -258,7 +256,6 @@ class DPLSW(_PolicyEvaluation):
                                    phi=float(np.sum(self.w)))
 
 
-@register
 class DPLSL(_PolicyEvaluation):
     """DP-LSL (Algorithm 2): θ^λ_X + N(0, σ_X² I_d), σ_X = 2αF_max‖Φ‖√ψ^λ_X/(λ − ‖Φ‖²‖ρ‖∞).
 

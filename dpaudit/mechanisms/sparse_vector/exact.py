@@ -4,7 +4,7 @@ Notation (Lyu, Su & Li, VLDB 2017): query answers q₁…q_m, threshold T, thres
 ρ ~ Lap(b_ρ), query noise νᵢ ~ Lap(b_ν) i.i.d. (b_ν = 0: no query noise, Alg. 5), cutoff c
 (``None``: no cutoff).  Query i is answered ⊤ iff qᵢ + νᵢ ≥ T + ρ; after the c-th ⊤ the
 algorithm stops and the remaining positions are "not answered".  Outputs are coded as in
-:mod:`dpaudit.mechanisms.svt`: 1 = ⊤, 0 = ⊥, −1 = not answered.
+:mod:`dpaudit.mechanisms.sparse_vector.mechanisms`: 1 = ⊤, 0 = ⊥, −1 = not answered.
 
 Given ρ = r the answers are independent, so an output pattern a has probability
 
@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import numpy as np
 from scipy import integrate
 
-from dpaudit.exact.noisy_max import discrete_pair_epsilon
+from dpaudit.mechanisms.noisy_max.exact import discrete_pair_epsilon
 
 _QUAD = dict(epsabs=0.0, epsrel=1e-11, limit=200)
 
@@ -119,7 +119,7 @@ def svt_pattern_epsilon(q0, q1, T: float, b_rho: float, b_nu: float, c: int | No
                         delta: float = 0.0) -> float | None:
     """Exact ε(δ) of the pair for ⊤/⊥ outputs: max over patterns of |ln P₀/P₁| at δ = 0
     (``inf`` when a pattern is possible on one side only); δ > 0 via
-    :func:`dpaudit.exact.noisy_max.discrete_pair_epsilon` (``None`` if unavailable)."""
+    :func:`dpaudit.mechanisms.noisy_max.exact.discrete_pair_epsilon` (``None`` if unavailable)."""
     p0 = pattern_probabilities(q0, T, b_rho, b_nu, c)
     p1 = pattern_probabilities(q1, T, b_rho, b_nu, c)
     keys = list(p0)

@@ -1,0 +1,61 @@
+"""The Laplace mechanism on a bounded sum (Dwork, McSherry, Nissim & Smith 2006).
+
+Conventions and certified formulas: :mod:`dpaudit.mechanisms.classic.common`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpaudit.claims import PureDP
+from dpaudit.exact import laplace_epsilon
+from dpaudit.mechanisms.base import Noise
+
+#: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
+from dpaudit import validation
+from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, LAPLACE_SCALE, claim_expression)
+
+
+class LaplaceMechanism(BoundedSumMechanism):
+    """Laplace mechanism on a bounded sum: M(D) = Σ D + Z, Z ~ Lap(0, b), b = Δ/ε.
+
+    Source: Dwork, McSherry, Nissim & Smith, TCC 2006; Dwork & Roth 2014, Thm 3.6.  Density
+    ratio |ln p_D(y)/p_D′(y)| = ||y − q(D′)| − |y − q(D)||/b ≤ Δ/b = ε, so ε-DP.  The exact
+    curve of a pair with shift s is δ(ε′) = 1 − e^{(ε′ − s/b)/2} (see
+    :mod:`dpaudit.exact.laplace`); at the worst pair (s = Δ) the pure ε is exactly ε."""
+
+    name = "laplace"
+    family = "classic"
+    scale_formula = LAPLACE_SCALE
+
+    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0):
+        eps = validation.positive("epsilon", epsilon)
+        sens = validation.positive("sensitivity", sensitivity)
+        super().__init__(epsilon=eps, sensitivity=sens)
+        self.epsilon, self._sensitivity = eps, sens
+        self.scale = self.scale_formula(epsilon=eps, Delta=sens)
+
+    def _subs(self) -> dict:
+        return {"epsilon": self.epsilon, "Delta": self._sensitivity}
+
+    def claim(self) -> PureDP:
+        return PureDP(self.epsilon, expression=claim_expression(self.scale_formula),
+                      substitutions={**self._subs(), self.scale_formula.name: self.scale})
+
+    def sample(self, dataset, n, rng) -> np.ndarray:
+        n = validation.draw_request(n, rng)
+        return rng.laplace(self.query(dataset), self.scale, size=n)
+
+    def noise(self) -> Noise:
+        name = self.scale_formula.name
+        return Noise("laplace", {name: self.claimed_value(name)},
+                     source=f"claim: {self.scale_formula}")
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        y = np.asarray(outputs, dtype=float)
+        return -np.abs(y - self.query(dataset)) / self.scale - math.log(2 * self.scale)
+
+    def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float:
+        return laplace_epsilon(delta, self._shift(d0, d1), self.scale)
