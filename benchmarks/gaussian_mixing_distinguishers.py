@@ -7,7 +7,7 @@ k, this script runs ``estimate_privacy_curve_lower_bound`` with every distinguis
 compares the certified ε at δ = 1e-3 with the exact ε of the pair (median over seeds; 95%
 confidence; samples per side as given).  It also times the exact profile: the rank-one closed
 form (:class:`dpaudit.mechanisms.gaussian_mixing.sketch_profiles.ScaledChiSquareProfile`) against the general
-:class:`~dpaudit.exact.gaussian_pairs.GaussianProfile` on the k·d-dimensional Kronecker pair.
+:class:`~dpaudit.exact.gaussian_general.GaussianProfile` on the k·d-dimensional Kronecker pair.
 
     python benchmarks/gaussian_mixing_distinguishers.py [--samples 200000] [--seeds 2]
                                                          [--no-write]
@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 from common import markdown_table, record  # noqa: E402
 
 from dpaudit import estimate_epsilon_lower_bound  # noqa: E402
-from dpaudit.exact.gaussian_pairs import GaussianProfile  # noqa: E402
+from dpaudit.exact.gaussian_general import GaussianProfile  # noqa: E402
 from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import sketch_pair_profile  # noqa: E402
 from dpaudit.mechanisms.gaussian_mixing.gaussmix import GaussMix  # noqa: E402
 

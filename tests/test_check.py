@@ -138,6 +138,7 @@ def test_each_search_alone_finds_the_bug(source, cls, expected):
     assert found["worst-case pairs"] == pytest.approx(1.0)  # the proof's pairs miss it
 
 
+@pytest.mark.slow
 def test_sensitivity_norm_is_respected():
     class VectorSum(Mechanism):
         """Releases (Σ D, Σ D): ℓ∞ / ℓ2 / ℓ1 sensitivities 1, √2, 2 for records in [0, 1]."""
@@ -350,6 +351,7 @@ def test_parse_params():
             parse_params(bad)
 
 
+@pytest.mark.slow
 def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
     assert main(["check", "laplace", "--params", "epsilon=0.5", "--samples", "20000"]) == 0
     out = capsys.readouterr().out

@@ -99,6 +99,7 @@ def _pld_epsilon(make, delta) -> float:
     return make().get_epsilon_for_delta(delta)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sigma", SIGMAS)
 def test_exact_gaussian_against_pld(sigma):
     """Exact (dpaudit, GDP μ = 1/σ) vs PLD upper bound (PLDAccountant, pessimistic

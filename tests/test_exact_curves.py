@@ -85,6 +85,7 @@ def test_isotropic_equal_scales_is_gdp_and_quadrature_path_is_continuous():
             assert rel < 50 * r
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d", [2, 3, 6, 40])
 @pytest.mark.parametrize("s0,s1", [(1.0, 1.3), (1.3, 1.0)])
 def test_general_gaussian_reduces_to_isotropic(d, s0, s1):
@@ -110,6 +111,7 @@ def test_general_gaussian_reduces_to_isotropic(d, s0, s1):
     assert iso.epsilon(delta) == pytest.approx(gen.epsilon(delta), rel=1e-7)
 
 
+@pytest.mark.slow
 def test_isotropic_different_variances_matches_monte_carlo():
     rng = np.random.default_rng(1)
     d, s0, s1 = 5, 1.2, 1.0
@@ -160,6 +162,7 @@ def test_normal_pair_near_the_supremum_of_the_loss_matches_high_precision():
 
 
 # --- 3. general Gaussians -------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("d,method", [(2, "conditional"), (4, "contour")])
 def test_covariance_only_pair_matches_monte_carlo_both_directions(d, method):
     rng = np.random.default_rng(10 + d)
@@ -178,6 +181,7 @@ def test_covariance_only_pair_matches_monte_carlo_both_directions(d, method):
         _mc_check(loss, eps_list, prof)
 
 
+@pytest.mark.slow
 def test_conditional_and_contour_methods_agree():
     """The low-rank routes (one quadratic coordinate + a linear part; two quadratic
     coordinates and no linear part) against the Bromwich integral, both directions."""
@@ -250,6 +254,7 @@ def _sgld_pair(j=2000):
     return means, GaussianMixtureProfile(1.0, 0.0, 1.0, np.ones(j), means, 1.0)
 
 
+@pytest.mark.slow
 def test_mixture_matches_quadrature_and_monte_carlo_both_directions():
     means, p = _sgld_pair(200)
     p0 = stats.norm(0, 1).pdf
@@ -290,6 +295,7 @@ def test_two_mixtures_with_many_roots_match_quadrature():
                                          rel=1e-6)
 
 
+@pytest.mark.slow
 def test_mixture_is_fast_for_thousands_of_components():
     import time
     rng = np.random.default_rng(9)
@@ -413,6 +419,7 @@ def _profiles():
             DiscreteProfile([0.6, 0.3, 0.1], [0.3, 0.3, 0.4])]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(6))
 def test_epsilon_inverts_delta_on_the_log_scale(index):
     prof = _profiles()[index].symmetric()

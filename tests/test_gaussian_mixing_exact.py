@@ -10,7 +10,8 @@ import pytest
 import sympy as sp
 
 from dpaudit.claims.certificates import load_formula
-from dpaudit.exact.gaussian_pairs import GaussianProfile, IsotropicGaussianProfile
+from dpaudit.exact.gaussian_general import GaussianProfile
+from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile
 from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import (ChiSquareScaleMixtureProfile, ScaledChiSquareProfile,
                                   sketch_pair_profile, sketch_pair_renyi)
 from dpaudit.mechanisms.gaussian_mixing.gaussmix import GaussMix
@@ -108,6 +109,7 @@ def test_the_divergence_formula_of_the_certificate_is_the_exact_one():
                     sketch_pair_renyi(full, zeroed, 6, alpha) + 1e-12
 
 
+@pytest.mark.slow
 def test_random_pairs_never_exceed_lemma1():
     mech = GaussMix(k=4, gamma=4.0, lambda_bar=0.5, row_bound=1.0, dim=2)
     rng = np.random.default_rng(11)
@@ -125,6 +127,7 @@ def test_random_pairs_never_exceed_lemma1():
     assert checked > 50
 
 
+@pytest.mark.slow
 def test_pair_search_reaches_lemma1_and_no_further():
     mech = GaussMix(k=10, gamma=3.0, dim=2)
     found = search_gaussmix_pair(4, 2, row_bound=1.0, sigma=mech.sigma, lambda_bar=1.0, k=10,

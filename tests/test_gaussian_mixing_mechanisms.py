@@ -230,6 +230,7 @@ def test_bad_parameters(name, params, match):
         create_mechanism(name, **params)
 
 
+@pytest.mark.slow
 def test_suite_parses_and_its_violations_are_certified(tmp_path):
     suite = load_suite(SUITE)
     assert {a.mechanism for a in suite.audits} == set(NAMES)

@@ -106,6 +106,7 @@ def test_identical_distributions_certify_nothing_much():
     assert r.epsilon < 0.1
 
 
+@pytest.mark.slow
 def test_same_seed_same_result_and_workers_do_not_matter():
     s = PicklableLaplace(1.0)
     a = estimate_epsilon_lower_bound(s, 0.0, 1.0, samples=150_000, seed=11)
@@ -269,11 +270,11 @@ def test_two_sided_statistics_only_when_spreads_differ():
     """A pure shift (equal spreads) gets no fitted two-sided statistics: they would only add
     winner's-curse candidates that displace the plain thresholds.  Laws of different spread
     (even a 10% larger standard deviation, at 50 000 fit rows) get both."""
-    from dpaudit.distinguish.statistics import _fit_scalar_spread
+    from dpaudit.distinguish.statistics import fit_scalar_spread
     rng = np.random.default_rng(3)
     n = 100_000
-    shift = _fit_scalar_spread(rng.laplace(0, 1, n), rng.laplace(1, 1, n))
-    wider = _fit_scalar_spread(rng.normal(0, 1, n), rng.normal(0, 1.1, n))
+    shift = fit_scalar_spread(rng.laplace(0, 1, n), rng.laplace(1, 1, n))
+    wider = fit_scalar_spread(rng.normal(0, 1, n), rng.normal(0, 1.1, n))
     assert shift == []
     assert sorted(s.name for s in wider) == ["distance from the pooled median",
                                              "scalar-gaussian-log-ratio"]

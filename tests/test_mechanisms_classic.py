@@ -17,7 +17,7 @@ from dpaudit.exact import gaussian_delta, laplace_twofold_delta
 from dpaudit.mechanisms import classic
 from dpaudit.mechanisms.classic import common as classic_formulas
 from dpaudit.mechanisms.known_bad import mechanisms as known_bad
-from dpaudit.mechanisms.registry import _REGISTRY
+from dpaudit.mechanisms.registry import get_mechanism_class
 
 NAMES = {
     "laplace": classic.LaplaceMechanism,
@@ -36,7 +36,7 @@ def rng(seed=0):
 
 def test_registry_names_and_flags():
     for name, cls in NAMES.items():
-        assert _REGISTRY[name] is cls
+        assert get_mechanism_class(name) is cls
         mech = cls()
         assert mech.name == name
         assert mech.neighbouring and "\n" not in mech.neighbouring

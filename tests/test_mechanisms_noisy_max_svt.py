@@ -17,7 +17,7 @@ from dpaudit.mechanisms.noisy_max import exact as exact_nm
 from dpaudit.mechanisms.sparse_vector import exact as exact_svt
 from dpaudit.mechanisms.noisy_max import mechanisms as nm
 from dpaudit.mechanisms.sparse_vector import mechanisms as svt
-from dpaudit.mechanisms.registry import _REGISTRY, create_mechanism
+from dpaudit.mechanisms.registry import create_mechanism, get_mechanism_class
 
 NAMES = {
     "noisy-max-laplace": nm.NoisyMaxLaplace,
@@ -58,7 +58,7 @@ def pattern_counts(out: np.ndarray, patterns) -> np.ndarray:
 # -- registry, claims, calibration ------------------------------------------------------------
 def test_registry_names_flags_and_pairs():
     for name, cls in NAMES.items():
-        assert _REGISTRY[name] is cls
+        assert get_mechanism_class(name) is cls
         mech = create_mechanism(name)
         assert mech.name == name
         assert mech.family == ("noisy_max" if name.startswith("noisy-max") else "sparse_vector")

@@ -66,6 +66,7 @@ def test_registered_names():
     assert {"dp-lsw", "dp-lsl"} <= set(mechanism_names())
 
 
+@pytest.mark.slow
 def test_suite_reaches_its_verdicts_and_bounds_stay_below_exact():
     """The suite at 1/10 of its samples (two audits, every pair): verdicts as expected, and no
     certified bound above the exact ε of its pair (coverage)."""
@@ -88,6 +89,7 @@ def test_suite_reaches_its_verdicts_and_bounds_stay_below_exact():
     assert all(r["epsilon_lower_bound"] > 0.5 for r in informative)
 
 
+@pytest.mark.slow
 def test_greybox_check_passes_on_both_mechanisms():
     budget = dict(random_pairs=300, hypothesis_examples=60, optimiser_starts=2,
                   optimiser_evaluations=100)

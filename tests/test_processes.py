@@ -33,6 +33,7 @@ def _results(pool, calls, timeout=120):
             p.kill()
 
 
+@pytest.mark.slow
 def test_workers_run_openmp_code_after_the_parent_did():
     """With a plain fork, a child of a process whose OpenMP pool had started waited forever
     on the parent's threads; workers come from a clean fork server instead."""
@@ -41,6 +42,7 @@ def test_workers_run_openmp_code_after_the_parent_did():
     assert all(s > 0.8 for s in scores)
 
 
+@pytest.mark.slow
 def test_each_worker_uses_one_thread():
     (threads,) = _results(process_pool(1), [(_openmp_threads,)])
     assert threads and set(threads) == {1}

@@ -35,6 +35,7 @@ def built():
 
 # -- the derivations pass and the certificates are current -------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_step_passes(built, family):
     d, doc = built[family]
@@ -50,6 +51,7 @@ def test_every_step_passes(built, family):
             assert step["statement"] and (step["method"] == "given" or step["detail"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_committed_certificate_is_current(built, family):
     _, doc = built[family]

@@ -223,6 +223,7 @@ def _numbers(report: dict) -> list[tuple]:
             for r in report["audits"]]
 
 
+@pytest.mark.slow
 def test_same_seed_same_numbers_with_one_or_two_workers(tmp_path):
     suite = write(tmp_path, GOOD.replace("params = { epsilon = 1.0 }",
                                          "params = { epsilon = 1.0 }\ndelta = [0.0, 1e-3]"),
@@ -263,6 +264,7 @@ def test_missing_suite_file_exits_2(tmp_path, capsys):
     assert load(out)["summary"]["exit_status"] == 2
 
 
+@pytest.mark.slow
 def test_real_subprocess(tmp_path):
     suite = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "out"

@@ -131,6 +131,7 @@ def test_simulator_is_generic_and_checks_its_input():
                       rng=np.random.default_rng(0))
 
 
+@pytest.mark.slow
 def test_mixture_log_density_interpolation_is_accurate():
     mech = create_mechanism("sgld", steps=24000)
     _, d2 = pair(mech)

@@ -128,6 +128,7 @@ def test_pts_pass_probability_matches_the_algorithm():
         assert stats.binomtest(int(passed), x.size, prob).pvalue > 1e-3
 
 
+@pytest.mark.slow
 def test_pts_exact_epsilon_is_the_law_at_rescaled_delta():
     mech = create_mechanism("propose-test-sample-sgld")
     p = mech.worst_case_pairs()[0]

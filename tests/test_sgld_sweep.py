@@ -122,6 +122,7 @@ def test_dense_values():
     assert dense_values(["a", "b"], 3) == [] and dense_values([1, 2], 0) == []
 
 
+@pytest.mark.slow
 def test_sweep_run_records_verdicts_curves_and_figures(tmp_path):
     run = run_suites([str(write(tmp_path, SWEEP))], workers=1)
     swept = [r for r in run.records if r["audit"] == "lap"]
@@ -166,6 +167,7 @@ def test_sgld_suite_parses_and_its_claims():
     assert post.alphas == (3.0, 5.7, 20.0)
 
 
+@pytest.mark.slow
 def test_sgld_interim_leak_at_reduced_samples(tmp_path):
     """The flagship audit's shape at 1/5 of its samples: consistent at T = 0, a certified
     violation at the peak of the interim regime, consistent near convergence."""

@@ -6,6 +6,8 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
 from dpaudit.cli import main
 
 SUITE = Path(__file__).resolve().parents[1] / "audits" / "synthetic_control.toml"
@@ -22,6 +24,7 @@ def subset(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_suite_subset_meets_expectations(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(subset(tmp_path)), "--out", str(out), "--workers", "1"]) == 0
@@ -44,6 +47,7 @@ def test_suite_subset_meets_expectations(tmp_path):
             assert exact == "inf"
 
 
+@pytest.mark.slow
 def test_dpaudit_check_on_the_coefficients(capsys):
     code = main(["check", "dpsc-out-coefficients", "--params", "n=1", "T=3", "T0=1",
                  "lam=1.0", "--samples", "20000"])

@@ -5,12 +5,15 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
 from dpaudit.cli import main
 from dpaudit.stats.epsilon import epsilon_from_counts
 
 SUITE = Path(__file__).resolve().parents[1] / "audits" / "classic.toml"
 
 
+@pytest.mark.slow
 def test_classic_suite_meets_every_expectation(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(SUITE), "--out", str(out), "--samples", "200000"]) == 0

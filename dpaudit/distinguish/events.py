@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.distinguish.statistics import CategoryScore, Statistic
+from dpaudit.distinguish.patterns import CategoryScore
+from dpaudit.distinguish.statistics import Statistic
 from scipy.special import betaincinv
 
 _CENTRAL = np.linspace(0.01, 0.99, 99)

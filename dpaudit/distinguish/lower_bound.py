@@ -35,7 +35,8 @@ from dpaudit.distinguish.events import count_events, score_candidates, select_ca
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
 from dpaudit.distinguish.sampling import (CERTIFICATION, SELECTION, Stream, draw,
                                           draw_stream)
-from dpaudit.distinguish.statistics import Linear, Sanitizer, fit_auto_statistics
+from dpaudit.distinguish.auto import fit_auto_statistics
+from dpaudit.distinguish.statistics import Linear, Sanitizer
 from dpaudit.processes import process_pool
 from dpaudit.stats.epsilon import epsilon_from_counts, renyi_from_bounds
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper

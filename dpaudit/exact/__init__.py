@@ -18,19 +18,24 @@ Modules: :mod:`~dpaudit.exact.gaussian` (Gaussian shift pairs, equivalently μ-G
 Profile objects (:mod:`~dpaudit.exact.profile`): one :class:`PrivacyProfile` per ordered pair,
 with ``delta(eps)``, ``epsilon(delta)``, ``renyi(alpha)``, a stated ``tolerance``,
 ``reversed()`` and ``symmetric()``.  Gaussian pairs of any dimension
-(:mod:`~dpaudit.exact.gaussian_pairs`: equal covariance, isotropic with different variances,
-general covariances by characteristic-function inversion), one-dimensional Gaussian mixtures
-and Laplace pairs with any locations and scales (:mod:`~dpaudit.exact.mixtures`), Rényi
-closed forms (:mod:`~dpaudit.exact.renyi`).
+(:mod:`~dpaudit.exact.gaussian_pairs`: equal covariance, isotropic with different variances;
+:mod:`~dpaudit.exact.gaussian_general`: general covariances by characteristic-function
+inversion), one-dimensional Gaussian mixtures (:mod:`~dpaudit.exact.mixtures`), Laplace pairs
+with any locations and scales (:mod:`~dpaudit.exact.laplace_pairs`), Rényi closed forms
+(:mod:`~dpaudit.exact.renyi`).  Profiles specific to one mechanism family live in that
+family's package (e.g. :mod:`dpaudit.mechanisms.gaussian_mixing.sketch_profiles`,
+:mod:`dpaudit.mechanisms.noisy_max.exact`, :mod:`dpaudit.mechanisms.sparse_vector.exact`).
 """
 
 from dpaudit.exact.discrete import discrete_delta, discrete_epsilon
 from dpaudit.exact.gaussian import gaussian_delta, gaussian_epsilon
-from dpaudit.exact.gaussian_pairs import (GaussianProfile, IsotropicGaussianProfile,
+from dpaudit.exact.gaussian_general import GaussianProfile
+from dpaudit.exact.gaussian_pairs import (IsotropicGaussianProfile,
                                           equal_covariance_profile, mahalanobis)
 from dpaudit.exact.laplace import (laplace_delta, laplace_epsilon, laplace_twofold_delta,
                                    laplace_twofold_epsilon)
-from dpaudit.exact.mixtures import GaussianMixtureProfile, LaplaceProfile, NormalPairProfile
+from dpaudit.exact.laplace_pairs import LaplaceProfile
+from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.profile import (DiscreteProfile, GaussianShiftProfile, PrivacyCurve,
                                    PrivacyProfile, SymmetricProfile, Tolerance)
 from dpaudit.exact.renyi import gaussian_renyi, isotropic_gaussian_renyi, laplace_shift_renyi

@@ -19,7 +19,7 @@ Laplace shift pair Lap(0,b) vs Lap(μb,b) (Mironov 2017, Table II):
     D_α = (α−1)⁻¹ ln( α/(2α−1) e^{(α−1)μ} + (α−1)/(2α−1) e^{−αμ} ),   α ≠ ½, 1,
 
 with KL = μ + e^{−μ} − 1 and D_½ = −2 ln((1 + μ/2) e^{−μ/2}).  Laplace pairs with different
-scales are handled exactly, piece by piece, by :class:`dpaudit.exact.mixtures.LaplaceProfile`.
+scales are handled exactly, piece by piece, by :class:`dpaudit.exact.laplace_pairs.LaplaceProfile`.
 """
 
 from __future__ import annotations

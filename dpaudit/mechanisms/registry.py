@@ -116,6 +116,24 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
     return cls
 
 
+def unregister(name: str) -> None:
+    """Remove a mechanism added with :func:`register` (e.g. at the end of a test).
+
+    Raises:
+      RegistryError: ``name`` belongs to a registered family (families are not unloaded).
+    """
+    _load()
+    with _LOCK:
+        cls = _REGISTRY.get(name)
+        if cls is None:
+            return
+        if any(cls in getattr(importlib.import_module(f.package), "MECHANISMS", ())
+               for f in _FAMILIES.values()):
+            raise RegistryError(f"unregister(): {name!r} belongs to family {cls.family!r}; "
+                                f"only mechanisms added with register() can be removed")
+        del _REGISTRY[name]
+
+
 def families() -> list[Family]:
     """Every registered family: the built-in ones, then plug-ins."""
     _load()

@@ -26,7 +26,7 @@ i.e. k times the one-row divergence (:func:`dpaudit.exact.renyi.isotropic_gaussi
 Tolerance: rtol 1e-10 (incomplete gamma functions to ~1e-14 relative).
 
 **General rank** r > 1: the loss is a generalised χ² with each λᵢ repeated k times, handled by
-:class:`~dpaudit.exact.gaussian_pairs.GaussianProfile` on the kr informative coordinates
+:class:`~dpaudit.exact.gaussian_general.GaussianProfile` on the kr informative coordinates
 (diagonal covariances), so only r·k ≤ :data:`MAX_GENERAL_COORDINATES` is accepted.
 
 :func:`sketch_pair_profile` builds the profile of a pair from Σ₀, Σ₁ and k;
@@ -52,7 +52,7 @@ import numpy as np
 from scipy import special, stats
 from scipy.special import logsumexp
 
-from dpaudit.exact.gaussian_pairs import GaussianProfile
+from dpaudit.exact.gaussian_general import GaussianProfile
 from dpaudit.exact.profile import PrivacyProfile, Tolerance, log_hockey_piece
 from dpaudit.exact.renyi import gaussian_renyi, isotropic_gaussian_renyi
 

@@ -73,24 +73,29 @@ def _check_scale(b: float) -> float:
     return b
 
 
-def laplace_argmax_probabilities(q, b: float) -> np.ndarray:
-    """P(argmaxᵢ (qᵢ + Lap(b)) = i) for every i, by quad on the pieces between the qᵢ."""
-    q, b = _check_queries(q), _check_scale(b)
-    knots = np.unique(q)
-    edges = [-math.inf, *knots.tolist(), math.inf]
+def _argmax_probabilities(q, b: float, pdf, cdf, pieces) -> np.ndarray:
+    """P(argmaxᵢ (qᵢ + Zᵢ) = i) = ∫ f(x − qᵢ) Π_{j≠i} F(x − q_j) dx for every i, by quad over
+    ``pieces`` (intervals on which the integrand is smooth)."""
     out = np.empty(q.size)
     for i in range(q.size):
         others = np.delete(q, i)
 
         def integrand(x, qi=q[i], others=others):
-            value = _laplace_pdf(x - qi, b)
+            value = pdf(x - qi, b)
             for qj in others:
-                value *= _laplace_cdf(x - qj, b)
+                value *= cdf(x - qj, b)
             return value
 
-        out[i] = sum(integrate.quad(integrand, lo, hi, **_QUAD)[0]
-                     for lo, hi in zip(edges[:-1], edges[1:]))
+        out[i] = sum(integrate.quad(integrand, lo, hi, **_QUAD)[0] for lo, hi in pieces)
     return out
+
+
+def laplace_argmax_probabilities(q, b: float) -> np.ndarray:
+    """P(argmaxᵢ (qᵢ + Lap(b)) = i) for every i, by quad on the pieces between the qᵢ."""
+    q, b = _check_queries(q), _check_scale(b)
+    edges = [-math.inf, *np.unique(q).tolist(), math.inf]
+    return _argmax_probabilities(q, b, _laplace_pdf, _laplace_cdf,
+                                 list(zip(edges[:-1], edges[1:])))
 
 
 def exponential_argmax_probabilities(q, b: float) -> np.ndarray:
@@ -99,19 +104,8 @@ def exponential_argmax_probabilities(q, b: float) -> np.ndarray:
     The integrand vanishes below max(q) (some F(x − q_j) = 0 there, or f(x − qᵢ) = 0), and is
     smooth above it, so one quad over [max q, ∞) suffices."""
     q, b = _check_queries(q), _check_scale(b)
-    top = float(q.max())
-    out = np.empty(q.size)
-    for i in range(q.size):
-        others = np.delete(q, i)
-
-        def integrand(x, qi=q[i], others=others):
-            value = _exponential_pdf(x - qi, b)
-            for qj in others:
-                value *= _exponential_cdf(x - qj, b)
-            return value
-
-        out[i] = integrate.quad(integrand, top, math.inf, **_QUAD)[0]
-    return out
+    return _argmax_probabilities(q, b, _exponential_pdf, _exponential_cdf,
+                                 [(float(q.max()), math.inf)])
 
 
 # -- discrete ε -----------------------------------------------------------------------------------

@@ -1,0 +1,230 @@
+"""The shape of the package, pinned: no import cycles, no private names across modules, no
+oversized modules, and one families table behind the registry and ``proofs``.
+
+The import graph is read from the source with :mod:`ast` (every ``import`` and ``from …
+import`` statement, including those inside functions, which is where cycles usually hide), so
+the test sees what a reader sees, not what happens to be imported at run time.  An edge goes
+from a module to the module it names; ``from package import name`` goes to
+``package.name`` when that is a module, else to ``package``.  Parent packages are not added
+as edges (importing ``a.b.c`` runs ``a/__init__`` first, but that is Python's ordering, not a
+dependency the code states).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("dpaudit", "proofs")
+#: issue 12: "no module in dpaudit/ over about 450 lines"
+MAX_LINES = 450
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    is_package = MODULES[module].name == "__init__.py"
+    base = base if is_package else base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(module: str) -> list[tuple[str, list[str], int]]:
+    """(imported module, imported names, line) of every import statement in ``module``."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.append((alias.name, [], node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            found.append((_resolve(module, node), [a.name for a in node.names], node.lineno))
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for module in MODULES:
+        for target, names, _ in _imports(module):
+            for name in names or [None]:
+                sub = f"{target}.{name}" if name else None
+                if sub in MODULES:
+                    graph[module].add(sub)
+                elif target in MODULES:
+                    graph[module].add(target)
+        graph[module].discard(module)
+    return graph
+
+
+def strongly_connected_components(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iteratively (no recursion limit on deep graphs)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(sorted(component))
+    return components
+
+
+def test_the_cycle_detector_finds_a_planted_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert sorted(map(tuple, strongly_connected_components(graph))) == [("a", "b", "c"),
+                                                                        ("d",)]
+
+
+def test_no_import_cycles_between_modules():
+    cycles = [c for c in strongly_connected_components(import_graph()) if len(c) > 1]
+    assert not cycles, "import cycles (each line one strongly connected set of modules):\n" + \
+        "\n".join(" ↔ ".join(c) for c in cycles)
+
+
+def test_no_private_name_is_imported_across_modules():
+    offences = []
+    for module in MODULES:
+        for target, names, line in _imports(module):
+            if not target.startswith(PACKAGES):
+                continue
+            for name in names:
+                if name.startswith("_") and not name.startswith("__"):
+                    offences.append(f"{MODULES[module].relative_to(ROOT)}:{line} imports "
+                                    f"{name} from {target}")
+    assert not offences, "\n".join(offences)
+
+
+def test_no_module_in_dpaudit_is_oversized():
+    sizes = {m: len(p.read_text(encoding="utf-8").splitlines())
+             for m, p in MODULES.items() if m.startswith("dpaudit")}
+    over = {m: n for m, n in sizes.items() if n > MAX_LINES}
+    assert not over, f"modules over {MAX_LINES} lines: {over}"
+
+
+def test_one_families_table_behind_registry_and_proofs():
+    import proofs
+    from dpaudit.mechanisms import families, registry
+
+    table = families.BUILTIN_FAMILIES
+    assert [f.name for f in registry.families()][: len(table)] == [f.name for f in table]
+    assert proofs.FAMILIES == {f.name: f.proof for f in table if f.proof}
+    for family in table:
+        package = importlib.import_module(family.package)
+        for cls in package.MECHANISMS:
+            assert cls.family == family.name, (cls, family)
+            assert registry.get_mechanism_class(cls.name) is cls
+
+
+def test_family_modules_do_not_import_the_registry():
+    graph = import_graph()
+    for family_module in (m for m in MODULES if m.startswith("dpaudit.mechanisms.")
+                          and m.count(".") >= 3):
+        assert "dpaudit.mechanisms.registry" not in graph[family_module], family_module
+
+
+PLUGIN = '''
+import numpy as np
+from dpaudit.claims import PureDP
+from dpaudit.mechanisms.base import NeighbourPair
+from dpaudit.mechanisms.classic import LaplaceMechanism
+from dpaudit.mechanisms.families import Family
+
+
+class PluginLaplace(LaplaceMechanism):
+    """A plug-in family's mechanism (a renamed Laplace)."""
+
+    name = "plugin-laplace"
+    family = "plugin_family"
+
+
+MECHANISMS = (PluginLaplace,)
+FAMILY = Family("plugin_family", "plugin_family_pkg", None, "a test plug-in")
+'''
+
+
+@pytest.fixture
+def installed_plugin(tmp_path, monkeypatch):
+    """A real distribution on sys.path whose metadata declares a ``dpaudit.families`` entry
+    point (what ``pip install`` of a plug-in leaves behind), and a fresh registry."""
+    from dpaudit.mechanisms import registry
+
+    (tmp_path / "plugin_family_pkg").mkdir()
+    (tmp_path / "plugin_family_pkg" / "__init__.py").write_text(PLUGIN)
+    info = tmp_path / "plugin_family_pkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plugin-family-pkg\n"
+                                   "Version: 1.0\n")
+    (info / "entry_points.txt").write_text("[dpaudit.families]\n"
+                                           "plugin = plugin_family_pkg:FAMILY\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    saved = (dict(registry._REGISTRY), dict(registry._FAMILIES), registry._LOADED)
+    registry._REGISTRY.clear()
+    registry._FAMILIES.clear()
+    registry._LOADED = False
+    yield registry
+    registry._REGISTRY.clear()
+    registry._REGISTRY.update(saved[0])
+    registry._FAMILIES.clear()
+    registry._FAMILIES.update(saved[1])
+    registry._LOADED = saved[2]
+    sys.modules.pop("plugin_family_pkg", None)
+
+
+def test_entry_point_registers_a_family_without_editing_dpaudit(installed_plugin):
+    registry = installed_plugin
+    assert "plugin_family" in [f.name for f in registry.families()]
+    mech = registry.create_mechanism("plugin-laplace", epsilon=0.5)
+    assert mech.claim().epsilon(0.0) == pytest.approx(0.5)
+    assert "laplace" in registry.mechanism_names()  # the built-ins are still there
