@@ -53,6 +53,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from dpaudit.processes import process_pool
+from dpaudit.audit.renyi_claims import claimed_renyi, has_renyi_claim  # noqa: F401
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError, load_suite
 from dpaudit.stats.multiple_testing import split_significance
 
@@ -257,23 +258,6 @@ def run_task(task: Task) -> tuple[list[dict], dict | None]:
         record["warnings"] = caught_text
         record["seconds"] = seconds
     return records, curve
-
-
-def has_renyi_claim(claim) -> bool:
-    """Whether the claim (or one of several) states an RDP curve ``rdp(α)``."""
-    return hasattr(claim, "rdp") or any(has_renyi_claim(c) for c in getattr(claim, "claims", ()))
-
-
-def claimed_renyi(claim, alpha: float) -> float:
-    """The claim's Rényi ε(α): its own ``rdp`` or, for several claims, the smallest."""
-    if hasattr(claim, "rdp"):
-        try:
-            return float(claim.rdp(alpha))
-        except ValueError:
-            return math.inf  # α outside the claim's range: nothing claimed there
-    parts = getattr(claim, "claims", ())
-    values = [claimed_renyi(c, alpha) for c in parts]
-    return min(values) if values else math.inf
 
 
 def _number(x):
