@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpaudit.audit.runner import plan_suite, resolve_samples, task_seed
+from dpaudit.audit.plan import plan_suite, resolve_samples, task_seed
 from dpaudit.audit.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, SuiteError, load_suite,
                                 parse_suite)
 

@@ -68,7 +68,7 @@ Closed-form series (no sampling, nothing certified) for figures::
 Every (audit, pair) is one curve certificate — black-box, plus a white-box one when the
 mechanism has a log-density — covering all of the audit's δ and α values at once; a suite of m
 curve certificates is one family, and each is taken at confidence ``1 − (1 − confidence)/m``
-(see :mod:`dpaudit.audit.runner`).
+(see :mod:`dpaudit.audit.plan`).
 Datasets of explicit pairs are checked by the mechanism (``validate_dataset``) when the audit
 runs, so a bad dataset makes that one audit an ``error`` while the others still run.
 """
