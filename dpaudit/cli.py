@@ -167,8 +167,8 @@ def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str
 def _cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.execute import default_workers
     from dpaudit.audit.progress import print_progress
-    from dpaudit.audit.records import exit_status
-    from dpaudit.audit.runner import run_suites, suite_error_info
+    from dpaudit.audit.records import SuiteSummary, exit_status
+    from dpaudit.audit.runner import run_suites
     from dpaudit.report.json_report import build_report, write_json
     from dpaudit.report.figures import write_figures
     from dpaudit.report.markdown import write_markdown
@@ -190,7 +190,7 @@ def _cmd_run(args, argv: list[str]) -> int:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130
     for path, problem in problems:
-        run.suites.append(suite_error_info(path, problem))
+        run.suites.append(SuiteSummary.failed(path, problem))
     status = exit_status(run)
     out = Path(args.out)
     try:

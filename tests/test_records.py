@@ -12,8 +12,8 @@ import textwrap
 import jsonschema
 import pytest
 
-from dpaudit.audit.records import (SCHEMA_FILE, AuditOutcome, CertificateRecord, SweepPoint,
-                                   exit_status, judge)
+from dpaudit.audit.records import (SCHEMA_FILE, AuditOutcome, CertificateRecord, SuiteSummary,
+                                   SweepPoint, exit_status, judge)
 from dpaudit.audit.runner import run_suites
 from dpaudit.cli import main
 
@@ -121,9 +121,13 @@ def test_judge_returns_new_records_and_one_outcome_per_point():
     assert [(o.audit, o.verdict, o.certificates, o.sweep) for o in outcomes] == \
         [("a", "violation", 2, point), ("b", "consistent", 1, None)]
     assert outcomes[0].to_json()["sweep"] == {"parameter": "epsilon", "value": 2.0, "index": 1}
-    run = type("Run", (), {"suites": [{"error": None}], "records": judged,
-                           "outcomes": outcomes})
+    ok = SuiteSummary(file="s.toml", name="s", confidence=0.95, family_size=2,
+                      per_certificate_confidence=0.975, seed=0, audits=2, points=2, series=0)
+    run = type("Run", (), {"suites": [ok], "records": judged, "outcomes": outcomes})
     assert exit_status(run) == 1
+    run.suites = [ok, SuiteSummary.failed("bad.toml", "bad.toml: not valid TOML")]
+    assert exit_status(run) == 2
+    assert "points" in ok.to_json() and "points" not in run.suites[1].to_json()
 
 
 def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):

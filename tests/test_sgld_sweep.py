@@ -108,7 +108,7 @@ def test_plan_counts_every_point_in_the_family_and_seeds_points_apart(tmp_path):
     suite = load_suite(write(tmp_path, SWEEP))
     tasks, info = plan_suite(suite)
     # 3 swept points + 1 plain audit, one pair each, black- and white-box
-    assert info["family_size"] == 2 * 4 and info["points"] == 4
+    assert info.family_size == 2 * 4 and info.points == 4
     swept = [t for t in tasks if t.audit_index == 0]
     assert [t.sweep_value for t in swept] == [0.5, 1.0, 2.0]
     assert [t.seed for t in swept] == [task_seed(5, 0, 0, 0, p) for p in range(3)]

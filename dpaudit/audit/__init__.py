@@ -7,14 +7,16 @@ from dpaudit.audit.plan import Task, plan_jobs, plan_suite, resolve_samples, tas
 from dpaudit.audit.progress import format_progress, print_progress
 from dpaudit.audit.records import (EXACT_SLACK, SCHEMA_FILE, SCHEMA_VERSION, VERDICTS,
                                    AuditOutcome, CertificateJudgement, CertificateRecord,
-                                   SweepPoint, exit_status, judge, judge_certificate)
+                                   SuiteSummary, SweepPoint, exit_status, judge,
+                                   judge_certificate)
 from dpaudit.audit.renyi_claims import claimed_renyi, has_renyi_claim
 from dpaudit.audit.runner import PROFILES, AuditRun, run_suites
 from dpaudit.audit.spec import AuditSpec, PairSpec, Suite, SuiteError, load_suite, parse_suite
 
 __all__ = ["EXACT_SLACK", "PROFILES", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditOutcome",
            "AuditRun", "AuditSpec", "CertificateJudgement", "CertificateRecord", "PairSpec",
-           "Suite", "SuiteError", "SweepPoint", "Task", "claimed_renyi", "default_workers",
-           "execute", "execute_with_jobs", "exit_status", "format_progress", "has_renyi_claim",
-           "judge", "judge_certificate", "load_suite", "parse_suite", "plan_jobs", "plan_suite",
-           "print_progress", "resolve_samples", "run_suites", "run_task", "task_seed"]
+           "Suite", "SuiteError", "SuiteSummary", "SweepPoint", "Task", "claimed_renyi",
+           "default_workers", "execute", "execute_with_jobs", "exit_status", "format_progress",
+           "has_renyi_claim", "judge", "judge_certificate", "load_suite", "parse_suite",
+           "plan_jobs", "plan_suite", "print_progress", "resolve_samples", "run_suites",
+           "run_task", "task_seed"]

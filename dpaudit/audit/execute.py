@@ -119,6 +119,8 @@ def _measure(task: Task, found: list[dict]) -> dict | None:
             entry["white_box_epsilon_lower_bound"] = float(white.renyi[i].divergence)
         if callable(exact_renyi):
             entry["exact_epsilon"] = _number(exact_renyi(d0, d1, entry["alpha"]))
+    if any(entry.get("epsilon_lower_bound") is None for entry in found):
+        raise RuntimeError("the estimator returned fewer certificates than the task's δs and αs")
     return _curve_data(task, mechanism, claim, d0, d1, dp, rdp)
 
 

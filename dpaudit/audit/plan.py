@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.audit import sweeps
-from dpaudit.audit.records import SweepPoint, describe_exception
+from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite
 from dpaudit.stats.multiple_testing import split_significance
 
@@ -139,8 +139,8 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None):
 
 
 def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None,
-               scale: float = 1.0, seed: int | None = None) -> tuple[list[Task], dict]:
-    """Tasks of one suite (in a fixed order) and the suite's record for the report."""
+               scale: float = 1.0, seed: int | None = None) -> tuple[list[Task], SuiteSummary]:
+    """Tasks of one suite (in a fixed order) and the suite's entry for the report."""
     suite_seed = suite.seed if seed is None else int(seed)
     planned = []
     for audit in suite.audits:
@@ -170,10 +170,10 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
                 sweep_parameter=None if sweep is None else sweep.parameter,
                 sweep_value=None if sweep is None else sweep.values[point],
                 sweep_index=point))
-    info = {"file": suite.path, "name": suite.name, "confidence": suite.confidence,
-            "family_size": family_size, "per_certificate_confidence": per_cert,
-            "seed": suite_seed, "audits": len(suite.audits), "error": None,
-            "points": len(planned), "series": len(suite.series)}
+    info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
+                        family_size=family_size, per_certificate_confidence=per_cert,
+                        seed=suite_seed, audits=len(suite.audits), error=None,
+                        points=len(planned), series=len(suite.series))
     return tasks, info
 
 

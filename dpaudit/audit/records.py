@@ -18,6 +18,7 @@
   any of its pairs/δs/αs certifies it).  Every record of the point carries the point's
   ``audit_verdict`` and ``met_expectation``.
 * :func:`exit_status` — 0 every audit met its expectation, 1 some did not, 2 any error.
+* :class:`SuiteSummary` — one per suite file: its Bonferroni family, seed, or its error.
 
 ``results.json`` (schema version :data:`SCHEMA_VERSION`) is validated by the JSON Schema
 (draft 2020-12) shipped next to this module, :data:`SCHEMA_FILE`; an ``audits`` entry is
@@ -166,6 +167,36 @@ class SweepPoint:
 
     def to_json(self) -> dict:
         return {"parameter": self.parameter, "value": self.value, "index": self.index}
+
+
+@dataclass(frozen=True)
+class SuiteSummary:
+    """A ``suites`` entry of results.json: one suite file, its Bonferroni family (m curve
+    certificates, each at ``per_certificate_confidence`` = 1 − (1 − confidence)/m) and seed;
+    or, for a file that could not be run, its ``error`` (and no ``points``/``series``)."""
+
+    file: str
+    name: str | None
+    confidence: float | None
+    family_size: int
+    per_certificate_confidence: float | None
+    seed: int | None
+    audits: int
+    error: str | None = None
+    points: int | None = None  # audit points (one per swept value)
+    series: int | None = None  # [[series]] entries
+
+    @classmethod
+    def failed(cls, file: str, message: str) -> "SuiteSummary":
+        """The entry of a suite file that could not be run (malformed, or no suites found)."""
+        return cls(file=str(file), name=None, confidence=None, family_size=0,
+                   per_certificate_confidence=None, seed=None, audits=0, error=message)
+
+    def to_json(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if self.error is not None:
+            del out["points"], out["series"]
+        return to_jsonable(out)
 
 
 @dataclass(frozen=True)
@@ -359,7 +390,7 @@ def judge(records: Iterable[CertificateRecord]
 def exit_status(run) -> int:
     """0: every audit met its expectation; 1: some did not; 2: a malformed suite or an error
     (``run``: an :class:`dpaudit.audit.runner.AuditRun`)."""
-    if any(s.get("error") for s in run.suites) or any(r.verdict == "error"
+    if any(s.error for s in run.suites) or any(r.verdict == "error"
                                                       for r in run.records):
         return 2
     if any(not o.met_expectation for o in run.outcomes):
@@ -368,5 +399,5 @@ def exit_status(run) -> int:
 
 
 __all__ = ["EXACT_SLACK", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditOutcome",
-           "CertificateJudgement", "CertificateRecord", "SweepPoint", "describe_exception",
+           "CertificateJudgement", "CertificateRecord", "SuiteSummary", "SweepPoint", "describe_exception",
            "exit_status", "judge", "judge_certificate"]

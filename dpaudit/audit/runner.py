@@ -13,9 +13,7 @@ The stages live in their own modules and can be used alone:
 
 :func:`run_suites` loads every suite (a malformed one is recorded, the others still run),
 plans and executes every task and job across ``workers`` processes, collects the
-ε-over-sweep curves and series, and judges every audit point.  Per-suite summaries stay plain
-dicts (``{"file", "name", "confidence", "family_size", "per_certificate_confidence", "seed",
-"audits", "error", ...}``, the ``suites`` entries of results.json).
+ε-over-sweep curves and series, and judges every audit point.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from typing import Callable, Iterable
 
 from dpaudit.audit.execute import Progress, execute_with_jobs
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
-from dpaudit.audit.records import AuditOutcome, CertificateRecord, judge
+from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
 from dpaudit.audit.spec import Suite, SuiteError, load_suite
 from dpaudit.audit.sweeps import sweep_curves
 
@@ -37,7 +35,7 @@ PROFILES = {"quick": 0.1, "default": 1.0, "deep": 10.0}
 class AuditRun:
     """Everything one ``dpaudit run`` produced; :mod:`dpaudit.report` renders it."""
 
-    suites: list[dict] = field(default_factory=list)
+    suites: list[SuiteSummary] = field(default_factory=list)
     records: list[CertificateRecord] = field(default_factory=list)  # judged, in task order
     curves: list[dict] = field(default_factory=list)  # per (audit, pair), for the figures
     outcomes: list[AuditOutcome] = field(default_factory=list)  # per audit point
@@ -47,12 +45,6 @@ class AuditRun:
     profile: str = "default"
     samples_override: int | None = None
     seed_override: int | None = None
-
-
-def suite_error_info(path: str, message: str) -> dict:
-    """The ``suites`` entry of a suite file that could not be run."""
-    return {"file": str(path), "name": None, "confidence": None, "family_size": 0,
-            "per_certificate_confidence": None, "seed": None, "audits": 0, "error": message}
 
 
 def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str = "default",
@@ -73,7 +65,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
         try:
             suite = load_suite(path)
         except SuiteError as exc:
-            run.suites.append(suite_error_info(path, str(exc)))
+            run.suites.append(SuiteSummary.failed(path, str(exc)))
             if on_suite_error:
                 on_suite_error(exc)
             continue
@@ -106,4 +98,4 @@ def _dense_rows(keys, job_results) -> dict[tuple, dict]:
     return dense
 
 
-__all__ = ["PROFILES", "AuditRun", "run_suites", "suite_error_info"]
+__all__ = ["PROFILES", "AuditRun", "run_suites"]

@@ -75,7 +75,7 @@ class RunSummary:
         verdicts = {v: 0 for v in VERDICTS}
         for record in run.records:
             verdicts[record.verdict] = verdicts.get(record.verdict, 0) + 1
-        suite_errors = sum(1 for s in run.suites if s.get("error"))
+        suite_errors = sum(1 for s in run.suites if s.error)
         exact = tuple(r for r in run.records if r.exact_verdict == "violation")
         return cls(certificates=len(run.records), verdicts=verdicts, exact_violations=exact,
                    exact_only_violations=tuple(r for r in exact if r.verdict != "violation"),
@@ -146,7 +146,7 @@ class RunReport:
             "options": {"profile": run.profile, "samples": run.samples_override,
                         "seed": run.seed_override, "workers": run.workers},
             "seconds": run.seconds,
-            "suites": run.suites,
+            "suites": [s.to_json() for s in run.suites],
             "audits": [r.to_json() for r in run.records],
             "curves": self.curves_json(),
             "series": self.series_json(),

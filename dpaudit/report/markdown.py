@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from dpaudit.jsonable import to_jsonable
 from dpaudit.report.json_report import RunReport
 
 _COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
@@ -50,7 +49,7 @@ def render_markdown(report: RunReport) -> str:
     """The summary.md text of a run report."""
     run, summary, prov = report.run, report.summary, report.provenance
     records = run.records
-    suites = to_jsonable(run.suites)
+    suites = [s.to_json() for s in run.suites]
     lines = ["# dpaudit audit summary", ""]
     lines.append(f"- date: {prov.created} (dpaudit {prov.dpaudit_version},"
                  f" Python {prov.python}, numpy {prov.numpy},"
