@@ -23,7 +23,8 @@
 ``results.json`` (schema version :data:`SCHEMA_VERSION`) is validated by the JSON Schema
 (draft 2020-12) shipped next to this module, :data:`SCHEMA_FILE`; an ``audits`` entry is
 exactly :meth:`CertificateRecord.to_json` and an ``unmet_expectations`` entry exactly
-:meth:`AuditOutcome.to_json`.
+:meth:`AuditOutcome.to_json`, a ``suites`` entry exactly :meth:`SuiteSummary.to_json`.
+
 Numbers that can be infinite are written as the string ``"inf"`` (JSON has no infinity);
 ``null`` means "not known / not applicable".  Schema (version 2)::
 
@@ -43,7 +44,9 @@ Numbers that can be infinite are written as the string ``"inf"`` (JSON has no in
                                                    #   (audit, pair), two with a white-box one
          "per_certificate_confidence": 0.99792,    # 1 − (1 − confidence)/m
          "seed": 20261122, "audits": 20,
+         "points": 20, "series": 0,                # audit points (one per swept value), series
          "error": null}                            # SuiteError message if the file is malformed
+                                                   #   (then no "points"/"series")
       ],
       "audits": [                                  # one record per (audit, pair, δ) and per
                                                    #   (audit, pair, α) of an RDP audit

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpaudit.audit.runner import AuditRun
 from dpaudit.jsonable import to_jsonable
 
 
@@ -210,7 +211,7 @@ class Figures:
         return list(self.series) + [None] * (len(series) - len(self.series))
 
 
-def write_figures(run, out_dir: str | Path) -> Figures:
+def write_figures(run: AuditRun, out_dir: str | Path) -> Figures:
     """Draw every curve and series of ``run`` (an :class:`dpaudit.audit.runner.AuditRun`)
     under ``out_dir/figures``.  Returns their paths (none without matplotlib)."""
     if importlib.util.find_spec("matplotlib") is None:
@@ -230,7 +231,7 @@ def write_figures(run, out_dir: str | Path) -> Figures:
             path = draw_curve(curve, out_dir / "figures" / ("__".join(parts) + ".png"))
         curve_paths.append(str(path.relative_to(out_dir)))
         written.append(path)
-    for series in getattr(run, "series", []):
+    for series in run.series:
         series = to_jsonable(series)
         if series.get("error") or not series.get("y"):
             series_paths.append(None)

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dpaudit.audit.records import (SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord)
+from dpaudit.audit.records import SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord
+from dpaudit.audit.runner import AuditRun
 from dpaudit.jsonable import to_jsonable
 from dpaudit.report.figures import Figures
 
@@ -71,7 +72,7 @@ class RunSummary:
     exit_status: int
 
     @classmethod
-    def of(cls, run, exit_status: int) -> "RunSummary":
+    def of(cls, run: AuditRun, exit_status: int) -> "RunSummary":
         verdicts = {v: 0 for v in VERDICTS}
         for record in run.records:
             verdicts[record.verdict] = verdicts.get(record.verdict, 0) + 1
@@ -110,7 +111,7 @@ class RunSummary:
 class RunReport:
     """A finished run with its provenance, summary and figures: what every report renders."""
 
-    run: object  # an AuditRun
+    run: AuditRun
     provenance: Provenance
     summary: RunSummary
     figures: Figures = field(default_factory=Figures)
@@ -126,7 +127,7 @@ class RunReport:
 
     def series_json(self) -> list[dict]:
         """The ``series`` of results.json, each with its ``figure`` when one was drawn."""
-        series = getattr(self.run, "series", [])
+        series = self.run.series
         return [to_jsonable(s if path is None else {**s, "figure": path})
                 for s, path in zip(series, self.figures.for_series(series))]
 
@@ -154,7 +155,7 @@ class RunReport:
         })
 
 
-def build_report(run, *, command: str, exit_status: int,
+def build_report(run: AuditRun, *, command: str, exit_status: int,
                  figures: Figures | None = None) -> RunReport:
     """The report of an :class:`dpaudit.audit.runner.AuditRun` (``figures``: what
     :func:`dpaudit.report.figures.write_figures` drew for it)."""
