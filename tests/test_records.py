@@ -149,3 +149,9 @@ def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):
     broken["audits"][0]["verdict"] = "maybe"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema(), cls=jsonschema.Draft202012Validator)
+
+
+def test_committed_example_report_validates_against_the_schema():
+    example = SCHEMA_FILE.parents[2] / "reports" / "example" / "results.json"
+    document = json.loads(example.read_text(encoding="utf-8"))
+    jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
