@@ -38,7 +38,7 @@ def suite_time() -> str:
     t0 = time.perf_counter()
     run = run_suites([str(ROOT / "audits" / "policy_evaluation.toml")], workers=2)
     seconds = time.perf_counter() - t0
-    met = sum(o["met_expectation"] for o in run.outcomes)
+    met = sum(o.met_expectation for o in run.outcomes)
     return (f"`dpaudit run audits/policy_evaluation.toml --workers 2` (default samples): "
             f"{seconds:.1f} s wall, {len(run.records)} certificates, {met}/{len(run.outcomes)} "
             f"audits met their expectation.")

@@ -15,6 +15,7 @@ that does not meet its expectation in every run is a flaky CI gate and is listed
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -52,14 +53,15 @@ def stability(suites: list[Path], seeds: int, workers: int):
         start = time.perf_counter()
         run = run_suites([str(s) for s in suites], seed=seed, workers=workers)
         seconds.append(time.perf_counter() - start)
-        for outcome in run.outcomes:
+        records = [dataclasses.asdict(r) for r in run.records]  # plain dicts, ∞ kept
+        for outcome in (dataclasses.asdict(o) for o in run.outcomes):
             key = (outcome["suite"], _label(outcome))
             entry = outcomes.setdefault(key, {"expect": outcome["expect"], "met": 0,
                                               "runs": 0, "ratios": [], "errors": 0})
             entry["runs"] += 1
             entry["met"] += bool(outcome["met_expectation"])
             entry["errors"] += outcome["verdict"] == "error"
-            ratios = [_ratio(r) for r in run.records
+            ratios = [_ratio(r) for r in records
                       if (r["suite"], _label(r)) == key and r["verdict"] != "error"]
             ratios = [x for x in ratios if x is not None]
             if ratios:

@@ -1,7 +1,7 @@
 """The ``dpaudit`` command.
 
 ``dpaudit run SUITE_OR_DIR... --out DIR`` runs audit suites and writes ``DIR/results.json``
-(the source of truth, schema in :mod:`dpaudit.report.json_report`) and ``DIR/summary.md``.
+(the source of truth, schema in :mod:`dpaudit.audit.records`) and ``DIR/summary.md``.
 Exit status: 0 when every audit met its expectation, 1 when one did not (an unexpected
 violation, or a known bug that was not detected), 2 on any error (bad usage, a malformed suite,
 an audit that raised).
@@ -165,7 +165,10 @@ def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str
 
 
 def _cmd_run(args, argv: list[str]) -> int:
-    from dpaudit.audit.runner import default_workers, exit_status, print_progress, run_suites
+    from dpaudit.audit.execute import default_workers
+    from dpaudit.audit.progress import print_progress
+    from dpaudit.audit.records import SuiteSummary, exit_status
+    from dpaudit.audit.runner import run_suites
     from dpaudit.report.json_report import build_report, write_json
     from dpaudit.report.figures import write_figures
     from dpaudit.report.markdown import write_markdown
@@ -187,32 +190,29 @@ def _cmd_run(args, argv: list[str]) -> int:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130
     for path, problem in problems:
-        run.suites.append({"file": path, "name": None, "confidence": None,
-                           "family_size": 0, "per_certificate_confidence": None, "seed": None,
-                           "audits": 0, "error": problem})
+        run.suites.append(SuiteSummary.failed(path, problem))
     status = exit_status(run)
-    report = build_report(run, command=command, exit_status=status)
     out = Path(args.out)
     try:
-        write_figures(report, out)
+        figures = write_figures(run, out)
+        report = build_report(run, command=command, exit_status=status, figures=figures)
         json_path = write_json(report, out / "results.json")
         md_path = write_markdown(report, out / "summary.md")
     except OSError as exc:
         print(f"dpaudit: error: cannot write reports to {out}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2
-    s = report["summary"]
-    print(f"{s['audits_met']}/{s['audits']} audits met their expectation "
-          f"({s['certificates']} certificates: {s['verdicts']['violation']} violation, "
-          f"{s['verdicts']['consistent']} consistent, {s['verdicts']['error']} error; "
-          f"{s['suite_errors']} malformed suite(s)) in {run.seconds:.1f} s")
-    for o in s["unmet_expectations"]:
-        point = (f"[{o['sweep']['parameter']}={o['sweep']['value']}]" if o.get("sweep")
-                 else "")
-        print(f"  unmet: {o['suite']}/{o['audit']}{point}: expected {o['expect']}, "
-              f"got {o['verdict']}")
-    if s["exact_only_violations"]:
-        print(f"  {len(s['exact_only_violations'])} certificate(s) whose exact ε exceeds the "
+    s = report.summary
+    print(f"{s.audits_met}/{s.audits} audits met their expectation "
+          f"({s.certificates} certificates: {s.verdicts['violation']} violation, "
+          f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
+          f"{s.suite_errors} malformed suite(s)) in {run.seconds:.1f} s")
+    for o in s.unmet_expectations:
+        point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
+        print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "
+              f"got {o.verdict}")
+    if s.exact_only_violations:
+        print(f"  {len(s.exact_only_violations)} certificate(s) whose exact ε exceeds the "
               "claim but could not be certified at this sample size (see summary.md)")
     print(f"wrote {json_path} and {md_path}; exit status {status}")
     return status

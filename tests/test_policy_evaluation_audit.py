@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import proofs
-from dpaudit.audit.runner import execute, judge, plan_suite
+from dpaudit.audit import execute, judge, plan_suite
 from dpaudit.audit.spec import load_suite
 from dpaudit.check.runner import check_mechanism
 from dpaudit.mechanisms.policy_evaluation import estimators as est
@@ -75,18 +75,17 @@ def test_suite_reaches_its_verdicts_and_bounds_stay_below_exact():
                                                     "dp-lsw-eps300-beyond-lemma1")]
     tasks, info = plan_suite(suite, samples=20000)
     tasks = [t for t in tasks if t.audit in {a.name for a in picked}]
-    records, _ = execute(tasks, workers=1)
-    outcomes = judge(records)
-    assert all(o["met_expectation"] for o in outcomes), outcomes
+    records, outcomes = judge(execute(tasks, workers=1)[0])
+    assert all(o.met_expectation for o in outcomes), outcomes
     for r in records:
-        assert r["verdict"] == "consistent" and r["error"] is None
-        for bound in (r["epsilon_lower_bound"], r["white_box_epsilon_lower_bound"]):
-            assert bound <= r["exact_epsilon"] + 1e-9
-    big = [r for r in records if r["audit"] == "dp-lsw-eps300-beyond-lemma1"]
-    assert big and all(r["exact_epsilon"] > r["claimed_epsilon"] for r in big)
-    informative = [r for r in records if r["audit"] == "dp-lsw-eps10-one-state"
-                   and r["delta"] == 1e-3]
-    assert all(r["epsilon_lower_bound"] > 0.5 for r in informative)
+        assert r.verdict == "consistent" and r.error is None
+        for bound in (r.epsilon_lower_bound, r.white_box_epsilon_lower_bound):
+            assert bound <= r.exact_epsilon + 1e-9
+    big = [r for r in records if r.audit == "dp-lsw-eps300-beyond-lemma1"]
+    assert big and all(r.exact_epsilon > r.claimed_epsilon for r in big)
+    informative = [r for r in records if r.audit == "dp-lsw-eps10-one-state"
+                   and r.delta == 1e-3]
+    assert all(r.epsilon_lower_bound > 0.5 for r in informative)
 
 
 @pytest.mark.slow

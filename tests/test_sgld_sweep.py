@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.audit.runner import plan_suite, run_suites, task_seed
+from dpaudit.audit.plan import plan_suite, task_seed
+from dpaudit.audit.runner import run_suites
 from dpaudit.audit.spec import SuiteError, load_suite, parse_suite
 from dpaudit.audit.sweeps import dense_values
 from dpaudit.report.figures import write_figures
@@ -107,7 +108,7 @@ def test_plan_counts_every_point_in_the_family_and_seeds_points_apart(tmp_path):
     suite = load_suite(write(tmp_path, SWEEP))
     tasks, info = plan_suite(suite)
     # 3 swept points + 1 plain audit, one pair each, black- and white-box
-    assert info["family_size"] == 2 * 4 and info["points"] == 4
+    assert info.family_size == 2 * 4 and info.points == 4
     swept = [t for t in tasks if t.audit_index == 0]
     assert [t.sweep_value for t in swept] == [0.5, 1.0, 2.0]
     assert [t.seed for t in swept] == [task_seed(5, 0, 0, 0, p) for p in range(3)]
@@ -125,12 +126,12 @@ def test_dense_values():
 @pytest.mark.slow
 def test_sweep_run_records_verdicts_curves_and_figures(tmp_path):
     run = run_suites([str(write(tmp_path, SWEEP))], workers=1)
-    swept = [r for r in run.records if r["audit"] == "lap"]
-    assert len(swept) == 6 and {r["sweep"]["parameter"] for r in swept} == {"epsilon"}
-    assert [r["sweep"]["value"] for r in swept if r["delta"] == 0.0] == [0.5, 1.0, 2.0]
-    assert all(r["parameters"]["epsilon"] == r["sweep"]["value"] for r in swept)
+    swept = [r for r in run.records if r.audit == "lap"]
+    assert len(swept) == 6 and {r.sweep.parameter for r in swept} == {"epsilon"}
+    assert [r.sweep.value for r in swept if r.delta == 0.0] == [0.5, 1.0, 2.0]
+    assert all(r.parameters["epsilon"] == r.sweep.value for r in swept)
     # one outcome per audit point (three) plus the plain audit
-    assert len(run.outcomes) == 4 and all(o["met_expectation"] for o in run.outcomes)
+    assert len(run.outcomes) == 4 and all(o.met_expectation for o in run.outcomes)
     curves = [c for c in run.curves if c.get("kind") == "sweep"]
     assert sorted(c["delta"] for c in curves) == [0.0, 0.01]
     c0 = next(c for c in curves if c["delta"] == 0.0)
@@ -138,10 +139,12 @@ def test_sweep_run_records_verdicts_curves_and_figures(tmp_path):
     assert [p["exact"] for p in c0["points"]] == pytest.approx([0.5, 1.0, 2.0])
     assert len(c0["dense"]) == 4 and all(d["exact"] == pytest.approx(d["value"])
                                          for d in c0["dense"])
-    report = build_report(run, command="test", exit_status=0)
-    written = write_figures(report, tmp_path / "out")
-    assert any(p.name.endswith("__sweep.png") for p in written)
-    json.dumps(report, allow_nan=False)
+    figures = write_figures(run, tmp_path / "out")
+    assert any(p.name.endswith("__sweep.png") for p in figures.written)
+    report = build_report(run, command="test", exit_status=0, figures=figures)
+    document = report.to_json()
+    json.dumps(document, allow_nan=False)
+    assert sum("figure" in c for c in document["curves"]) == len(figures.curves)
     text = render_markdown(report)
     assert "lap [epsilon=0.5]" in text and "ε over epsilon" in text
 
@@ -150,8 +153,8 @@ def test_sweep_unmet_point_is_reported(tmp_path):
     text = SWEEP.replace('expect = ["consistent", "consistent", "consistent"]',
                          'expect = ["consistent", "violation", "consistent"]')
     run = run_suites([str(write(tmp_path, text))], workers=1)
-    unmet = [o for o in run.outcomes if not o["met_expectation"]]
-    assert len(unmet) == 1 and unmet[0]["sweep"]["value"] == 1.0
+    unmet = [o for o in run.outcomes if not o.met_expectation]
+    assert len(unmet) == 1 and unmet[0].sweep.value == 1.0
 
 
 def test_sgld_suite_parses_and_its_claims():
@@ -186,7 +189,7 @@ def test_sgld_interim_leak_at_reduced_samples(tmp_path):
     expect = ["consistent", "violation", "consistent"]
     """
     run = run_suites([str(write(tmp_path, text))], workers=1)
-    assert all(o["met_expectation"] for o in run.outcomes), run.outcomes
-    peak = next(r for r in run.records if r["sweep"]["value"] == 26000)
-    assert peak["epsilon_lower_bound"] > peak["claimed_epsilon"] > 2.0
-    assert peak["exact_epsilon"] == pytest.approx(8.19, abs=0.01)
+    assert all(o.met_expectation for o in run.outcomes), run.outcomes
+    peak = next(r for r in run.records if r.sweep.value == 26000)
+    assert peak.epsilon_lower_bound > peak.claimed_epsilon > 2.0
+    assert peak.exact_epsilon == pytest.approx(8.19, abs=0.01)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpaudit.audit.runner import plan_suite, resolve_samples, task_seed
+from dpaudit.audit.plan import plan_suite, resolve_samples, task_seed
 from dpaudit.audit.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, SuiteError, load_suite,
                                 parse_suite)
 
@@ -164,9 +164,9 @@ def test_plan_family_size_confidence_and_seeds(tmp_path):
     # one curve task per (audit, pair) — all of its δs in one certificate — and a second,
     # white-box certificate when the mechanism has a log-density (all three do here)
     assert all(t.white_box for t in tasks)
-    assert info["family_size"] == 2 * len(tasks) >= 8
+    assert info.family_size == 2 * len(tasks) >= 8
     assert {t.deltas for t in tasks if t.audit_index == 0} == {(0.0, 1e-6)}
-    m = info["family_size"]
+    m = info.family_size
     for t in tasks:
         assert t.confidence == 0.9
         assert t.per_certificate_confidence == pytest.approx(1 - 0.1 / m)

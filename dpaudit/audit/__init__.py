@@ -1,10 +1,22 @@
-"""The audit runner: suite files (:mod:`~dpaudit.audit.spec`) → tasks → certified bounds →
-verdicts (:mod:`~dpaudit.audit.runner`)."""
+"""The audit runner, by stage: suite files (:mod:`~dpaudit.audit.spec`) → tasks
+(:mod:`~dpaudit.audit.plan`) → certified curves (:mod:`~dpaudit.audit.execute`) → typed records
+and verdicts (:mod:`~dpaudit.audit.records`); :mod:`~dpaudit.audit.runner` runs them all."""
 
-from dpaudit.audit.runner import (PROFILES, AuditRun, Task, execute, exit_status, judge,
-                                  plan_suite, run_suites, run_task, task_seed)
+from dpaudit.audit.execute import default_workers, execute, execute_with_jobs, run_task
+from dpaudit.audit.plan import Task, plan_jobs, plan_suite, resolve_samples, task_seed
+from dpaudit.audit.progress import format_progress, print_progress
+from dpaudit.audit.records import (EXACT_SLACK, SCHEMA_FILE, SCHEMA_VERSION, VERDICTS,
+                                   AuditOutcome, CertificateJudgement, CertificateRecord,
+                                   SuiteSummary, SweepPoint, exit_status, judge,
+                                   judge_certificate)
+from dpaudit.audit.renyi_claims import claimed_renyi, has_renyi_claim
+from dpaudit.audit.runner import PROFILES, AuditRun, run_suites
 from dpaudit.audit.spec import AuditSpec, PairSpec, Suite, SuiteError, load_suite, parse_suite
 
-__all__ = ["PROFILES", "AuditRun", "AuditSpec", "PairSpec", "Suite", "SuiteError", "Task",
-           "execute", "exit_status", "judge", "load_suite", "parse_suite", "plan_suite",
-           "run_suites", "run_task", "task_seed"]
+__all__ = ["EXACT_SLACK", "PROFILES", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditOutcome",
+           "AuditRun", "AuditSpec", "CertificateJudgement", "CertificateRecord", "PairSpec",
+           "Suite", "SuiteError", "SuiteSummary", "SweepPoint", "Task", "claimed_renyi",
+           "default_workers", "execute", "execute_with_jobs", "exit_status", "format_progress",
+           "has_renyi_claim", "judge", "judge_certificate", "load_suite", "parse_suite",
+           "plan_jobs", "plan_suite", "print_progress", "resolve_samples", "run_suites",
+           "run_task", "task_seed"]

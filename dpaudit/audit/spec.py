@@ -68,25 +68,27 @@ Closed-form series (no sampling, nothing certified) for figures::
 Every (audit, pair) is one curve certificate — black-box, plus a white-box one when the
 mechanism has a log-density — covering all of the audit's δ and α values at once; a suite of m
 curve certificates is one family, and each is taken at confidence ``1 − (1 − confidence)/m``
-(see :mod:`dpaudit.audit.runner`).
+(see :mod:`dpaudit.audit.plan`).
 Datasets of explicit pairs are checked by the mechanism (``validate_dataset``) when the audit
 runs, so a bad dataset makes that one audit an ``error`` while the others still run.
 """
 
 from __future__ import annotations
 
-import difflib
-import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dpaudit.audit.renyi_claims import has_renyi_claim
+from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
+                                       check_keys, delta_value, is_int, is_number, parse_sweep,
+                                       read_samples, read_string)
+
 EXPECTATIONS = ("consistent", "violation")
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_SAMPLES = 200_000
 DEFAULT_SEED = 0
-MIN_SAMPLES = 1000
 
 _TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "samples", "seed", "description"}
@@ -94,13 +96,8 @@ _AUDIT_KEYS = {"name", "mechanism", "params", "delta", "pairs", "samples", "expe
                "alphas", "distinguisher", "white_box", "sweep", "exact_points"}
 _SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
                 "options"}
-_RANGE_KEYS = {"start", "stop", "num", "spacing"}
-MAX_SWEEP_VALUES = 10_000
 _PAIR_KEYS = {"name", "d0", "d1", "description"}
 
-
-class SuiteError(ValueError):
-    """A malformed suite file; the message names the file, the audit, the key and the fix."""
 
 
 @dataclass(frozen=True)
@@ -141,20 +138,6 @@ class AuditSpec:
                 for i, v in enumerate(self.sweep.values)]
 
 
-@dataclass(frozen=True)
-class Sweep:
-    """One mechanism parameter and the values it takes, in order."""
-
-    parameter: str
-    values: tuple
-
-    def label(self, index: int) -> str:
-        return f"{self.parameter}={_value_text(self.values[index])}"
-
-
-def _value_text(value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
 
 @dataclass(frozen=True)
 class SeriesSpec:
@@ -185,71 +168,6 @@ class Suite:
     series: tuple[SeriesSpec, ...] = ()
 
 
-# -- small typed readers ----------------------------------------------------------------------
-
-class _Where:
-    """Builds error messages that name the file, the audit and the key."""
-
-    def __init__(self, path: str, audit: str | None = None):
-        self.path = path
-        self.audit = audit
-
-    def error(self, key: str | None, expected: str, got: Any = ...) -> SuiteError:
-        parts = [self.path]
-        if self.audit is not None:
-            parts.append(self.audit)
-        if key is not None:
-            parts.append(f"key {key!r}")
-        msg = ": ".join(parts) + f": expected {expected}"
-        if got is not ...:
-            msg += f", got {got!r}"
-        return SuiteError(msg)
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value) -> bool:
-    return (isinstance(value, (int, float)) and not isinstance(value, bool))
-
-
-def _check_keys(table: dict, allowed: set, where: _Where, what: str) -> None:
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        key = unknown[0]
-        close = difflib.get_close_matches(key, sorted(allowed), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise where.error(key, f"a known {what} key; unknown key{hint}, allowed keys are "
-                               f"{', '.join(sorted(allowed))}")
-
-
-def _string(table, key, where, *, required=False, default="") -> str:
-    if key not in table:
-        if required:
-            raise where.error(key, "a string (this key is required)")
-        return default
-    value = table[key]
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise where.error(key, "a non-empty string" if required else "a string", value)
-    return value
-
-
-def _samples(table, key, where, default: int) -> int:
-    if key not in table:
-        return default
-    value = table[key]
-    if not _is_int(value) or value < MIN_SAMPLES:
-        raise where.error(key, f"an integer >= {MIN_SAMPLES} (samples per side)", value)
-    return value
-
-
-def _delta_value(value, where, key) -> float:
-    if not _is_number(value) or not math.isfinite(value) or not (0.0 <= value < 1.0):
-        raise where.error(key, "a number in [0, 1)", value)
-    return float(value)
-
-
 # -- parsing ----------------------------------------------------------------------------------
 
 def load_suite(path: str | Path) -> Suite:
@@ -270,25 +188,25 @@ def load_suite(path: str | Path) -> Suite:
 
 def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     """Validate an already-decoded TOML document (``path`` is used in messages only)."""
-    top = _Where(path)
-    _check_keys(data, _TOP_KEYS, top, "top-level")
+    top = Where(path)
+    check_keys(data, _TOP_KEYS, top, "top-level")
 
     suite_table = data.get("suite", {})
     if not isinstance(suite_table, dict):
         raise top.error("suite", "a table [suite]", suite_table)
-    where = _Where(path, "[suite]")
-    _check_keys(suite_table, _SUITE_KEYS, where, "[suite]")
-    name = _string(suite_table, "name", where, default=Path(path).stem)
+    where = Where(path, "[suite]")
+    check_keys(suite_table, _SUITE_KEYS, where, "[suite]")
+    name = read_string(suite_table, "name", where, default=Path(path).stem)
     if not name.strip():
         raise where.error("name", "a non-empty string", name)
     confidence = suite_table.get("confidence", DEFAULT_CONFIDENCE)
-    if not _is_number(confidence) or not (0.0 < confidence < 1.0):
+    if not is_number(confidence) or not (0.0 < confidence < 1.0):
         raise where.error("confidence", "a number strictly between 0 and 1", confidence)
-    samples = _samples(suite_table, "samples", where, DEFAULT_SAMPLES)
+    samples = read_samples(suite_table, "samples", where, DEFAULT_SAMPLES)
     seed = suite_table.get("seed", DEFAULT_SEED)
-    if not _is_int(seed) or seed < 0:
+    if not is_int(seed) or seed < 0:
         raise where.error("seed", "a non-negative integer", seed)
-    description = _string(suite_table, "description", where)
+    description = read_string(suite_table, "description", where)
 
     audits_raw = data.get("audit")
     if audits_raw is None:
@@ -301,7 +219,7 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     for index, table in enumerate(audits_raw):
         audit = _parse_audit(table, index, path, samples)
         if audit.name in seen:
-            raise _Where(path, f"audit #{index} {audit.name!r}").error(
+            raise Where(path, f"audit #{index} {audit.name!r}").error(
                 "name", f"a name unique within the file (audit #{seen[audit.name]} "
                         f"already uses it)", audit.name)
         seen[audit.name] = index
@@ -314,7 +232,7 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     for index, table in enumerate(series_raw):
         spec = _parse_series(table, index, path)
         if spec.name in {s.name for s in series}:
-            raise _Where(path, f"series #{index} {spec.name!r}").error(
+            raise Where(path, f"series #{index} {spec.name!r}").error(
                 "name", "a name unique among the series", spec.name)
         series.append(spec)
 
@@ -324,14 +242,14 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
 
 
 def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpec:
-    where = _Where(path, f"audit #{index}")
+    where = Where(path, f"audit #{index}")
     if not isinstance(table, dict):
         raise where.error(None, "an [[audit]] table", table)
     if isinstance(table.get("name"), str) and table["name"].strip():
-        where = _Where(path, f"audit #{index} {table['name']!r}")
-    _check_keys(table, _AUDIT_KEYS, where, "[[audit]]")
-    name = _string(table, "name", where, required=True)
-    mechanism = _string(table, "mechanism", where, required=True)
+        where = Where(path, f"audit #{index} {table['name']!r}")
+    check_keys(table, _AUDIT_KEYS, where, "[[audit]]")
+    name = read_string(table, "name", where, required=True)
+    mechanism = read_string(table, "mechanism", where, required=True)
 
     params = table.get("params", {})
     if not isinstance(params, dict):
@@ -342,17 +260,17 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     if isinstance(raw_delta, list):
         if not raw_delta:
             raise where.error("delta", "a number in [0, 1) or a non-empty list of them", raw_delta)
-        deltas = tuple(_delta_value(d, where, "delta") for d in raw_delta)
+        deltas = tuple(delta_value(d, where, "delta") for d in raw_delta)
         if len(set(deltas)) != len(deltas):
             raise where.error("delta", "a list of distinct values", raw_delta)
     else:
-        deltas = (_delta_value(raw_delta, where, "delta"),)
+        deltas = (delta_value(raw_delta, where, "delta"),)
 
     pairs = _parse_pairs(table.get("pairs", "worst-case"), where)
-    samples = _samples(table, "samples", where, default_samples)
+    samples = read_samples(table, "samples", where, default_samples)
     sweep = None
     if "sweep" in table:
-        sweep = _parse_sweep(table["sweep"], where)
+        sweep = parse_sweep(table["sweep"], where)
         if sweep.parameter in params:
             raise where.error("sweep", f"a parameter not also given in params "
                                        f"({sweep.parameter!r} is in both)", table["sweep"])
@@ -373,12 +291,12 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     elif sweep is not None:
         expects = (expect,) * len(sweep.values)
     exact_points = table.get("exact_points", 0)
-    if not _is_int(exact_points) or not 0 <= exact_points <= 1000:
+    if not is_int(exact_points) or not 0 <= exact_points <= 1000:
         raise where.error("exact_points", "an integer between 0 and 1000", exact_points)
     if exact_points and sweep is None:
         raise where.error("exact_points", "a sweep (exact_points only adds values of a swept "
                                           "parameter)", exact_points)
-    note = _string(table, "note", where)
+    note = read_string(table, "note", where)
 
     raw_alphas = table.get("alphas", [])
     if not isinstance(raw_alphas, list) or not all(
@@ -404,7 +322,6 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
                              where, f" at sweep value {sweep.label(i)}")
     if alphas:
         from dpaudit.mechanisms.registry import create_mechanism
-        from dpaudit.audit.runner import has_renyi_claim
         first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
         claim = create_mechanism(mechanism, **first).claim()
         if not has_renyi_claim(claim):
@@ -417,7 +334,7 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
                      sweep=sweep, expects=expects, exact_points=exact_points)
 
 
-def _parse_pairs(value, where: _Where):
+def _parse_pairs(value, where: Where):
     if isinstance(value, str):
         if value != "worst-case":
             raise where.error("pairs", '"worst-case" or an array of [[audit.pairs]] tables',
@@ -432,7 +349,7 @@ def _parse_pairs(value, where: _Where):
         if not isinstance(entry, dict):
             raise where.error(f"pairs[{i}]", "a table with keys d0, d1 (and optional name, "
                                              "description)", entry)
-        _check_keys(entry, _PAIR_KEYS, where, f"pairs[{i}]")
+        check_keys(entry, _PAIR_KEYS, where, f"pairs[{i}]")
         for side in ("d0", "d1"):
             if side not in entry:
                 raise where.error(f"pairs[{i}].{side}", "a dataset (this key is required)")
@@ -450,7 +367,7 @@ def _parse_pairs(value, where: _Where):
     return tuple(pairs)
 
 
-def _check_mechanism(mechanism: str, params: dict, where: _Where, at: str = "") -> None:
+def _check_mechanism(mechanism: str, params: dict, where: Where, at: str = "") -> None:
     """Unknown mechanism or parameters it rejects → SuiteError (at parse time, not at run time)."""
     from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
 
@@ -466,87 +383,28 @@ def _check_mechanism(mechanism: str, params: dict, where: _Where, at: str = "") 
                           params) from None
 
 
-def _parse_sweep(value, where: _Where) -> Sweep:
-    """``{ param = [v, ...] }`` or ``{ param = { start, stop, num, spacing } }``."""
-    expected = ("a table with exactly one mechanism parameter, e.g. { steps = [0, 10, 100] } "
-                "or { steps = { start = 0, stop = 100, num = 11 } }")
-    if not isinstance(value, dict) or len(value) != 1:
-        raise where.error("sweep", expected, value)
-    (parameter, raw), = value.items()
-    key = f"sweep.{parameter}"
-    if isinstance(raw, dict):
-        values = _sweep_range(raw, where, key)
-    elif isinstance(raw, list):
-        if not raw:
-            raise where.error(key, "a non-empty list of values", raw)
-        kinds = {("number" if _is_number(v) else type(v).__name__) for v in raw}
-        if len(kinds) != 1 or kinds - {"number", "str", "bool"}:
-            raise where.error(key, "a list of numbers, or of strings, or of booleans "
-                                   "(one kind)", raw)
-        if any(_is_number(v) and not math.isfinite(v) for v in raw):
-            raise where.error(key, "finite numbers", raw)
-        values = tuple(raw)
-    else:
-        raise where.error(key, "a list of values or a range table { start, stop, num, "
-                               "spacing }", raw)
-    if len(set(values)) != len(values):
-        raise where.error(key, "distinct values", list(values))
-    if len(values) > MAX_SWEEP_VALUES:
-        raise where.error(key, f"at most {MAX_SWEEP_VALUES} values", len(values))
-    return Sweep(parameter, values)
-
-
-def _sweep_range(raw: dict, where: _Where, key: str) -> tuple:
-    _check_keys(raw, _RANGE_KEYS, where, f"{key} range")
-    for k in ("start", "stop", "num"):
-        if k not in raw:
-            raise where.error(f"{key}.{k}", "a number (start, stop and num are required)")
-    start, stop, num = raw["start"], raw["stop"], raw["num"]
-    spacing = raw.get("spacing", "linear")
-    if not (_is_number(start) and _is_number(stop) and math.isfinite(start)
-            and math.isfinite(stop)):
-        raise where.error(f"{key}.start", "finite numbers start and stop", [start, stop])
-    if not _is_int(num) or not 2 <= num <= MAX_SWEEP_VALUES:
-        raise where.error(f"{key}.num", f"an integer between 2 and {MAX_SWEEP_VALUES}", num)
-    if spacing not in ("linear", "log"):
-        raise where.error(f"{key}.spacing", "'linear' or 'log'", spacing)
-    if spacing == "log" and not (start > 0 and stop > 0):
-        raise where.error(f"{key}.start", "start > 0 and stop > 0 for log spacing",
-                          [start, stop])
-    import numpy as np
-    grid = (np.linspace(start, stop, num) if spacing == "linear"
-            else np.geomspace(start, stop, num))
-    if _is_int(start) and _is_int(stop):
-        out = []
-        for v in np.rint(grid).astype(int).tolist():
-            if v not in out:
-                out.append(v)
-        return tuple(out)
-    return tuple(float(v) for v in grid)
-
-
 def _parse_series(table, index: int, path: str) -> SeriesSpec:
-    where = _Where(path, f"series #{index}")
+    where = Where(path, f"series #{index}")
     if not isinstance(table, dict):
         raise where.error(None, "a [[series]] table", table)
     if isinstance(table.get("name"), str) and table["name"].strip():
-        where = _Where(path, f"series #{index} {table['name']!r}")
-    _check_keys(table, _SERIES_KEYS, where, "[[series]]")
-    name = _string(table, "name", where, required=True)
-    mechanism = _string(table, "mechanism", where, required=True)
-    quantity = _string(table, "quantity", where, required=True)
+        where = Where(path, f"series #{index} {table['name']!r}")
+    check_keys(table, _SERIES_KEYS, where, "[[series]]")
+    name = read_string(table, "name", where, required=True)
+    mechanism = read_string(table, "mechanism", where, required=True)
+    quantity = read_string(table, "quantity", where, required=True)
     params = table.get("params", {})
     if not isinstance(params, dict):
         raise where.error("params", "a table of mechanism parameters", params)
     if "sweep" not in table:
         raise where.error("sweep", "a sweep (this key is required for a series)")
-    sweep = _parse_sweep(table["sweep"], where)
+    sweep = parse_sweep(table["sweep"], where)
     if sweep.parameter in params:
         raise where.error("sweep", f"a parameter not also given in params "
                                    f"({sweep.parameter!r} is in both)", table["sweep"])
     delta = table.get("delta")
     if delta is not None:
-        delta = _delta_value(delta, where, "delta")
+        delta = delta_value(delta, where, "delta")
     options = table.get("options", {})
     if not isinstance(options, dict):
         raise where.error("options", "a table of keyword arguments of series()", options)
@@ -560,4 +418,9 @@ def _parse_series(table, index: int, path: str) -> SeriesSpec:
                                        f"none)", mechanism)
     return SeriesSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
                       quantity=quantity, sweep=sweep, delta=delta,
-                      note=_string(table, "note", where), options=dict(options))
+                      note=read_string(table, "note", where), options=dict(options))
+
+
+__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "EXPECTATIONS",
+           "MAX_SWEEP_VALUES", "MIN_SAMPLES", "AuditSpec", "PairSpec", "SeriesSpec", "Suite",
+           "SuiteError", "Sweep", "load_suite", "parse_suite"]

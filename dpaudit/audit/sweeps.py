@@ -77,34 +77,35 @@ def _finite(x):
     return x if math.isfinite(x) else None
 
 
-def sweep_curves(records: list[dict], dense: dict | None = None) -> list[dict]:
-    """One ε-over-sweep curve per (suite file, audit, pair, δ) of the swept ``dp`` records.
+def sweep_curves(records: list, dense: dict | None = None) -> list[dict]:
+    """One ε-over-sweep curve per (suite file, audit, pair, δ) of the swept ``dp`` records
+    (:class:`~dpaudit.audit.records.CertificateRecord`; each point's ``expect`` is its audit
+    point's own expectation).
 
     ``dense`` maps (suite_file, audit_index, pair_index) to the rows of
     :func:`dense_exact_job` (merged over its chunks)."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list] = {}
     for r in records:
-        if r.get("sweep") is None or r.get("notion", "dp") != "dp":
+        if r.sweep is None or r.notion != "dp":
             continue
-        key = (r["suite_file"], r["audit_index"], r["pair_index"], r["delta"])
-        groups.setdefault(key, []).append(r)
+        groups.setdefault((r.suite_file, r.audit_index, r.pair_index, r.delta), []).append(r)
     curves = []
     for (suite_file, audit_index, pair_index, delta), rows in groups.items():
-        rows = sorted(rows, key=lambda r: r["sweep"]["index"])
+        rows = sorted(rows, key=lambda r: r.sweep.index)
         first = rows[0]
-        points = [{"value": r["sweep"]["value"], "claimed": r["claimed_epsilon"],
-                   "certified": r["epsilon_lower_bound"],
-                   "white_box": r["white_box_epsilon_lower_bound"],
-                   "exact": r["exact_epsilon"], "verdict": r["verdict"],
-                   "expect": r.get("point_expect", r["expect"])} for r in rows]
-        curve = {"kind": "sweep", "suite": first["suite"], "suite_file": suite_file,
-                 "audit": first["audit"], "audit_index": audit_index,
-                 "pair": (first.get("pair") or {}).get("name", f"pair-{pair_index}"),
-                 "pair_index": pair_index, "mechanism": first["mechanism"],
-                 "parameter": first["sweep"]["parameter"], "delta": delta,
-                 "confidence": first["confidence"],
-                 "per_certificate_confidence": first["per_certificate_confidence"],
-                 "samples": first["samples"], "points": points,
+        points = [{"value": r.sweep.value, "claimed": r.claimed_epsilon,
+                   "certified": r.epsilon_lower_bound,
+                   "white_box": r.white_box_epsilon_lower_bound,
+                   "exact": r.exact_epsilon, "verdict": r.verdict,
+                   "expect": r.expect} for r in rows]
+        curve = {"kind": "sweep", "suite": first.suite, "suite_file": suite_file,
+                 "audit": first.audit, "audit_index": audit_index,
+                 "pair": (first.pair or {}).get("name", f"pair-{pair_index}"),
+                 "pair_index": pair_index, "mechanism": first.mechanism,
+                 "parameter": first.sweep.parameter, "delta": delta,
+                 "confidence": first.confidence,
+                 "per_certificate_confidence": first.per_certificate_confidence,
+                 "samples": first.samples, "points": points,
                  "dense": [], "dense_errors": []}
         extra = (dense or {}).get((suite_file, audit_index, pair_index))
         if extra:

@@ -1,7 +1,10 @@
-"""Reports of an audit run: JSON (the source of truth) and Markdown rendered from it."""
+"""Reports of an audit run, all rendered from the typed :class:`RunReport`: results.json (the
+source of truth), summary.md and figures."""
 
-from dpaudit.report.json_report import build_report, read_json, to_jsonable, write_json
+from dpaudit.report.figures import Figures, write_figures
+from dpaudit.report.json_report import (Provenance, RunReport, RunSummary, build_report,
+                                        read_json, to_jsonable, write_json)
 from dpaudit.report.markdown import render_markdown, write_markdown
 
-__all__ = ["build_report", "read_json", "render_markdown", "to_jsonable", "write_json",
-           "write_markdown"]
+__all__ = ["Figures", "Provenance", "RunReport", "RunSummary", "build_report", "read_json",
+           "render_markdown", "to_jsonable", "write_figures", "write_json", "write_markdown"]

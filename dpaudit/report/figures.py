@@ -1,4 +1,4 @@
-"""Figures drawn from results.json's ``curves`` and ``series`` (the source of truth).
+"""Figures of a run's ``curves`` and ``series`` (as results.json holds them).
 
 * One PNG per (audit, pair) that certified a δ grid or Rényi orders: the claimed ε(δ) as a
   line, the exact ε(δ) of the pair when known, and the certified black-box and white-box lower
@@ -13,13 +13,18 @@
   mechanism's markers (e.g. the paper's T = (⌈k̂⌉+1)n) and the claim in the title.
 
 Needs matplotlib (``pip install 'dpaudit[report]'``); without it no figure is written and the
-``figure`` fields stay null.
+curves and series of results.json have no ``figure`` key.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from dataclasses import dataclass
 from pathlib import Path
+
+from dpaudit.audit.runner import AuditRun
+from dpaudit.jsonable import to_jsonable
 
 
 def _slug(text: str) -> str:
@@ -189,16 +194,32 @@ def draw_series(series: dict, path: Path) -> Path:
     return path
 
 
-def write_figures(report: dict, out_dir: str | Path) -> list[Path]:
-    """Draw every curve of ``report`` under ``out_dir/figures`` and set each curve's
-    ``figure`` (relative to ``out_dir``).  Returns the written paths ([] without matplotlib)."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return []
+@dataclass(frozen=True)
+class Figures:
+    """What :func:`write_figures` drew: the path of each curve's and each series' figure
+    (relative to the output directory; None when none was drawn), in the run's order, and the
+    written files."""
+
+    curves: tuple[str | None, ...] = ()
+    series: tuple[str | None, ...] = ()
+    written: tuple[Path, ...] = ()
+
+    def for_curves(self, curves: list) -> list[str | None]:
+        return list(self.curves) + [None] * (len(curves) - len(self.curves))
+
+    def for_series(self, series: list) -> list[str | None]:
+        return list(self.series) + [None] * (len(series) - len(self.series))
+
+
+def write_figures(run: AuditRun, out_dir: str | Path) -> Figures:
+    """Draw every curve and series of ``run`` (an :class:`dpaudit.audit.runner.AuditRun`)
+    under ``out_dir/figures``.  Returns their paths (none without matplotlib)."""
+    if importlib.util.find_spec("matplotlib") is None:
+        return Figures()
     out_dir = Path(out_dir)
-    written = []
-    for curve in report.get("curves", []):
+    written, curve_paths, series_paths = [], [], []
+    for curve in run.curves:
+        curve = to_jsonable(curve)  # what results.json holds: ∞ as "inf", no numpy scalars
         parts = [_slug(curve[k]) for k in ("suite", "audit", "pair")]
         if curve.get("kind") == "sweep":
             name = "__".join(parts + [f"delta-{curve['delta']:g}", "sweep"]) + ".png"
@@ -208,13 +229,19 @@ def write_figures(report: dict, out_dir: str | Path) -> list[Path]:
             if sweep:
                 parts.append(_slug(f"{sweep['parameter']}-{sweep['value']}"))
             path = draw_curve(curve, out_dir / "figures" / ("__".join(parts) + ".png"))
-        curve["figure"] = str(path.relative_to(out_dir))
+        curve_paths.append(str(path.relative_to(out_dir)))
         written.append(path)
-    for series in report.get("series", []):
+    for series in run.series:
+        series = to_jsonable(series)
         if series.get("error") or not series.get("y"):
+            series_paths.append(None)
             continue
         name = "__".join(_slug(series[k]) for k in ("suite", "name")) + "__series.png"
         path = draw_series(series, out_dir / "figures" / name)
-        series["figure"] = str(path.relative_to(out_dir))
+        series_paths.append(str(path.relative_to(out_dir)))
         written.append(path)
-    return written
+    return Figures(curves=tuple(curve_paths), series=tuple(series_paths),
+                   written=tuple(written))
+
+
+__all__ = ["Figures", "draw_curve", "draw_series", "draw_sweep", "write_figures"]

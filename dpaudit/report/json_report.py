@@ -1,209 +1,182 @@
-"""``results.json`` — the source of truth of a ``dpaudit run``; every other report renders from it.
+"""``results.json`` — the source of truth of a ``dpaudit run``; every other report renders from
+the same typed :class:`RunReport`.
 
-Numbers that can be infinite are written as the string ``"inf"`` (JSON has no infinity);
-``null`` means "not known / not applicable".  Schema (version 2)::
+The schema (version 2) is documented in :mod:`dpaudit.audit.records`, next to the record types
+it serialises, and shipped as a JSON Schema (draft 2020-12):
+:data:`dpaudit.audit.records.SCHEMA_FILE`.
 
-    {
-      "schema": 2,
-      "dpaudit_version": "0.1.0",
-      "created": "2026-11-22T10:00:00+00:00",      # UTC, ISO 8601
-      "command": "dpaudit run audits/ --out reports/latest",
-      "python": "3.11.7", "numpy": "...", "scipy": "...",
-      "platform": "Linux-...",
-      "options": {"profile": "default", "samples": null, "seed": null, "workers": 2},
-      "seconds": 123.4,                            # wall time of the whole run
-      "suites": [                                  # one per suite file, in command-line order
-        {"file": "audits/classic.toml", "name": "classic",
-         "confidence": 0.95,                       # family-wise, over the whole file
-         "family_size": 24,                        # m = number of curve certificates: one per
-                                                   #   (audit, pair), two with a white-box one
-         "per_certificate_confidence": 0.99792,    # 1 − (1 − confidence)/m
-         "seed": 20261122, "audits": 20,
-         "error": null}                            # SuiteError message if the file is malformed
-      ],
-      "audits": [                                  # one record per (audit, pair, δ) and per
-                                                   #   (audit, pair, α) of an RDP audit
-        {"suite": "classic", "suite_file": "audits/classic.toml",
-         "audit": "laplace-eps1", "audit_index": 0,
-         "mechanism": "laplace", "parameters": {"epsilon": 1.0},
-         "claim": {...},                           # Claim.to_dict(): notion, parameters, text,
-                                                   #   sympy expression, latex, substitutions
-         "pair": {"name": ..., "d0": ..., "d1": ..., "description": ...},  # NeighbourPair.to_dict()
-         "pair_index": 0,
-         "notion": "dp",                           # "dp": ε at delta; "rdp": Rényi ε at alpha
-         "delta": 0.0, "alpha": null,
-         "claimed_epsilon": 1.0,                   # claim.epsilon(delta) (dp) or the claim's
-                                                   #   RDP ε(alpha) (rdp); "inf" if none implied
-         "epsilon_lower_bound": 0.93,              # certified black-box lower bound on ε(δ)
-                                                   #   (dp) or on max(D_α(P0‖P1), D_α(P1‖P0))
-         "white_box_epsilon_lower_bound": 0.97,    # the same from the white-box likelihood-
-                                                   #   ratio distinguisher; null without one
-         "exact_epsilon": 1.0,                     # exact ε(δ) / D_α of this pair, null if unknown
-         "true_epsilon": null,                     # literature's real ε of a known-bad mechanism
-         "verdict": "consistent",                  # this certificate: consistent|violation|error
-                                                   #   (certified: max(black, white) vs claim)
-         "exact_verdict": "consistent",            # exact ε vs the claim (violation when the
-                                                   #   exact ε exceeds it); null without an exact
-                                                   #   value; reported, never a CI gate
-         "black_box_share": 0.96,                  # black-box ε_LB / white-box ε_LB (null
-                                                   #   without a positive white-box one)
-         "audit_verdict": "consistent",            # the audit's: error > violation > consistent
-         "expect": "consistent",
-         "met_expectation": true,                  # audit_verdict == expect
-         "tightness": 0.97,                        # max(black, white ε_LB) / claimed ε; null if
-                                                   #   claimed is inf or 0
-         "samples": 200000,                        # per side, after --samples/--profile
-         "seed": 123456789,                        # SeedSequence([suite seed, audit, pair, 0])
-         "seconds": 3.2,
-         "confidence": 0.95,                       # family (suite) confidence
-         "per_certificate_confidence": 0.99792,    # what the estimator was called with
-         "distinguisher": "auto",
-         "certificate": {...},                     # EpsilonLowerBound.to_dict(): event, counts,
-                                                   #   numerator side, method, … (null on error)
-         "white_box_certificate": {...},           # the white-box one (or null)
-         "error": null,                            # "ExceptionType: message" when verdict=error
-         "warnings": [],                           # distinct warnings raised during the task
-         "note": "",
-         "sweep": null}                            # swept audits: {"parameter", "value",
-                                                   #   "index"} of this audit point
-      ],
-      "curves": [                                  # per (audit, pair) with a δ grid or αs
-        {"suite", "suite_file", "audit", "pair", "mechanism",
-         "certified": [[δ, black ε_LB, white ε_LB], ...],
-         "dense_delta": [...], "claimed": [...], "exact": [...],   # claimed/exact ε(δ)
-         "renyi_certified": [[α, black, white], ...],
-         "dense_alpha": [...], "claimed_renyi": [...], "exact_renyi": [...],
-         "figure": "figures/classic__gaussian__add-max-record.png"},  # relative to results.json
-        {"kind": "sweep",                          # one per (swept audit, pair, δ)
-         "suite", "suite_file", "audit", "audit_index", "pair", "pair_index", "mechanism",
-         "parameter": "steps", "delta": 0.01, "confidence", "per_certificate_confidence",
-         "samples",
-         "points": [{"value", "claimed", "certified", "white_box", "exact", "verdict",
-                     "expect"}, ...],              # one per swept value
-         "dense": [{"value", "claimed", "exact"}, ...],   # exact_points extra values
-         "dense_errors": [...], "figure": "figures/…__sweep.png"}
-      ],
-      "series": [                                  # closed-form [[series]] entries
-        {"suite", "suite_file", "name", "mechanism", "params", "quantity", "parameter",
-         "values": [...], "y": [...], "label", "ylabel", "markers": [{"x", "label"}],
-         "facts": {...}, "pair", "claim": {...}, "delta", "claimed_epsilon", "note",
-         "seconds", "error", "figure": "figures/…__series.png"}
-      ],
-      "summary": {
-        "certificates": 24,
-        "verdicts": {"consistent": 15, "violation": 9, "error": 0},
-        "exact_violations": 1,                     # certificates whose exact ε exceeds the
-                                                   #   claim (whatever their certified verdict)
-        "exact_only_violations": [{"suite", "audit", "pair", "delta", "alpha",
-                                   "claimed_epsilon", "exact_epsilon", "epsilon_lower_bound"}],
-                                                   # of those, the ones not certified
-        "audits": 20, "audits_met": 20,               # audit points (one per swept value)
-        "unmet_expectations": [{"suite", "file", "audit", "mechanism", "expect", "verdict",
-                                "met_expectation", "certificates", "sweep"}, ...],
-        "errors": 0,                               # erroring certificates + malformed suites
-        "suite_errors": 0,
-        "exit_status": 0                           # 0 all met, 1 some unmet, 2 any error
-      }
-    }
+* :class:`Provenance` — when, by which command, on which versions and platform;
+* :class:`RunSummary` — verdict counts, exact-only violations, unmet expectations and the exit
+  status, computed from the typed records and outcomes of an
+  :class:`~dpaudit.audit.runner.AuditRun`;
+* :class:`RunReport` — run, provenance, summary and figure paths; :meth:`RunReport.to_json` is
+  the results.json document.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import platform
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-SCHEMA_VERSION = 2
+from dpaudit.audit.records import SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord
+from dpaudit.audit.runner import AuditRun
+from dpaudit.jsonable import to_jsonable
+from dpaudit.report.figures import Figures
 
 
-def to_jsonable(value):
-    """Plain JSON values: numpy → Python, tuples → lists, ±inf/nan → "inf"/"-inf"/"nan"."""
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [to_jsonable(v) for v in value.tolist()]
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return value
-    if value is None or isinstance(value, str):
-        return value
-    return str(value)
+@dataclass(frozen=True)
+class Provenance:
+    """When and how a run was made (the metadata keys of results.json)."""
+
+    created: str  # UTC, ISO 8601
+    command: str
+    dpaudit_version: str
+    python: str
+    numpy: str
+    scipy: str
+    platform: str
+    executable: str
+
+    @classmethod
+    def collect(cls, command: str) -> "Provenance":
+        import scipy
+
+        from dpaudit import __version__
+
+        return cls(created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                   command=command, dpaudit_version=__version__,
+                   python=platform.python_version(), numpy=np.__version__,
+                   scipy=scipy.__version__, platform=platform.platform(),
+                   executable=sys.executable)
 
 
-def build_report(run, *, command: str, exit_status: int) -> dict:
-    """The results.json document of an :class:`dpaudit.audit.runner.AuditRun`."""
-    import scipy
+@dataclass(frozen=True)
+class RunSummary:
+    """The ``summary`` of results.json."""
 
-    from dpaudit import __version__
+    certificates: int
+    verdicts: dict  # verdict -> number of certificates
+    exact_violations: tuple[CertificateRecord, ...]  # exact ε above the claim
+    exact_only_violations: tuple[CertificateRecord, ...]  # … and not certified
+    audits: int  # audit points (one per swept value)
+    audits_met: int
+    unmet_expectations: tuple[AuditOutcome, ...]
+    errors: int  # erroring certificates + malformed suites
+    suite_errors: int
+    exit_status: int
 
-    outcomes = run.outcomes
-    verdicts = {v: 0 for v in ("consistent", "violation", "error")}
-    for record in run.records:
-        verdicts[record["verdict"]] = verdicts.get(record["verdict"], 0) + 1
-    suite_errors = sum(1 for s in run.suites if s.get("error"))
-    exact_violations = [r for r in run.records if r.get("exact_verdict") == "violation"]
-    summary = {
-        "certificates": len(run.records),
-        "verdicts": verdicts,
-        "exact_violations": len(exact_violations),
-        "exact_only_violations": [
-            {"suite": r["suite"], "audit": r["audit"], "sweep": r.get("sweep"),
-             "pair": (r.get("pair") or {}).get("name"), "delta": r["delta"],
-             "alpha": r["alpha"], "claimed_epsilon": r["claimed_epsilon"],
-             "exact_epsilon": r["exact_epsilon"],
-             "epsilon_lower_bound": r["epsilon_lower_bound"]}
-            for r in exact_violations if r["verdict"] != "violation"],
-        "audits": len(outcomes),
-        "audits_met": sum(1 for o in outcomes if o["met_expectation"]),
-        "unmet_expectations": [o for o in outcomes if not o["met_expectation"]],
-        "errors": verdicts["error"] + suite_errors,
-        "suite_errors": suite_errors,
-        "exit_status": exit_status,
-    }
-    report = {
-        "schema": SCHEMA_VERSION,
-        "dpaudit_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": command,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "platform": platform.platform(),
-        "executable": sys.executable,
-        "options": {"profile": run.profile, "samples": run.samples_override,
-                    "seed": run.seed_override, "workers": run.workers},
-        "seconds": run.seconds,
-        "suites": run.suites,
-        "audits": run.records,
-        "curves": run.curves,
-        "series": getattr(run, "series", []),
-        "summary": summary,
-    }
-    return to_jsonable(report)
+    @classmethod
+    def of(cls, run: AuditRun, exit_status: int) -> "RunSummary":
+        verdicts = {v: 0 for v in VERDICTS}
+        for record in run.records:
+            verdicts[record.verdict] = verdicts.get(record.verdict, 0) + 1
+        suite_errors = sum(1 for s in run.suites if s.error)
+        exact = tuple(r for r in run.records if r.exact_verdict == "violation")
+        return cls(certificates=len(run.records), verdicts=verdicts, exact_violations=exact,
+                   exact_only_violations=tuple(r for r in exact if r.verdict != "violation"),
+                   audits=len(run.outcomes),
+                   audits_met=sum(1 for o in run.outcomes if o.met_expectation),
+                   unmet_expectations=tuple(o for o in run.outcomes if not o.met_expectation),
+                   errors=verdicts["error"] + suite_errors, suite_errors=suite_errors,
+                   exit_status=exit_status)
+
+    def to_json(self) -> dict:
+        return to_jsonable({
+            "certificates": self.certificates,
+            "verdicts": self.verdicts,
+            "exact_violations": len(self.exact_violations),
+            "exact_only_violations": [
+                {"suite": r.suite, "audit": r.audit,
+                 "sweep": None if r.sweep is None else r.sweep.to_json(),
+                 "pair": r.pair_name, "delta": r.delta, "alpha": r.alpha,
+                 "claimed_epsilon": r.claimed_epsilon, "exact_epsilon": r.exact_epsilon,
+                 "epsilon_lower_bound": r.epsilon_lower_bound}
+                for r in self.exact_only_violations],
+            "audits": self.audits,
+            "audits_met": self.audits_met,
+            "unmet_expectations": [o.to_json() for o in self.unmet_expectations],
+            "errors": self.errors,
+            "suite_errors": self.suite_errors,
+            "exit_status": self.exit_status,
+        })
 
 
-def write_json(report: dict, path: str | Path) -> Path:
+@dataclass(frozen=True)
+class RunReport:
+    """A finished run with its provenance, summary and figures: what every report renders."""
+
+    run: AuditRun
+    provenance: Provenance
+    summary: RunSummary
+    figures: Figures = field(default_factory=Figures)
+
+    @property
+    def records(self) -> list[CertificateRecord]:
+        return self.run.records
+
+    def curves_json(self) -> list[dict]:
+        """The ``curves`` of results.json, each with its ``figure`` when one was drawn."""
+        return [to_jsonable(c if path is None else {**c, "figure": path})
+                for c, path in zip(self.run.curves, self.figures.for_curves(self.run.curves))]
+
+    def series_json(self) -> list[dict]:
+        """The ``series`` of results.json, each with its ``figure`` when one was drawn."""
+        series = self.run.series
+        return [to_jsonable(s if path is None else {**s, "figure": path})
+                for s, path in zip(series, self.figures.for_series(series))]
+
+    def to_json(self) -> dict:
+        """The results.json document (plain JSON values; see :mod:`dpaudit.audit.records`)."""
+        p, run = self.provenance, self.run
+        return to_jsonable({
+            "schema": SCHEMA_VERSION,
+            "dpaudit_version": p.dpaudit_version,
+            "created": p.created,
+            "command": p.command,
+            "python": p.python,
+            "numpy": p.numpy,
+            "scipy": p.scipy,
+            "platform": p.platform,
+            "executable": p.executable,
+            "options": {"profile": run.profile, "samples": run.samples_override,
+                        "seed": run.seed_override, "workers": run.workers},
+            "seconds": run.seconds,
+            "suites": [s.to_json() for s in run.suites],
+            "audits": [r.to_json() for r in run.records],
+            "curves": self.curves_json(),
+            "series": self.series_json(),
+            "summary": self.summary.to_json(),
+        })
+
+
+def build_report(run: AuditRun, *, command: str, exit_status: int,
+                 figures: Figures | None = None) -> RunReport:
+    """The report of an :class:`dpaudit.audit.runner.AuditRun` (``figures``: what
+    :func:`dpaudit.report.figures.write_figures` drew for it)."""
+    return RunReport(run=run, provenance=Provenance.collect(command),
+                     summary=RunSummary.of(run, exit_status),
+                     figures=figures if figures is not None else Figures())
+
+
+def write_json(report: RunReport | dict, path: str | Path) -> Path:
+    """Write results.json (``report``: a :class:`RunReport` or its :meth:`~RunReport.to_json`)."""
+    document = report.to_json() if isinstance(report, RunReport) else report
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
                     encoding="utf-8")
     return path
 
 
 def read_json(path: str | Path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+__all__ = ["Provenance", "RunReport", "RunSummary", "build_report", "read_json", "to_jsonable",
+           "write_json"]

@@ -1,14 +1,18 @@
-"""``summary.md`` — a short Markdown summary rendered from the results.json document.
+"""``summary.md`` — a short Markdown summary rendered from the typed run report.
 
-It never computes anything: every number comes from the report dict (see
-:mod:`dpaudit.report.json_report`), so the two cannot disagree.  The table is meant to be
+It never computes anything: every number comes from the
+:class:`~dpaudit.report.json_report.RunReport` that results.json is written from (its typed
+records, outcomes and summary), so the two cannot disagree.  The table is meant to be
 pasted into a pull request: one row per certificate (audit × pair × δ), with the audit-level
 ✓/✗ (an expected violation is met when any pair/δ of the audit certifies one).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+
+from dpaudit.report.json_report import RunReport
 
 _COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
             "white-box ε_LB", "exact ε", "verdict", "expected", "✓/✗")
@@ -23,6 +27,8 @@ def _num(value, digits: int = 4) -> str:
         return str(value)
     if isinstance(value, int):
         return str(value)
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
     return f"{value:.{digits}g}"
 
 
@@ -30,8 +36,8 @@ def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _samples_text(records: list[dict]) -> str:
-    values = sorted({r["samples"] for r in records})
+def _samples_text(records) -> str:
+    values = sorted({r.samples for r in records})
     if not values:
         return "—"
     if len(values) == 1:
@@ -39,20 +45,20 @@ def _samples_text(records: list[dict]) -> str:
     return f"{values[0]:,}–{values[-1]:,} per side"
 
 
-def render_markdown(report: dict) -> str:
-    """The summary.md text of a results.json document."""
-    records = report.get("audits", [])
-    summary = report.get("summary", {})
+def render_markdown(report: RunReport) -> str:
+    """The summary.md text of a run report."""
+    run, summary, prov = report.run, report.summary, report.provenance
+    records = run.records
+    suites = [s.to_json() for s in run.suites]
     lines = ["# dpaudit audit summary", ""]
-    lines.append(f"- date: {report.get('created', '?')} (dpaudit {report.get('dpaudit_version')},"
-                 f" Python {report.get('python')}, numpy {report.get('numpy')},"
-                 f" scipy {report.get('scipy')})")
-    lines.append(f"- command: `{report.get('command', '')}`")
-    options = report.get("options", {})
-    lines.append(f"- samples: {_samples_text(records)} (profile {options.get('profile')}); "
-                 f"workers: {options.get('workers')}; wall time: "
-                 f"{report.get('seconds', 0):.1f} s")
-    for suite in report.get("suites", []):
+    lines.append(f"- date: {prov.created} (dpaudit {prov.dpaudit_version},"
+                 f" Python {prov.python}, numpy {prov.numpy},"
+                 f" scipy {prov.scipy})")
+    lines.append(f"- command: `{prov.command}`")
+    lines.append(f"- samples: {_samples_text(records)} (profile {run.profile}); "
+                 f"workers: {run.workers}; wall time: "
+                 f"{run.seconds:.1f} s")
+    for suite in suites:
         if suite.get("error"):
             lines.append(f"- suite `{suite['file']}`: **malformed** (see errors below)")
         else:
@@ -60,32 +66,32 @@ def render_markdown(report: dict) -> str:
                          f"{suite['confidence']:g} over {suite['family_size']} certificates "
                          f"(each at {suite['per_certificate_confidence']:.6g}), "
                          f"seed {suite['seed']}")
-    verdicts = summary.get("verdicts", {})
-    lines.append(f"- result: {summary.get('audits_met', 0)}/{summary.get('audits', 0)} audits met "
+    verdicts = summary.verdicts
+    lines.append(f"- result: {summary.audits_met}/{summary.audits} audits met "
                  f"their expectation; {verdicts.get('violation', 0)} violation(s), "
-                 f"{verdicts.get('consistent', 0)} consistent, {summary.get('errors', 0)} "
-                 f"error(s); exit status {summary.get('exit_status')}")
+                 f"{verdicts.get('consistent', 0)} consistent, {summary.errors} "
+                 f"error(s); exit status {summary.exit_status}")
     lines.append("")
 
     if records:
         lines.append("| " + " | ".join(_COLUMNS) + " |")
         lines.append("|" + "|".join("---" for _ in _COLUMNS) + "|")
         for r in records:
-            verdict = r["verdict"]
+            verdict = r.verdict
             if verdict == "violation":
                 verdict = "**violation**"
-            elif r.get("exact_verdict") == "violation":
+            elif r.exact_verdict == "violation":
                 verdict = "consistent (exact ε > claim, not certifiable here)"
-            at = (f"δ={_num(r['delta'])}" if r.get("notion", "dp") == "dp"
-                  else f"α={_num(r['alpha'])} (RDP)")
-            audit = r["audit"]
-            if r.get("sweep"):
-                audit += f" [{r['sweep']['parameter']}={_num(r['sweep']['value'])}]"
-            row = [audit, r["mechanism"], (r.get("pair") or {}).get("name", "—"),
-                   at, _num(r["claimed_epsilon"]),
-                   _num(r["epsilon_lower_bound"]),
-                   _num(r.get("white_box_epsilon_lower_bound")), _num(r["exact_epsilon"]),
-                   verdict, r["expect"], "✓" if r["met_expectation"] else "✗"]
+            at = (f"δ={_num(r.delta)}" if r.notion == "dp"
+                  else f"α={_num(r.alpha)} (RDP)")
+            audit = r.audit
+            if r.sweep is not None:
+                audit += f" [{r.sweep.parameter}={_num(r.sweep.value)}]"
+            row = [audit, r.mechanism, (r.pair or {}).get("name", "—"),
+                   at, _num(r.claimed_epsilon),
+                   _num(r.epsilon_lower_bound),
+                   _num(r.white_box_epsilon_lower_bound), _num(r.exact_epsilon),
+                   verdict, r.expect, "✓" if r.met_expectation else "✗"]
             lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
         lines.append("")
         lines.append("ε_LB holds with the suite's family-wise confidence; ✓/✗ is per audit "
@@ -94,7 +100,7 @@ def render_markdown(report: dict) -> str:
                      "likelihood ratio, where the mechanism has a log-density.  For RDP rows "
                      "the numbers are Rényi ε(α).")
         lines.append("")
-    exact_only = summary.get("exact_only_violations", [])
+    exact_only = summary.exact_only_violations
     if exact_only:
         lines.append("## Exact violations not certified at this sample size")
         lines.append("")
@@ -103,15 +109,15 @@ def render_markdown(report: dict) -> str:
                      "a run):")
         lines.append("")
         for e in exact_only:
-            at = f"δ={_num(e['delta'])}" if e.get("alpha") is None else f"α={_num(e['alpha'])}"
-            point = (f" [{e['sweep']['parameter']}={_num(e['sweep']['value'])}]"
-                     if e.get("sweep") else "")
-            lines.append(f"- `{e['suite']}/{e['audit']}`{point} pair `{e['pair']}` {at}: "
-                         f"exact ε = {_num(e['exact_epsilon'])} > claimed "
-                         f"{_num(e['claimed_epsilon'])}; certified ε_LB = "
-                         f"{_num(e['epsilon_lower_bound'])}")
+            at = f"δ={_num(e.delta)}" if e.alpha is None else f"α={_num(e.alpha)}"
+            point = (f" [{e.sweep.parameter}={_num(e.sweep.value)}]"
+                     if e.sweep is not None else "")
+            lines.append(f"- `{e.suite}/{e.audit}`{point} pair `{e.pair_name}` {at}: "
+                         f"exact ε = {_num(e.exact_epsilon)} > claimed "
+                         f"{_num(e.claimed_epsilon)}; certified ε_LB = "
+                         f"{_num(e.epsilon_lower_bound)}")
         lines.append("")
-    figures = [c for c in report.get("curves", []) if c.get("figure")]
+    figures = [c for c in report.curves_json() if c.get("figure")]
     if figures:
         lines.append("## Figures")
         lines.append("")
@@ -121,7 +127,7 @@ def render_markdown(report: dict) -> str:
             lines.append(f"- `{c['audit']}` / `{c['pair']}`{what}: "
                          f"![{c['audit']}]({c['figure']})")
         lines.append("")
-    series = report.get("series", [])
+    series = report.series_json()
     if series:
         lines.append("## Series (closed form, not certified)")
         lines.append("")
@@ -145,19 +151,19 @@ def render_markdown(report: dict) -> str:
                 lines.append(f"  ![{sr['name']}]({sr['figure']})")
         lines.append("")
 
-    unmet = [o for o in summary.get("unmet_expectations", []) if o["verdict"] != "error"]
+    unmet = [o for o in summary.unmet_expectations if o.verdict != "error"]
     if unmet:
         lines.append("## Unmet expectations")
         lines.append("")
         for o in unmet:
-            point = (f" [{o['sweep']['parameter']}={_num(o['sweep']['value'])}]"
-                     if o.get("sweep") else "")
-            lines.append(f"- `{o['suite']}` / `{o['audit']}`{point} ({o['mechanism']}): expected "
-                         f"{o['expect']}, got {o['verdict']}")
+            point = (f" [{o.sweep.parameter}={_num(o.sweep.value)}]"
+                     if o.sweep is not None else "")
+            lines.append(f"- `{o.suite}` / `{o.audit}`{point} ({o.mechanism}): expected "
+                         f"{o.expect}, got {o.verdict}")
         lines.append("")
 
-    errors = [(None, None, s["error"]) for s in report.get("suites", []) if s.get("error")]
-    errors += [(r["suite"], r["audit"], r["error"]) for r in records if r.get("error")]
+    errors = [(None, None, s["error"]) for s in suites if s.get("error")]
+    errors += [(r.suite, r.audit, r.error) for r in records if r.error]
     if errors:
         lines.append("## Errors")
         lines.append("")
@@ -170,7 +176,7 @@ def render_markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-def write_markdown(report: dict, path: str | Path) -> Path:
+def write_markdown(report: RunReport, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_markdown(report), encoding="utf-8")

@@ -1,0 +1,406 @@
+"""Audit records and verdicts: what one certificate found, what one audit concluded.
+
+* :class:`CertificateRecord` — one per (audit point, pair, δ) (``notion = "dp"``) and one per
+  (audit point, pair, α) (``notion = "rdp"``).  Built once by :meth:`CertificateRecord.create`,
+  which computes the verdict from the record's numbers; never mutated afterwards (per-audit
+  judgement returns new records through :func:`dataclasses.replace`).
+* :func:`judge_certificate` — the verdict of one certificate.  With black-box lower bound b,
+  white-box lower bound w (when the mechanism has a log-density) and claimed ε c:
+  ``verdict = "violation"`` iff max(b, w) > c, else ``"consistent"``; ``tightness`` =
+  max(b, w)/c when 0 < c < ∞; ``exact_verdict`` = ``"violation"`` iff the pair's exact ε e
+  satisfies e > c(1 + :data:`EXACT_SLACK`) + 10⁻¹², ``None`` without an exact value (reported,
+  never a CI gate: only certified verdicts decide an audit); ``black_box_share`` = b/w when
+  0 < w < ∞.  A record whose task raised has ``verdict = "error"``, its message in ``error``
+  and no verdict-derived values (tightness, exact_verdict, black_box_share are null).
+* :class:`AuditOutcome` and :func:`judge` — an audit point's verdict is ``error`` if any of
+  its records errored, else ``violation`` if any certified one, else ``consistent``; its
+  expectation is met when that verdict equals ``expect`` (a known bug counts as detected when
+  any of its pairs/δs/αs certifies it).  Every record of the point carries the point's
+  ``audit_verdict`` and ``met_expectation``.
+* :func:`exit_status` — 0 every audit met its expectation, 1 some did not, 2 any error.
+* :class:`SuiteSummary` — one per suite file: its Bonferroni family, seed, or its error.
+
+``results.json`` (schema version :data:`SCHEMA_VERSION`) is validated by the JSON Schema
+(draft 2020-12) shipped next to this module, :data:`SCHEMA_FILE`; an ``audits`` entry is
+exactly :meth:`CertificateRecord.to_json` and an ``unmet_expectations`` entry exactly
+:meth:`AuditOutcome.to_json`, a ``suites`` entry exactly :meth:`SuiteSummary.to_json`.
+
+Numbers that can be infinite are written as the string ``"inf"`` (JSON has no infinity);
+``null`` means "not known / not applicable".  Schema (version 2)::
+
+    {
+      "schema": 2,
+      "dpaudit_version": "0.1.0",
+      "created": "2026-11-22T10:00:00+00:00",      # UTC, ISO 8601
+      "command": "dpaudit run audits/ --out reports/latest",
+      "python": "3.11.7", "numpy": "...", "scipy": "...",
+      "platform": "Linux-...",
+      "options": {"profile": "default", "samples": null, "seed": null, "workers": 2},
+      "seconds": 123.4,                            # wall time of the whole run
+      "suites": [                                  # one per suite file, in command-line order
+        {"file": "audits/classic.toml", "name": "classic",
+         "confidence": 0.95,                       # family-wise, over the whole file
+         "family_size": 24,                        # m = number of curve certificates: one per
+                                                   #   (audit, pair), two with a white-box one
+         "per_certificate_confidence": 0.99792,    # 1 − (1 − confidence)/m
+         "seed": 20261122, "audits": 20,
+         "points": 20, "series": 0,                # audit points (one per swept value), series
+         "error": null}                            # SuiteError message if the file is malformed
+                                                   #   (then no "points"/"series")
+      ],
+      "audits": [                                  # one record per (audit, pair, δ) and per
+                                                   #   (audit, pair, α) of an RDP audit
+        {"suite": "classic", "suite_file": "audits/classic.toml",
+         "audit": "laplace-eps1", "audit_index": 0,
+         "mechanism": "laplace", "parameters": {"epsilon": 1.0},
+         "claim": {...},                           # Claim.to_dict(): notion, parameters, text,
+                                                   #   sympy expression, latex, substitutions
+         "pair": {"name": ..., "d0": ..., "d1": ..., "description": ...},  # NeighbourPair.to_dict()
+         "pair_index": 0,
+         "notion": "dp",                           # "dp": ε at delta; "rdp": Rényi ε at alpha
+         "delta": 0.0, "alpha": null,
+         "claimed_epsilon": 1.0,                   # claim.epsilon(delta) (dp) or the claim's
+                                                   #   RDP ε(alpha) (rdp); "inf" if none implied
+         "epsilon_lower_bound": 0.93,              # certified black-box lower bound on ε(δ)
+                                                   #   (dp) or on max(D_α(P0‖P1), D_α(P1‖P0))
+         "white_box_epsilon_lower_bound": 0.97,    # the same from the white-box likelihood-
+                                                   #   ratio distinguisher; null without one
+         "exact_epsilon": 1.0,                     # exact ε(δ) / D_α of this pair, null if unknown
+         "true_epsilon": null,                     # literature's real ε of a known-bad mechanism
+         "verdict": "consistent",                  # this certificate: consistent|violation|error
+                                                   #   (certified: max(black, white) vs claim)
+         "exact_verdict": "consistent",            # exact ε vs the claim (violation when the
+                                                   #   exact ε exceeds it); null without an exact
+                                                   #   value; reported, never a CI gate
+         "black_box_share": 0.96,                  # black-box ε_LB / white-box ε_LB (null
+                                                   #   without a positive white-box one)
+         "audit_verdict": "consistent",            # the audit's: error > violation > consistent
+         "expect": "consistent",
+         "met_expectation": true,                  # audit_verdict == expect
+         "tightness": 0.97,                        # max(black, white ε_LB) / claimed ε; null if
+                                                   #   claimed is inf or 0
+         "samples": 200000,                        # per side, after --samples/--profile
+         "seed": 123456789,                        # SeedSequence([suite seed, audit, pair, 0])
+         "seconds": 3.2,
+         "confidence": 0.95,                       # family (suite) confidence
+         "per_certificate_confidence": 0.99792,    # what the estimator was called with
+         "distinguisher": "auto",
+         "certificate": {...},                     # EpsilonLowerBound.to_dict(): event, counts,
+                                                   #   numerator side, method, … (null on error)
+         "white_box_certificate": {...},           # the white-box one (or null)
+         "error": null,                            # "ExceptionType: message" when verdict=error
+         "warnings": [],                           # distinct warnings raised during the task
+         "note": "",
+         "sweep": null}                            # swept audits: {"parameter", "value",
+                                                   #   "index"} of this audit point
+      ],
+      "curves": [                                  # per (audit, pair) with a δ grid or αs
+        {"suite", "suite_file", "audit", "pair", "mechanism",
+         "certified": [[δ, black ε_LB, white ε_LB], ...],
+         "dense_delta": [...], "claimed": [...], "exact": [...],   # claimed/exact ε(δ)
+         "renyi_certified": [[α, black, white], ...],
+         "dense_alpha": [...], "claimed_renyi": [...], "exact_renyi": [...],
+         "figure": "figures/classic__gaussian__add-max-record.png"},  # relative to results.json
+        {"kind": "sweep",                          # one per (swept audit, pair, δ)
+         "suite", "suite_file", "audit", "audit_index", "pair", "pair_index", "mechanism",
+         "parameter": "steps", "delta": 0.01, "confidence", "per_certificate_confidence",
+         "samples",
+         "points": [{"value", "claimed", "certified", "white_box", "exact", "verdict",
+                     "expect"}, ...],              # one per swept value
+         "dense": [{"value", "claimed", "exact"}, ...],   # exact_points extra values
+         "dense_errors": [...], "figure": "figures/…__sweep.png"}
+      ],
+      "series": [                                  # closed-form [[series]] entries
+        {"suite", "suite_file", "name", "mechanism", "params", "quantity", "parameter",
+         "values": [...], "y": [...], "label", "ylabel", "markers": [{"x", "label"}],
+         "facts": {...}, "pair", "claim": {...}, "delta", "claimed_epsilon", "note",
+         "seconds", "error", "figure": "figures/…__series.png"}
+      ],
+      "summary": {
+        "certificates": 24,
+        "verdicts": {"consistent": 15, "violation": 9, "error": 0},
+        "exact_violations": 1,                     # certificates whose exact ε exceeds the
+                                                   #   claim (whatever their certified verdict)
+        "exact_only_violations": [{"suite", "audit", "pair", "delta", "alpha",
+                                   "claimed_epsilon", "exact_epsilon", "epsilon_lower_bound"}],
+                                                   # of those, the ones not certified
+        "audits": 20, "audits_met": 20,               # audit points (one per swept value)
+        "unmet_expectations": [{"suite", "file", "audit", "mechanism", "expect", "verdict",
+                                "met_expectation", "certificates", "sweep"}, ...],
+        "errors": 0,                               # erroring certificates + malformed suites
+        "suite_errors": 0,
+        "exit_status": 0                           # 0 all met, 1 some unmet, 2 any error
+      }
+    }
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from dpaudit.jsonable import to_jsonable
+
+SCHEMA_VERSION = 2
+#: the JSON Schema (draft 2020-12) of results.json, shipped as package data
+SCHEMA_FILE = Path(__file__).with_name("results.schema.json")
+VERDICTS = ("consistent", "violation", "error")
+#: relative slack before an exact ε counts as above the claim (the exact profiles' stated
+#: numerical tolerances are far below it)
+EXACT_SLACK = 1e-6
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``"ExceptionType: message"`` (just the type when the message is empty): the text of a
+    record's ``error``."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """Where an audit point sits in its audit's sweep: ``parameter = values[index]``."""
+
+    parameter: str
+    value: Any
+    index: int
+
+    def to_json(self) -> dict:
+        return {"parameter": self.parameter, "value": self.value, "index": self.index}
+
+
+@dataclass(frozen=True)
+class SuiteSummary:
+    """A ``suites`` entry of results.json: one suite file, its Bonferroni family (m curve
+    certificates, each at ``per_certificate_confidence`` = 1 − (1 − confidence)/m) and seed;
+    or, for a file that could not be run, its ``error`` (and no ``points``/``series``)."""
+
+    file: str
+    name: str | None
+    confidence: float | None
+    family_size: int
+    per_certificate_confidence: float | None
+    seed: int | None
+    audits: int
+    error: str | None = None
+    points: int | None = None  # audit points (one per swept value)
+    series: int | None = None  # [[series]] entries
+
+    @classmethod
+    def failed(cls, file: str, message: str) -> "SuiteSummary":
+        """The entry of a suite file that could not be run (malformed, or no suites found)."""
+        return cls(file=str(file), name=None, confidence=None, family_size=0,
+                   per_certificate_confidence=None, seed=None, audits=0, error=message)
+
+    def to_json(self) -> dict:
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if self.error is not None:
+            del out["points"], out["series"]
+        return to_jsonable(out)
+
+
+@dataclass(frozen=True)
+class CertificateJudgement:
+    """The verdict of one certificate and the numbers derived with it (see the module
+    docstring for the rules)."""
+
+    verdict: str
+    tightness: float | None
+    exact_verdict: str | None
+    black_box_share: float | None
+
+
+def judge_certificate(epsilon_lower_bound: float, white_box_epsilon_lower_bound: float | None,
+                      exact_epsilon: float | None, claimed_epsilon: float
+                      ) -> CertificateJudgement:
+    """Judge one certificate: the larger of the black- and white-box lower bounds against the
+    claim (certified), and the exact ε against the claim (reported only).
+
+    ``exact_verdict`` is ``"violation"`` when the exact value is above the claim (the claim is
+    false for this pair even where no sample size in reach can certify it, e.g. at ε = 300).
+    ``black_box_share`` = black-box ε_LB / white-box ε_LB: what a user without the density
+    keeps of the most powerful (Neyman–Pearson) test's certificate."""
+    black, white = epsilon_lower_bound, white_box_epsilon_lower_bound
+    bound = max(v for v in (black, white) if v is not None)
+    claimed = claimed_epsilon
+    tightness = bound / claimed if math.isfinite(claimed) and claimed > 0 else None
+    exact_verdict = (None if exact_epsilon is None else
+                     "violation" if exact_epsilon > claimed * (1 + EXACT_SLACK) + 1e-12
+                     else "consistent")
+    share = (black / white if black is not None and white and math.isfinite(white)
+             and white > 0 else None)
+    return CertificateJudgement(verdict="violation" if bound > claimed else "consistent",
+                                tightness=tightness, exact_verdict=exact_verdict,
+                                black_box_share=share)
+
+
+@dataclass(frozen=True)
+class CertificateRecord:
+    """One certified comparison of a claim with the evidence: an ``audits`` entry of
+    results.json (fields in the order of the JSON keys; see the module docstring).
+
+    ``parameters``, ``claim``, ``pair``, ``certificate`` and ``white_box_certificate`` are the
+    plain dicts the mechanism, its claim, the pair and the estimator report (``to_dict()``)."""
+
+    suite: str
+    suite_file: str
+    audit: str
+    audit_index: int
+    mechanism: str
+    parameters: dict
+    claim: dict | None
+    pair: dict | None
+    pair_index: int
+    notion: str  # "dp": ε at delta; "rdp": Rényi ε at alpha
+    delta: float | None
+    alpha: float | None
+    claimed_epsilon: float | None
+    epsilon_lower_bound: float | None
+    exact_epsilon: float | None
+    white_box_epsilon_lower_bound: float | None
+    true_epsilon: float | None
+    verdict: str
+    exact_verdict: str | None
+    black_box_share: float | None
+    expect: str
+    met_expectation: bool
+    tightness: float | None
+    samples: int
+    seed: int
+    seconds: float
+    confidence: float
+    per_certificate_confidence: float
+    distinguisher: str
+    certificate: dict | None
+    white_box_certificate: dict | None
+    error: str | None
+    warnings: tuple[str, ...]
+    note: str
+    sweep: SweepPoint | None
+    audit_verdict: str | None = None  # set by judge()
+
+    @classmethod
+    def create(cls, *, suite: str, suite_file: str, audit: str, audit_index: int,
+               mechanism: str, parameters: dict, pair: dict | None, pair_index: int,
+               notion: str, delta: float | None, alpha: float | None, expect: str,
+               samples: int, seed: int, confidence: float, per_certificate_confidence: float,
+               distinguisher: str, note: str, sweep: SweepPoint | None, seconds: float = 0.0,
+               warnings: Iterable[str] = (), claim: dict | None = None,
+               claimed_epsilon: float | None = None, epsilon_lower_bound: float | None = None,
+               exact_epsilon: float | None = None,
+               white_box_epsilon_lower_bound: float | None = None,
+               true_epsilon: float | None = None, certificate: dict | None = None,
+               white_box_certificate: dict | None = None,
+               error: str | None = None) -> "CertificateRecord":
+        """The record of one certificate, its verdict computed from its numbers
+        (:func:`judge_certificate`), or ``"error"`` when ``error`` is given.  Not yet judged
+        per audit: ``met_expectation`` is False and ``audit_verdict`` None until
+        :func:`judge`."""
+        if notion not in ("dp", "rdp"):
+            raise ValueError(f"notion must be 'dp' or 'rdp', got {notion!r}")
+        if error is None:
+            if epsilon_lower_bound is None or claimed_epsilon is None:
+                raise ValueError("a record without an error needs epsilon_lower_bound and "
+                                 "claimed_epsilon")
+            judged = judge_certificate(epsilon_lower_bound, white_box_epsilon_lower_bound,
+                                       exact_epsilon, claimed_epsilon)
+        else:
+            judged = CertificateJudgement("error", None, None, None)
+        return cls(suite=suite, suite_file=suite_file, audit=audit, audit_index=audit_index,
+                   mechanism=mechanism, parameters=dict(parameters), claim=claim, pair=pair,
+                   pair_index=pair_index, notion=notion, delta=delta, alpha=alpha,
+                   claimed_epsilon=claimed_epsilon, epsilon_lower_bound=epsilon_lower_bound,
+                   exact_epsilon=exact_epsilon,
+                   white_box_epsilon_lower_bound=white_box_epsilon_lower_bound,
+                   true_epsilon=true_epsilon, verdict=judged.verdict,
+                   exact_verdict=judged.exact_verdict, black_box_share=judged.black_box_share,
+                   expect=expect, met_expectation=False, tightness=judged.tightness,
+                   samples=samples, seed=seed, seconds=seconds, confidence=confidence,
+                   per_certificate_confidence=per_certificate_confidence,
+                   distinguisher=distinguisher, certificate=certificate,
+                   white_box_certificate=white_box_certificate, error=error,
+                   warnings=tuple(warnings), note=note, sweep=sweep)
+
+    @property
+    def pair_name(self) -> str | None:
+        return (self.pair or {}).get("name")
+
+    @property
+    def point_key(self) -> tuple:
+        """(suite file, audit index, sweep index or None): the audit point of this record."""
+        return (self.suite_file, self.audit_index,
+                None if self.sweep is None else self.sweep.index)
+
+    def to_json(self) -> dict:
+        """The ``audits`` entry of results.json (plain JSON values, ∞ as ``"inf"``)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["sweep"] = None if self.sweep is None else self.sweep.to_json()
+        out["warnings"] = list(self.warnings)
+        return to_jsonable(out)
+
+
+@dataclass(frozen=True)
+class AuditOutcome:
+    """The verdict of one audit point (one per audit, one per swept value of a swept one)."""
+
+    suite: str
+    file: str
+    audit: str
+    mechanism: str
+    expect: str
+    verdict: str
+    met_expectation: bool
+    certificates: int
+    sweep: SweepPoint | None
+
+    def to_json(self) -> dict:
+        """An ``unmet_expectations`` entry of results.json."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["sweep"] = None if self.sweep is None else self.sweep.to_json()
+        return to_jsonable(out)
+
+
+def judge(records: Iterable[CertificateRecord]
+          ) -> tuple[list[CertificateRecord], list[AuditOutcome]]:
+    """Per-audit verdicts: the records (same order) with ``audit_verdict`` and
+    ``met_expectation`` set, and one :class:`AuditOutcome` per audit point (in order of first
+    appearance)."""
+    records = list(records)
+    groups: dict[tuple, list[CertificateRecord]] = {}
+    for record in records:
+        groups.setdefault(record.point_key, []).append(record)
+    outcomes, decided = [], {}
+    for key, rows in groups.items():
+        verdicts = {r.verdict for r in rows}
+        verdict = ("error" if "error" in verdicts
+                   else "violation" if "violation" in verdicts else "consistent")
+        first = rows[0]
+        met = verdict == first.expect
+        decided[key] = (verdict, met)
+        outcomes.append(AuditOutcome(suite=first.suite, file=first.suite_file,
+                                     audit=first.audit, mechanism=first.mechanism,
+                                     expect=first.expect, verdict=verdict,
+                                     met_expectation=met, certificates=len(rows),
+                                     sweep=first.sweep))
+    judged = [dataclasses.replace(r, audit_verdict=decided[r.point_key][0],
+                                  met_expectation=decided[r.point_key][1]) for r in records]
+    return judged, outcomes
+
+
+def exit_status(run) -> int:
+    """0: every audit met its expectation; 1: some did not; 2: a malformed suite or an error
+    (``run``: an :class:`dpaudit.audit.runner.AuditRun`)."""
+    if any(s.error for s in run.suites) or any(r.verdict == "error"
+                                                      for r in run.records):
+        return 2
+    if any(not o.met_expectation for o in run.outcomes):
+        return 1
+    return 0
+
+
+__all__ = ["EXACT_SLACK", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditOutcome",
+           "CertificateJudgement", "CertificateRecord", "SuiteSummary", "SweepPoint", "describe_exception",
+           "exit_status", "judge", "judge_certificate"]
