@@ -185,7 +185,7 @@ class SheffetOurAnalysis(Sheffet):
         self.gamma_units = check_choice("gamma_units", gamma_units, ("printed", "scaled"))
         super().__init__(epsilon=epsilon, delta=delta, k=k, x_bound=x_bound, y_bound=y_bound,
                          noise=noise, dim=dim, copies=copies)
-        self.params["gamma_units"] = self.gamma_units
+        self.record_parameters(**self.params, gamma_units=self.gamma_units)
 
     def _gamma(self) -> float:
         g = lemma1_gamma(self.epsilon, self.delta, self.k)

@@ -35,6 +35,8 @@ from dpaudit.claims import RDP, TCDP, AllOf, ApproxDP, PrivacyProfile
 from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import (ChiSquareScaleMixtureProfile, sketch_pair_profile,
                                   sketch_pair_renyi)
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.capabilities import ExactRenyi, LogDensity
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.gaussian_mixing.common import (
     CLOSED_DELTA, FAMILY, GAMMA, LAMBDA_EPS, LAMBDA_SCALE, NEIGHBOURING, RDP_CURVE, SHEFFET_DELTA,
     SIGMA, T1_CLOSED, T1_OBJECTIVE, TAU, TCDP_OMEGA, TCDP_RHO, check_choice, check_delta,
@@ -47,7 +49,7 @@ from dpaudit.neighbours.zero_out import removed_row, zero_out_one_row
 
 # -- GaussMix --------------------------------------------------------------------------------------
 
-class GaussMix(Mechanism):
+class GaussMix(LogDensity, ExactRenyi, Mechanism):
     """GaussMix (§4): M(X) = S X + σξ, S ~ N(0, I_{k×n}), ξ ~ N(0, I_{k×d}); output k × d.
 
     Parameters: ``k`` (sketch size), ``row_bound`` C, ``lambda_bar`` λ̄ (a known lower bound on
@@ -73,7 +75,6 @@ class GaussMix(Mechanism):
 
     name = "gaussmix"
     family = FAMILY
-    neighbouring = NEIGHBOURING
     CLAIMS = ("lemma1", "corollary1", "closed-form", "sheffet2019", "all")
 
     def __init__(self, k: int = 10, sigma: float | None = None, gamma: float | None = None,
@@ -122,7 +123,7 @@ class GaussMix(Mechanism):
     def validate_dataset(self, dataset) -> np.ndarray:
         return data_matrix(dataset, self.C)
 
-    def relation(self):
+    def relation(self) -> NeighbourRelation:
         lam = self.lam
 
         def zero_out_with_scale_bound(d0, d1):
@@ -137,7 +138,8 @@ class GaussMix(Mechanism):
                                f"< λ̄ = {lam:g} (Lemma 1's scale bound)")
             return True, ""
         zero_out_with_scale_bound.__name__ = "zero_out_one_row_with_scale_bound"
-        return zero_out_with_scale_bound
+        return NeighbourRelation("zero-out-with-scale-bound", NEIGHBOURING,
+                                 zero_out_with_scale_bound)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         C, d, m = self.C, self.dim, self.copies
@@ -249,7 +251,7 @@ class GaussMix(Mechanism):
 
 # -- ModifiedGaussMix (Algorithm 1) ---------------------------------------------------------------
 
-class ModifiedGaussMix(Mechanism):
+class ModifiedGaussMix(LogDensity, Mechanism):
     """ModifiedGaussMix (Algorithm 1): a private λ_min estimate sets the noise level.
 
     if γ ≤ τ: output S X + √γ·C·ξ (``first_branch="sqrt"``, default — the printed γC_Xξ is a typo,
@@ -265,7 +267,6 @@ class ModifiedGaussMix(Mechanism):
 
     name = "modified-gaussmix"
     family = FAMILY
-    neighbouring = "zero-out: one row of the n × d data matrix is replaced by 0⃗"
 
     def __init__(self, k: int = 10, gamma: float = 20.0, eta: float = 2.0, delta: float = 1e-3,
                  row_bound: float = 1.0, first_branch: str = "sqrt",
@@ -297,8 +298,10 @@ class ModifiedGaussMix(Mechanism):
     def validate_dataset(self, dataset) -> np.ndarray:
         return data_matrix(dataset, self.C)
 
-    def relation(self):
-        return zero_out_one_row
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "zero-out", "zero-out: one row of the n × d data matrix is replaced by 0⃗",
+            zero_out_one_row)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         C, d = self.C, self.dim

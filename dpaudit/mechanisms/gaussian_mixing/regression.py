@@ -33,6 +33,7 @@ import numpy as np
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.gaussian_mixing.gaussmix import ModifiedGaussMix
 from dpaudit.mechanisms.gaussian_mixing.common import (FAMILY, check_choice, check_delta,
                                                        check_draw, check_int, check_number,
@@ -84,7 +85,6 @@ class RegressionMechanism(Mechanism):
     """Shared parts: bounds, dataset validation (rows (x, y)), zero-out, pairs, claims."""
 
     family = FAMILY
-    neighbouring = NEIGHBOURING
     logistic = False
 
     def _common(self, epsilon, delta, x_bound, y_bound, dim, copies):
@@ -116,8 +116,8 @@ class RegressionMechanism(Mechanism):
                              f"{bound:g}")
         return J
 
-    def relation(self):
-        return zero_out_one_row
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation("zero-out-record", NEIGHBOURING, zero_out_one_row)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         """Two pairs: ``joint-basis`` — m copies of a basis of the joint rows (C_X eⱼ, 0) and
@@ -241,10 +241,10 @@ class GaussMixLogistic(LinearMixing):
         super().__init__(epsilon=epsilon, delta=delta, k=k, x_bound=x_bound, y_bound=y_bound,
                          noise_level=noise_level, first_branch=first_branch, dim=dim,
                          copies=copies)
-        self.params = {"epsilon": self.epsilon, "delta": self.delta, "k": self.k,
-                       "x_bound": self.cx, "Q": Q, "pipeline": pipeline,
-                       "noise_level": noise_level, "first_branch": first_branch,
-                       "dim": self.dim, "copies": self.copies}
+        self.record_parameters(epsilon=self.epsilon, delta=self.delta, k=self.k,
+                               x_bound=self.cx, Q=Q, pipeline=pipeline,
+                               noise_level=noise_level, first_branch=first_branch,
+                               dim=self.dim, copies=self.copies)
         self.pipeline, self.Q, self.coefficients = pipeline, Q, (b0, b1, b2)
 
     def sample(self, dataset, n, rng) -> np.ndarray:

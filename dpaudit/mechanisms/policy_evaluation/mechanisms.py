@@ -38,6 +38,9 @@ from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile
 from dpaudit.mechanisms.policy_evaluation import estimators as est
 from dpaudit import validation
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.mechanisms.capabilities import (CalibratedNoise, ExactRenyi, GreyBoxQuery, LogDensity,
+                                             SearchableDatasets)
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.policy_evaluation.data import batch_statistics, parse_dataset
 from dpaudit.mechanisms.policy_evaluation.trajectories import TrajectoryDatasets, replace_one_trajectory
 
@@ -50,12 +53,11 @@ def _real(name: str, value, lo: float = 0.0, hi: float = math.inf, *, open_hi=Fa
                              maximum=None if math.isinf(hi) else hi, strict_maximum=open_hi)
 
 
-class _PolicyEvaluation(Mechanism):
+class _PolicyEvaluation(LogDensity, ExactRenyi, CalibratedNoise, GreyBoxQuery,
+                        SearchableDatasets, Mechanism):
     """Shared part of DP-LSW and DP-LSL (not registered)."""
 
     family = "policy_evaluation"
-    neighbouring = ("replace one whole trajectory: datasets of m ≥ 1 trajectories (steps "
-                    "[state, reward], rewards in [0, R_max]) that differ in at most one")
     sensitivity_norm = "l2"
     #: datasets of the grey-box search (``dataset_space``)
     CHECK_SIZES = (1, 3)
@@ -97,8 +99,12 @@ class _PolicyEvaluation(Mechanism):
     def validate_dataset(self, dataset):
         return parse_dataset(dataset, self.n_states, self.r_max)
 
-    def relation(self):
-        return replace_one_trajectory
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "replace-one-trajectory",
+            "replace one whole trajectory: datasets of m ≥ 1 trajectories (steps "
+            "[state, reward], rewards in [0, R_max]) that differ in at most one",
+            replace_one_trajectory)
 
     def statistics(self, dataset):
         return batch_statistics(self.validate_dataset(dataset), self.gamma, self.n_states,

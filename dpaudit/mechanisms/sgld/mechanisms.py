@@ -37,18 +37,21 @@ from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.mixture_density import MixtureLogDensity
 from dpaudit.exact.renyi import gaussian_renyi
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.capabilities import ClosedFormSeries, ExactRenyi, LogDensity
 from dpaudit.mechanisms.sgld.claim import (KHAT, ONE_MINUS_SLOPE, POSTERIOR_MEAN,
                                            POSTERIOR_VARIANCE, PUSH, SLOPE, STEP_SIZE_PAPER,
                                            posterior_claim)
 from dpaudit.mechanisms.sgld.law import CyclicLaw, GaussianStep
 from dpaudit.mechanisms.sgld.simulation import SCHEMES, LinearGaussianModel, simulate_sgld
-from dpaudit.neighbours import replace_one
+from dpaudit.neighbours import NeighbourRelation, replace_one
 
 METHODS = ("auto", "exact", "simulate")
 
 
-def _number(name, value, *, positive=True, integer=False, minimum=None) -> float:
-    """A parameter (:mod:`dpaudit.validation`): > 0 when ``positive``, ≥ ``minimum``."""
+def parameter_number(name, value, *, positive=True, integer=False, minimum=None) -> float:
+    """A validated numeric parameter (:func:`dpaudit.validation.number`): > 0 when
+    ``positive`` (and ``minimum`` is None or ≤ 0), else ≥ ``minimum``; ``ValueError`` naming
+    ``name`` otherwise."""
     lower, strict = ((0.0, True) if positive and (minimum is None or minimum <= 0)
                      else (minimum, False))
     return validation.number(name, value, minimum=lower, strict_minimum=strict, integer=integer)
@@ -84,25 +87,20 @@ def expand_records(dataset) -> np.ndarray:
     return arr
 
 
-_check_draw = validation.draw_request
-
-
 class LinearRegressionDomain(Mechanism):
     """Shared part: the domain 𝒟(n, γ₁, x_h, x_l, c), its validation, the paper's pair and
     the posterior's claim.  Not registered itself."""
 
     family = "sgld"
-    neighbouring = ("replace one record (x, y) of a dataset of n records from "
-                    "𝒟(n, γ₁, x_h, x_l, c): x_l ≤ x ≤ x_h, |y/x − c| ≤ n^γ₁ (eq. 5)")
 
     def _domain(self, n, c, alpha, beta, x_h, x_l, gamma1) -> dict:
-        n = int(_number("n", n, integer=True, minimum=2))
-        c = _number("c", c)
-        alpha, beta = _number("alpha", alpha), _number("beta", beta)
-        x_h, x_l = _number("x_h", x_h), _number("x_l", x_l)
+        n = int(parameter_number("n", n, integer=True, minimum=2))
+        c = parameter_number("c", c)
+        alpha, beta = parameter_number("alpha", alpha), parameter_number("beta", beta)
+        x_h, x_l = parameter_number("x_h", x_h), parameter_number("x_l", x_l)
         if x_l > x_h:
             raise ValueError(f"x_l must be ≤ x_h, got x_l = {x_l:g} > x_h = {x_h:g}")
-        gamma1 = _number("gamma1", gamma1)
+        gamma1 = parameter_number("gamma1", gamma1)
         if not gamma1 < 0.5:
             raise ValueError(f"gamma1 must lie in (0, 1/2) (eq. 5), got {gamma1:g}")
         self.n, self.c, self.alpha, self.beta = n, c, alpha, beta
@@ -116,8 +114,11 @@ class LinearRegressionDomain(Mechanism):
         audited."""
         return _claim(self.n, self.c, self.alpha, self.beta, self.x_h, self.x_l, self.gamma1)
 
-    def relation(self):
-        return replace_one
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "replace-one",
+            "replace one record (x, y) of a dataset of n records from "
+            "𝒟(n, γ₁, x_h, x_l, c): x_l ≤ x ≤ x_h, |y/x − c| ≤ n^γ₁ (eq. 5)", replace_one)
 
     def validate_dataset(self, dataset) -> np.ndarray:
         arr = expand_records(dataset)
@@ -171,7 +172,7 @@ def _claim(n, c, alpha, beta, x_h, x_l, gamma1):
     return posterior_claim(n, c, alpha, beta, x_h, x_l, gamma1)
 
 
-class PosteriorSampling(LinearRegressionDomain):
+class PosteriorSampling(LogDensity, ExactRenyi, LinearRegressionDomain):
     """One sample from the posterior N(μ, σ²) of Bayesian linear regression (Lemma 4.1)."""
 
     name = "posterior"
@@ -182,7 +183,7 @@ class PosteriorSampling(LinearRegressionDomain):
         super().__init__(**params)
 
     def sample(self, dataset, n, rng) -> np.ndarray:
-        n = _check_draw(n, rng)
+        n = validation.draw_request(n, rng)
         mu, var = self.posterior_law(dataset)
         return mu + math.sqrt(var) * rng.standard_normal(n)
 
@@ -205,7 +206,7 @@ class PosteriorSampling(LinearRegressionDomain):
         return max(gaussian_renyi(m0, v0, m1, v1, alpha), gaussian_renyi(m1, v1, m0, v0, alpha))
 
 
-class SGLD(LinearRegressionDomain):
+class SGLD(LogDensity, ExactRenyi, ClosedFormSeries, LinearRegressionDomain):
     """θ_T of stochastic gradient Langevin dynamics (eq. 3) on Bayesian linear regression."""
 
     name = "sgld"
@@ -215,10 +216,10 @@ class SGLD(LinearRegressionDomain):
                  minibatch: str = "cyclic", batch_size: int = 1, step_size="paper",
                  method: str = "auto"):
         params = self._domain(n, c, alpha, beta, x_h, x_l, gamma1)
-        steps = int(_number("steps", steps, positive=False, integer=True, minimum=0))
+        steps = int(parameter_number("steps", steps, positive=False, integer=True, minimum=0))
         if minibatch not in SCHEMES:
             raise ValueError(f"minibatch must be one of {', '.join(SCHEMES)}, got {minibatch!r}")
-        b = int(_number("batch_size", batch_size, integer=True, minimum=1))
+        b = int(parameter_number("batch_size", batch_size, integer=True, minimum=1))
         if b > self.n or (minibatch == "cyclic" and self.n % b):
             raise ValueError(f"batch_size must divide n = {self.n} for cyclic SGLD "
                              f"(and be ≤ n), got {b}")
@@ -230,7 +231,7 @@ class SGLD(LinearRegressionDomain):
         if step_size is None or step_size == "paper":
             eta = STEP_SIZE_PAPER(alpha=self.alpha, beta=self.beta, n=self.n, x_h=self.x_h)
         else:
-            eta = _number("step_size", step_size)
+            eta = parameter_number("step_size", step_size)
         super().__init__(**params, steps=steps, minibatch=minibatch, batch_size=b,
                          step_size=step_size, method=method)
         self.steps, self.minibatch, self.batch_size = steps, minibatch, b
@@ -265,7 +266,7 @@ class SGLD(LinearRegressionDomain):
 
     # -- contract ---------------------------------------------------------------------------------
     def sample(self, dataset, n, rng) -> np.ndarray:
-        n = _check_draw(n, rng)
+        n = validation.draw_request(n, rng)
         return draw_sgld(self.validate_dataset(dataset), steps=self.steps,
                          step_size=self.step_size, alpha=self.alpha, beta=self.beta, size=n,
                          rng=rng, batch_size=self.batch_size, scheme=self.minibatch,

@@ -49,11 +49,12 @@ from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.mixtures import NormalPairProfile
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
-from dpaudit.mechanisms.sgld.mechanisms import (_check_draw, _number, cyclic_law, draw_sgld,
+from dpaudit import validation
+from dpaudit.mechanisms.sgld.mechanisms import (parameter_number, cyclic_law, draw_sgld,
                                      expand_records, pair_profile)
 from dpaudit.mechanisms.sgld.claim import (KHAT, POSTERIOR_MEAN, POSTERIOR_VARIANCE,
                                            STEP_SIZE_PTS)
-from dpaudit.neighbours import replace_one
+from dpaudit.neighbours import NeighbourRelation, replace_one
 
 PTS_EPSILON = load_formula("sgld", "pts_epsilon")     # 5ε
 PTS_DELTA = load_formula("sgld", "pts_delta")         # 2δ
@@ -67,30 +68,28 @@ class ProposeTestSample(Mechanism):
 
     name = "propose-test-sample"
     family = "sgld"
-    neighbouring = ("replace one record (x, y) of a dataset of n₁ records (any finite reals; "
-                    "Algorithm 1 clips them)")
 
     def __init__(self, epsilon: float = 1.0, delta: float = 0.01, x_l: float = 0.5,
                  x_h: float = 1.0, alpha: float = 1.0, beta: float = 3.0, rho1: float = 1.05,
                  rho2: float = 0.09, gamma1: float = 0.1, n1: int = 100000, rho3: float = 1.02):
-        eps, dlt = _number("epsilon", epsilon), _number("delta", delta)
+        eps, dlt = parameter_number("epsilon", epsilon), parameter_number("delta", delta)
         if not dlt < 0.5:
             raise ValueError(f"delta must be < 0.5 (Algorithm 1), got {dlt:g}")
-        x_l, x_h = _number("x_l", x_l), _number("x_h", x_h)
+        x_l, x_h = parameter_number("x_l", x_l), parameter_number("x_h", x_h)
         if not x_l < x_h:
             raise ValueError(f"Algorithm 1 needs x_l < x_h, got {x_l:g}, {x_h:g}")
-        alpha, beta = _number("alpha", alpha), _number("beta", beta)
+        alpha, beta = parameter_number("alpha", alpha), parameter_number("beta", beta)
         if beta < 3.0 / x_h ** 2:
             raise ValueError(f"Algorithm 1 needs β ≥ 3/x_h² = {3 / x_h ** 2:g}, got {beta:g}")
-        rho1, rho2, gamma1 = (_number(k, v) for k, v in (("rho1", rho1), ("rho2", rho2),
+        rho1, rho2, gamma1 = (parameter_number(k, v) for k, v in (("rho1", rho1), ("rho2", rho2),
                                                            ("gamma1", gamma1)))
         if not 1.0 < rho1 < 1.5:
             raise ValueError(f"rho1 must lie in (1, 3/2), got {rho1:g}")
         if not 0.0 < rho2 < 0.5 or not rho2 < gamma1 < 0.5:
             raise ValueError(f"need 0 < rho2 < gamma1 < 1/2, got rho2 = {rho2:g}, "
                              f"gamma1 = {gamma1:g}")
-        n1 = int(_number("n1", n1, integer=True, minimum=2))
-        rho3 = _number("rho3", rho3)
+        n1 = int(parameter_number("n1", n1, integer=True, minimum=2))
+        rho3 = parameter_number("rho3", rho3)
         if not 1.0 < rho3 < rho1:
             raise ValueError(f"the paper's pair (eq. 8) needs 1 < rho3 < rho1, got {rho3:g}")
         super().__init__(**self._extra_params(), epsilon=eps, delta=dlt, x_l=x_l, x_h=x_h,
@@ -115,8 +114,11 @@ class ProposeTestSample(Mechanism):
                                                   PTS_DELTA.expression)),
                         substitutions={"epsilon": self.epsilon, "delta": self.delta})
 
-    def relation(self):
-        return replace_one
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "replace-one",
+            "replace one record (x, y) of a dataset of n₁ records (any finite reals; "
+            "Algorithm 1 clips them)", replace_one)
 
     def validate_dataset(self, dataset) -> np.ndarray:
         arr = expand_records(dataset)
@@ -204,7 +206,7 @@ class ProposeTestSample(Mechanism):
         return mu + math.sqrt(var) * rng.standard_normal(n_out)
 
     def sample(self, dataset, n, rng) -> np.ndarray:
-        n = _check_draw(n, rng)
+        n = validation.draw_request(n, rng)
         passed, lo, hi, (x, y) = self.run_tests(dataset, n, rng)
         out = np.full(n, NULL)
         idx = np.flatnonzero(passed)
