@@ -36,7 +36,7 @@ from dpaudit import validation
 from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.mixture_density import MixtureLogDensity
 from dpaudit.exact.renyi import gaussian_renyi
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
 from dpaudit.mechanisms.capabilities import ClosedFormSeries, ExactRenyi, LogDensity
 from dpaudit.mechanisms.sgld.claim import (KHAT, ONE_MINUS_SLOPE, POSTERIOR_MEAN,
                                            POSTERIOR_VARIANCE, PUSH, SLOPE, STEP_SIZE_PAPER,
@@ -55,6 +55,28 @@ def parameter_number(name, value, *, positive=True, integer=False, minimum=None)
     lower, strict = ((0.0, True) if positive and (minimum is None or minimum <= 0)
                      else (minimum, False))
     return validation.number(name, value, minimum=lower, strict_minimum=strict, integer=integer)
+
+
+def positive_parameter(doc: str, default) -> Parameter:
+    """A declared parameter > 0 (:func:`parameter_number`)."""
+    return Parameter(default, parameter_number, doc)
+
+
+def count_parameter(doc: str, default: int, minimum: int) -> Parameter:
+    """A declared whole-number parameter ≥ ``minimum`` (:func:`parameter_number`)."""
+    def check(name, value):
+        return int(parameter_number(name, value, positive=minimum > 0, integer=True,
+                                    minimum=minimum))
+    return Parameter(default, check, doc)
+
+
+def choice_parameter(doc: str, default: str, choices) -> Parameter:
+    """A declared parameter that must be one of ``choices``."""
+    def check(name, value):
+        if value not in choices:
+            raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+        return value
+    return Parameter(default, check, doc)
 
 
 def expand_records(dataset) -> np.ndarray:
@@ -93,19 +115,19 @@ class LinearRegressionDomain(Mechanism):
 
     family = "sgld"
 
-    def _domain(self, n, c, alpha, beta, x_h, x_l, gamma1) -> dict:
-        n = int(parameter_number("n", n, integer=True, minimum=2))
-        c = parameter_number("c", c)
-        alpha, beta = parameter_number("alpha", alpha), parameter_number("beta", beta)
-        x_h, x_l = parameter_number("x_h", x_h), parameter_number("x_l", x_l)
-        if x_l > x_h:
-            raise ValueError(f"x_l must be ≤ x_h, got x_l = {x_l:g} > x_h = {x_h:g}")
-        gamma1 = parameter_number("gamma1", gamma1)
-        if not gamma1 < 0.5:
-            raise ValueError(f"gamma1 must lie in (0, 1/2) (eq. 5), got {gamma1:g}")
-        self.n, self.c, self.alpha, self.beta = n, c, alpha, beta
-        self.x_h, self.x_l, self.gamma1 = x_h, x_l, gamma1
-        return dict(n=n, c=c, alpha=alpha, beta=beta, x_h=x_h, x_l=x_l, gamma1=gamma1)
+    n = count_parameter("number of records n ≥ 2", 2000, 2)
+    c = positive_parameter("centre c of the slopes y/x", 2000.0)
+    alpha = positive_parameter("prior precision α", 1.0)
+    beta = positive_parameter("noise precision β", 1.0)
+    x_h = positive_parameter("largest x, x_h", 1.8)
+    x_l = positive_parameter("smallest x, x_l ≤ x_h", 0.9)
+    gamma1 = positive_parameter("γ₁ ∈ (0, 1/2): |y/x − c| ≤ n^γ₁", 0.01)
+
+    def derive(self) -> None:
+        if self.x_l > self.x_h:
+            raise ValueError(f"x_l must be ≤ x_h, got x_l = {self.x_l:g} > x_h = {self.x_h:g}")
+        if not self.gamma1 < 0.5:
+            raise ValueError(f"gamma1 must lie in (0, 1/2) (eq. 5), got {self.gamma1:g}")
 
     # -- contract ---------------------------------------------------------------------------
     def claim(self):
@@ -177,11 +199,6 @@ class PosteriorSampling(LogDensity, ExactRenyi, LinearRegressionDomain):
 
     name = "posterior"
 
-    def __init__(self, n: int = 2000, c: float = 2000.0, alpha: float = 1.0, beta: float = 1.0,
-                 x_h: float = 1.8, x_l: float = 0.9, gamma1: float = 0.01):
-        params = self._domain(n, c, alpha, beta, x_h, x_l, gamma1)
-        super().__init__(**params)
-
     def sample(self, dataset, n, rng) -> np.ndarray:
         n = validation.draw_request(n, rng)
         mu, var = self.posterior_law(dataset)
@@ -211,31 +228,29 @@ class SGLD(LogDensity, ExactRenyi, ClosedFormSeries, LinearRegressionDomain):
 
     name = "sgld"
 
-    def __init__(self, n: int = 2000, c: float = 2000.0, alpha: float = 1.0, beta: float = 1.0,
-                 x_h: float = 1.8, x_l: float = 0.9, gamma1: float = 0.01, steps: int = 26000,
-                 minibatch: str = "cyclic", batch_size: int = 1, step_size="paper",
-                 method: str = "auto"):
-        params = self._domain(n, c, alpha, beta, x_h, x_l, gamma1)
-        steps = int(parameter_number("steps", steps, positive=False, integer=True, minimum=0))
-        if minibatch not in SCHEMES:
-            raise ValueError(f"minibatch must be one of {', '.join(SCHEMES)}, got {minibatch!r}")
-        b = int(parameter_number("batch_size", batch_size, integer=True, minimum=1))
+    steps = count_parameter("number of SGLD steps T ≥ 0", 26000, 0)
+    minibatch = choice_parameter("minibatch scheme", "cyclic", SCHEMES)
+    batch_size = count_parameter("batch size b (divides n for cyclic SGLD)", 1, 1)
+    #: the ``step_size`` parameter as given ("paper", None or η > 0); ``step_size`` is η
+    step_size_choice = Parameter("paper", lambda name, v: v if v is None or v == "paper"
+                                 else parameter_number(name, v),
+                                 "step size η, or 'paper' for the paper's η", name="step_size")
+    method = choice_parameter("how the law of θ_T is computed", "auto", METHODS)
+
+    def derive(self) -> None:
+        super().derive()
+        b, minibatch = self.batch_size, self.minibatch
         if b > self.n or (minibatch == "cyclic" and self.n % b):
             raise ValueError(f"batch_size must divide n = {self.n} for cyclic SGLD "
                              f"(and be ≤ n), got {b}")
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-        if method == "exact" and minibatch != "cyclic":
+        if self.method == "exact" and minibatch != "cyclic":
             raise ValueError("method='exact' needs minibatch='cyclic' (the uniform scheme has "
                              "no finite closed form)")
-        if step_size is None or step_size == "paper":
-            eta = STEP_SIZE_PAPER(alpha=self.alpha, beta=self.beta, n=self.n, x_h=self.x_h)
+        if self.step_size_choice is None or self.step_size_choice == "paper":
+            self.step_size = STEP_SIZE_PAPER(alpha=self.alpha, beta=self.beta, n=self.n,
+                                             x_h=self.x_h)
         else:
-            eta = parameter_number("step_size", step_size)
-        super().__init__(**params, steps=steps, minibatch=minibatch, batch_size=b,
-                         step_size=step_size, method=method)
-        self.steps, self.minibatch, self.batch_size = steps, minibatch, b
-        self.step_size, self.method = eta, method
+            self.step_size = self.step_size_choice
         self.model = LinearGaussianModel(self.alpha, self.beta)
 
     # -- exact law ------------------------------------------------------------------------------

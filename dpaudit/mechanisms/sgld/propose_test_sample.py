@@ -48,9 +48,9 @@ import numpy as np
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.mixtures import NormalPairProfile
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
 from dpaudit import validation
-from dpaudit.mechanisms.sgld.mechanisms import (parameter_number, cyclic_law, draw_sgld,
+from dpaudit.mechanisms.sgld.mechanisms import (count_parameter, positive_parameter, cyclic_law, draw_sgld,
                                      expand_records, pair_profile)
 from dpaudit.mechanisms.sgld.claim import (KHAT, POSTERIOR_MEAN, POSTERIOR_VARIANCE,
                                            STEP_SIZE_PTS)
@@ -69,40 +69,36 @@ class ProposeTestSample(Mechanism):
     name = "propose-test-sample"
     family = "sgld"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 0.01, x_l: float = 0.5,
-                 x_h: float = 1.0, alpha: float = 1.0, beta: float = 3.0, rho1: float = 1.05,
-                 rho2: float = 0.09, gamma1: float = 0.1, n1: int = 100000, rho3: float = 1.02):
-        eps, dlt = parameter_number("epsilon", epsilon), parameter_number("delta", delta)
+    epsilon = positive_parameter("privacy parameter ε", 1.0)
+    delta = positive_parameter("δ ∈ (0, 1/2)", 0.01)
+    x_l = positive_parameter("clipping bound x_l < x_h", 0.5)
+    x_h = positive_parameter("clipping bound x_h", 1.0)
+    alpha = positive_parameter("prior precision α", 1.0)
+    beta = positive_parameter("noise precision β ≥ 3/x_h²", 3.0)
+    rho1 = positive_parameter("ρ₁ ∈ (1, 3/2)", 1.05)
+    rho2 = positive_parameter("ρ₂ ∈ (0, γ₁)", 0.09)
+    gamma1 = positive_parameter("γ₁ ∈ (ρ₂, 1/2)", 0.1)
+    n1 = count_parameter("number of records n₁ ≥ 2", 100000, 2)
+    rho3 = positive_parameter("ρ₃ ∈ (1, ρ₁) of the paper's pair (eq. 8)", 1.02)
+
+    def derive(self) -> None:
+        eps, dlt, x_l, x_h, beta = self.epsilon, self.delta, self.x_l, self.x_h, self.beta
+        rho1, rho2, gamma1, rho3 = self.rho1, self.rho2, self.gamma1, self.rho3
         if not dlt < 0.5:
             raise ValueError(f"delta must be < 0.5 (Algorithm 1), got {dlt:g}")
-        x_l, x_h = parameter_number("x_l", x_l), parameter_number("x_h", x_h)
         if not x_l < x_h:
             raise ValueError(f"Algorithm 1 needs x_l < x_h, got {x_l:g}, {x_h:g}")
-        alpha, beta = parameter_number("alpha", alpha), parameter_number("beta", beta)
         if beta < 3.0 / x_h ** 2:
             raise ValueError(f"Algorithm 1 needs β ≥ 3/x_h² = {3 / x_h ** 2:g}, got {beta:g}")
-        rho1, rho2, gamma1 = (parameter_number(k, v) for k, v in (("rho1", rho1), ("rho2", rho2),
-                                                           ("gamma1", gamma1)))
         if not 1.0 < rho1 < 1.5:
             raise ValueError(f"rho1 must lie in (1, 3/2), got {rho1:g}")
         if not 0.0 < rho2 < 0.5 or not rho2 < gamma1 < 0.5:
             raise ValueError(f"need 0 < rho2 < gamma1 < 1/2, got rho2 = {rho2:g}, "
                              f"gamma1 = {gamma1:g}")
-        n1 = int(parameter_number("n1", n1, integer=True, minimum=2))
-        rho3 = parameter_number("rho3", rho3)
         if not 1.0 < rho3 < rho1:
             raise ValueError(f"the paper's pair (eq. 8) needs 1 < rho3 < rho1, got {rho3:g}")
-        super().__init__(**self._extra_params(), epsilon=eps, delta=dlt, x_l=x_l, x_h=x_h,
-                         alpha=alpha, beta=beta, rho1=rho1, rho2=rho2, gamma1=gamma1, n1=n1,
-                         rho3=rho3)
-        self.epsilon, self.delta, self.x_l, self.x_h = eps, dlt, x_l, x_h
-        self.alpha, self.beta, self.rho1, self.rho2, self.gamma1 = alpha, beta, rho1, rho2, gamma1
-        self.n1, self.rho3 = n1, rho3
         self.shift = math.log(1.0 / (2.0 * dlt)) / eps   # a = ln(1/(2δ))/ε
         self.nu = PTS_NU(epsilon=eps, delta=dlt)
-
-    def _extra_params(self) -> dict:
-        return {}
 
     # -- contract ---------------------------------------------------------------------------
     def claim(self) -> ApproxDP:
@@ -306,24 +302,23 @@ def _pass_probability(mech: ProposeTestSample, ratio: float, n1: int, nodes: int
     return float(min(1.0, total))
 
 
+def _sgld_steps(name: str, steps):
+    if not (steps == "paper" or (isinstance(steps, numbers.Integral)
+                                 and not isinstance(steps, bool) and steps >= 0)):
+        raise ValueError(f"{name} must be 'paper' (T = (⌈k̂⌉+1)n₁) or an integer ≥ 0, "
+                         f"got {steps!r}")
+    return steps
+
+
 class ProposeTestSampleSGLD(ProposeTestSample):
     """Propose-Test-Sample with step 19 replaced by SGLD on W (Claim 4.2)."""
 
     name = "propose-test-sample-sgld"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 0.01, x_l: float = 0.5,
-                 x_h: float = 1.0, alpha: float = 1.0, beta: float = 3.0, rho1: float = 1.05,
-                 rho2: float = 0.09, gamma1: float = 0.1, n1: int = 100000, rho3: float = 1.02,
-                 steps="paper"):
-        if not (steps == "paper" or (isinstance(steps, numbers.Integral)
-                                     and not isinstance(steps, bool) and steps >= 0)):
-            raise ValueError(f"steps must be 'paper' (T = (⌈k̂⌉+1)n₁) or an integer ≥ 0, "
-                             f"got {steps!r}")
-        self._steps = steps
-        super().__init__(epsilon, delta, x_l, x_h, alpha, beta, rho1, rho2, gamma1, n1, rho3)
-
-    def _extra_params(self) -> dict:
-        return {"steps": self._steps}
+    parameter_order = ("steps",)
+    #: "paper" (T = (⌈k̂⌉+1)n₁) or a whole number of steps; read as ``_steps``
+    _steps = Parameter("paper", _sgld_steps, "SGLD steps T, or 'paper' for (⌈k̂⌉+1)n₁",
+                       name="steps")
 
     def step_size_for(self, n1: int) -> float:
         """η = 1/(α + n₁x_h²β)² (Claim 4.2)."""
