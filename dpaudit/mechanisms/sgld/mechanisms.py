@@ -42,41 +42,12 @@ from dpaudit.mechanisms.sgld.claim import (KHAT, ONE_MINUS_SLOPE, POSTERIOR_MEAN
                                            POSTERIOR_VARIANCE, PUSH, SLOPE, STEP_SIZE_PAPER,
                                            posterior_claim)
 from dpaudit.mechanisms.sgld.law import CyclicLaw, GaussianStep
+from dpaudit.mechanisms.sgld.parameters import (choice_parameter, count_parameter,
+                                                parameter_number, positive_parameter)
 from dpaudit.mechanisms.sgld.simulation import SCHEMES, LinearGaussianModel, simulate_sgld
 from dpaudit.neighbours import NeighbourRelation, replace_one
 
 METHODS = ("auto", "exact", "simulate")
-
-
-def parameter_number(name, value, *, positive=True, integer=False, minimum=None) -> float:
-    """A validated numeric parameter (:func:`dpaudit.validation.number`): > 0 when
-    ``positive`` (and ``minimum`` is None or ≤ 0), else ≥ ``minimum``; ``ValueError`` naming
-    ``name`` otherwise."""
-    lower, strict = ((0.0, True) if positive and (minimum is None or minimum <= 0)
-                     else (minimum, False))
-    return validation.number(name, value, minimum=lower, strict_minimum=strict, integer=integer)
-
-
-def positive_parameter(doc: str, default) -> Parameter:
-    """A declared parameter > 0 (:func:`parameter_number`)."""
-    return Parameter(default, parameter_number, doc)
-
-
-def count_parameter(doc: str, default: int, minimum: int) -> Parameter:
-    """A declared whole-number parameter ≥ ``minimum`` (:func:`parameter_number`)."""
-    def check(name, value):
-        return int(parameter_number(name, value, positive=minimum > 0, integer=True,
-                                    minimum=minimum))
-    return Parameter(default, check, doc)
-
-
-def choice_parameter(doc: str, default: str, choices) -> Parameter:
-    """A declared parameter that must be one of ``choices``."""
-    def check(name, value):
-        if value not in choices:
-            raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-        return value
-    return Parameter(default, check, doc)
 
 
 def expand_records(dataset) -> np.ndarray:
@@ -115,13 +86,13 @@ class LinearRegressionDomain(Mechanism):
 
     family = "sgld"
 
-    n = count_parameter("number of records n ≥ 2", 2000, 2)
-    c = positive_parameter("centre c of the slopes y/x", 2000.0)
-    alpha = positive_parameter("prior precision α", 1.0)
-    beta = positive_parameter("noise precision β", 1.0)
-    x_h = positive_parameter("largest x, x_h", 1.8)
-    x_l = positive_parameter("smallest x, x_l ≤ x_h", 0.9)
-    gamma1 = positive_parameter("γ₁ ∈ (0, 1/2): |y/x − c| ≤ n^γ₁", 0.01)
+    n = count_parameter(2000, "number of records n ≥ 2", 2)
+    c = positive_parameter(2000.0, "centre c of the slopes y/x")
+    alpha = positive_parameter(1.0, "prior precision α")
+    beta = positive_parameter(1.0, "noise precision β")
+    x_h = positive_parameter(1.8, "largest x, x_h")
+    x_l = positive_parameter(0.9, "smallest x, x_l ≤ x_h")
+    gamma1 = positive_parameter(0.01, "γ₁ ∈ (0, 1/2): |y/x − c| ≤ n^γ₁")
 
     def derive(self) -> None:
         if self.x_l > self.x_h:
@@ -228,14 +199,14 @@ class SGLD(LogDensity, ExactRenyi, ClosedFormSeries, LinearRegressionDomain):
 
     name = "sgld"
 
-    steps = count_parameter("number of SGLD steps T ≥ 0", 26000, 0)
-    minibatch = choice_parameter("minibatch scheme", "cyclic", SCHEMES)
-    batch_size = count_parameter("batch size b (divides n for cyclic SGLD)", 1, 1)
+    steps = count_parameter(26000, "number of SGLD steps T ≥ 0", 0)
+    minibatch = choice_parameter("cyclic", SCHEMES, "minibatch scheme")
+    batch_size = count_parameter(1, "batch size b (divides n for cyclic SGLD)", 1)
     #: the ``step_size`` parameter as given ("paper", None or η > 0); ``step_size`` is η
     step_size_choice = Parameter("paper", lambda name, v: v if v is None or v == "paper"
                                  else parameter_number(name, v),
                                  "step size η, or 'paper' for the paper's η", name="step_size")
-    method = choice_parameter("how the law of θ_T is computed", "auto", METHODS)
+    method = choice_parameter("auto", METHODS, "how the law of θ_T is computed")
 
     def derive(self) -> None:
         super().derive()

@@ -50,8 +50,9 @@ from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.mixtures import NormalPairProfile
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
 from dpaudit import validation
-from dpaudit.mechanisms.sgld.mechanisms import (count_parameter, positive_parameter, cyclic_law, draw_sgld,
-                                     expand_records, pair_profile)
+from dpaudit.mechanisms.sgld.parameters import count_parameter, positive_parameter
+from dpaudit.mechanisms.sgld.mechanisms import (cyclic_law, draw_sgld, expand_records,
+                                                pair_profile)
 from dpaudit.mechanisms.sgld.claim import (KHAT, POSTERIOR_MEAN, POSTERIOR_VARIANCE,
                                            STEP_SIZE_PTS)
 from dpaudit.neighbours import NeighbourRelation, replace_one
@@ -69,17 +70,17 @@ class ProposeTestSample(Mechanism):
     name = "propose-test-sample"
     family = "sgld"
 
-    epsilon = positive_parameter("privacy parameter ε", 1.0)
-    delta = positive_parameter("δ ∈ (0, 1/2)", 0.01)
-    x_l = positive_parameter("clipping bound x_l < x_h", 0.5)
-    x_h = positive_parameter("clipping bound x_h", 1.0)
-    alpha = positive_parameter("prior precision α", 1.0)
-    beta = positive_parameter("noise precision β ≥ 3/x_h²", 3.0)
-    rho1 = positive_parameter("ρ₁ ∈ (1, 3/2)", 1.05)
-    rho2 = positive_parameter("ρ₂ ∈ (0, γ₁)", 0.09)
-    gamma1 = positive_parameter("γ₁ ∈ (ρ₂, 1/2)", 0.1)
-    n1 = count_parameter("number of records n₁ ≥ 2", 100000, 2)
-    rho3 = positive_parameter("ρ₃ ∈ (1, ρ₁) of the paper's pair (eq. 8)", 1.02)
+    epsilon = positive_parameter(1.0, "privacy parameter ε")
+    delta = positive_parameter(0.01, "δ ∈ (0, 1/2)")
+    x_l = positive_parameter(0.5, "clipping bound x_l < x_h")
+    x_h = positive_parameter(1.0, "clipping bound x_h")
+    alpha = positive_parameter(1.0, "prior precision α")
+    beta = positive_parameter(3.0, "noise precision β ≥ 3/x_h²")
+    rho1 = positive_parameter(1.05, "ρ₁ ∈ (1, 3/2)")
+    rho2 = positive_parameter(0.09, "ρ₂ ∈ (0, γ₁)")
+    gamma1 = positive_parameter(0.1, "γ₁ ∈ (ρ₂, 1/2)")
+    n1 = count_parameter(100000, "number of records n₁ ≥ 2", 2)
+    rho3 = positive_parameter(1.02, "ρ₃ ∈ (1, ρ₁) of the paper's pair (eq. 8)")
 
     def derive(self) -> None:
         eps, dlt, x_l, x_h, beta = self.epsilon, self.delta, self.x_l, self.x_h, self.beta
