@@ -33,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from dpaudit.mechanisms.capabilities import DeterministicQuery, GreyBoxQuery, SearchableDatasets
+from dpaudit.neighbours.pairs import plain
 
 NORMS: dict[str, Callable[[np.ndarray], float]] = {
     "l1": lambda d: float(np.sum(np.abs(d))),
@@ -84,10 +85,6 @@ class SensitivityResult:
         return sum(s.pairs for s in self.sources)
 
     def to_dict(self) -> dict:
-        def plain(v):
-            if isinstance(v, np.ndarray):
-                return v.tolist()
-            return v
         return {"sensitivity": self.sensitivity, "norm": self.norm,
                 "ratio": _finite_or_text(self.ratio), "distance": _finite_or_text(self.distance),
                 "d0": plain(self.d0), "d1": plain(self.d1), "source": self.source,

@@ -70,6 +70,11 @@ class Parameter:
                              f"with {self.name}=… instead")
 
 
+def _class_attribute(cls, attribute: str):
+    """The value ``attribute`` has on ``cls`` (the first class of the MRO that sets it)."""
+    return next((vars(k)[attribute] for k in cls.__mro__ if attribute in vars(k)), None)
+
+
 def declared_parameters(cls) -> dict[str, Parameter]:
     """Keyword → :class:`Parameter` of ``cls`` and its bases (base classes' first, in order)."""
     out: dict[str, Parameter] = {}
@@ -78,7 +83,7 @@ def declared_parameters(cls) -> dict[str, Parameter]:
             if isinstance(value, Parameter):
                 out[value.name] = value  # a redeclaration replaces the inherited one in place
     # a subclass may hide a parameter by assigning a non-Parameter to its attribute
-    out = {n: p for n, p in out.items() if isinstance(getattr(cls, p.attribute, None), Parameter)}
+    out = {n: p for n, p in out.items() if isinstance(_class_attribute(cls, p.attribute), Parameter)}
     # ``parameter_order`` (a class attribute, optional) lists names that come first, in order
     order = next((vars(k)["parameter_order"] for k in cls.__mro__
                   if "parameter_order" in vars(k)), ())

@@ -51,7 +51,7 @@ def check_int(name: str, value, minimum: int = 1) -> int:
     return validation.positive_int(name, value, minimum)
 
 
-def check_delta(value) -> float:
+def check_mixing_delta(value) -> float:
     """δ of a Gaussian-mixing mechanism: in (0, 1) (every calibration divides by ln(1/δ))."""
     return validation.delta("delta", value, allow_zero=False)
 
@@ -78,7 +78,7 @@ def choice_parameter(default: str, choices, doc: str, *, name: str = "") -> Para
 
 
 #: δ of a Gaussian-mixing mechanism, in (0, 1)
-DELTA_PARAMETER = Parameter(1e-3, lambda name, v: check_delta(v), "δ ∈ (0, 1)")
+DELTA_PARAMETER = Parameter(1e-3, lambda name, v: check_mixing_delta(v), "δ ∈ (0, 1)")
 
 
 def data_matrix(dataset, row_bound: float, *, width: int | None = None) -> np.ndarray:
@@ -202,7 +202,8 @@ def theorem1_epsilon(eta: float, gamma: float, k: int, delta: float) -> tuple[fl
     return LAMBDA_EPS(eta=eta, delta=delta) + value, alpha
 
 
-__all__ = ["FAMILY", "NEIGHBOURING", "check_number", "check_int", "check_delta", "check_choice",
-           "data_matrix", "lambda_min", "check_draw", "sketch", "matrix_normal_logpdf",
+__all__ = ["FAMILY", "NEIGHBOURING", "check_number", "check_int", "check_mixing_delta",
+           "check_choice", "DELTA_PARAMETER", "number_parameter", "int_parameter",
+           "choice_parameter", "data_matrix", "lambda_min", "check_draw", "sketch", "matrix_normal_logpdf",
            "formula_expression", "rdp_value", "smallest_gamma", "lemma1_epsilon",
            "gaussmix_gamma", "theorem1_epsilon"]

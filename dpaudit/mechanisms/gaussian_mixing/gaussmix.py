@@ -40,7 +40,7 @@ from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.gaussian_mixing.common import (
     CLOSED_DELTA, FAMILY, GAMMA, LAMBDA_EPS, LAMBDA_SCALE, NEIGHBOURING, RDP_CURVE, SHEFFET_DELTA,
     DELTA_PARAMETER, SIGMA, T1_CLOSED, T1_OBJECTIVE, TAU, TCDP_OMEGA, TCDP_RHO, check_choice,
-    check_delta, check_draw, check_int, check_number, choice_parameter, int_parameter,
+    check_mixing_delta, check_draw, check_int, check_number, choice_parameter, int_parameter,
     number_parameter, data_matrix, formula_expression, gaussmix_gamma, lambda_min,
     matrix_normal_logpdf, sketch, theorem1_epsilon)
 from dpaudit.mechanisms.gaussian_mixing.pair_search import search_gaussmix_pair
@@ -90,7 +90,7 @@ class GaussMix(LogDensity, ExactRenyi, Mechanism):
         if epsilon is not None or delta is not None:
             if sigma is not None or gamma is not None or epsilon is None or delta is None:
                 raise ValueError("a target needs both epsilon and delta, and no sigma or gamma")
-            epsilon, delta = check_number("epsilon", epsilon), check_delta(delta)
+            epsilon, delta = check_number("epsilon", epsilon), check_mixing_delta(delta)
             gamma = gaussmix_gamma(epsilon, delta, k)
             given = {"epsilon": epsilon, "delta": delta}
         if sigma is None and gamma is None:

@@ -59,13 +59,13 @@ def num_queries_parameter(default: int | None) -> Parameter:
     def check(name, value):
         if value is None:
             value = default
-        return check_positive(name, value, integer=True, allow_none=default is None)
+        return check_positive_parameter(name, value, integer=True, allow_none=default is None)
     return Parameter(default, check, "number of queries m (None: any length)")
 
 
 # -- shared helpers -------------------------------------------------------------------------------
 
-def check_positive(name: str, value, *, integer: bool = False, allow_none: bool = False):
+def check_positive_parameter(name: str, value, *, integer: bool = False, allow_none: bool = False):
     """Validate a mechanism parameter (:mod:`dpaudit.validation`); the ValueError names it."""
     if value is None and allow_none:
         return None
@@ -134,10 +134,10 @@ def pure_claim(loss: SymbolicFormula, scales: Iterable[SymbolicFormula], values:
 def scaled_pairs(pairs: list[tuple[str, list, list, str]],
                  sensitivity: float) -> list[NeighbourPair]:
     """NeighbourPair objects with plain-Python answers multiplied by the sensitivity."""
-    def plain(v):
+    def scaled(v):
         v = v * sensitivity
         return int(v) if float(v).is_integer() else float(v)
-    return [NeighbourPair(name, [plain(x) for x in d0], [plain(x) for x in d1], why)
+    return [NeighbourPair(name, [scaled(x) for x in d0], [scaled(x) for x in d1], why)
             for name, d0, d1, why in pairs]
 
 
@@ -151,8 +151,8 @@ class NoisyMaxBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism)
 
     family = "noisy_max"
 
-    epsilon = Parameter(1.0, lambda name, v: check_positive(name, v), "privacy parameter ε > 0")
-    _sensitivity = Parameter(1.0, lambda name, v: check_positive(name, v),
+    epsilon = Parameter(1.0, check_positive_parameter, "privacy parameter ε > 0")
+    _sensitivity = Parameter(1.0, check_positive_parameter,
                              "ℓ∞ sensitivity Δ of the answer vector", name="sensitivity")
     #: m; None: any length (the pairs then use 5)
     num_queries = num_queries_parameter(None)
@@ -350,7 +350,7 @@ class NoisyMaxExponentialValue(ValueOutput, NoisyMaxBase):
     known_bad = True
     literature = ("Ding et al. CCS'18 (StatDP noisy_max_v2b), DP-Sniper ReportNoisyMax4: true "
                   "ε = ∞ (PRIOR_ART §5.1: output ≥ max q, support shifts with q)")
-    epsilon = Parameter(2.0, lambda name, v: check_positive(name, v), "privacy parameter ε > 0")
+    epsilon = Parameter(2.0, check_positive_parameter, "privacy parameter ε > 0")
     num_queries = num_queries_parameter(3)
 
     noise_distribution = "exponential"

@@ -42,7 +42,7 @@ from dpaudit.mechanisms.capabilities import CalibratedNoise, GreyBoxQuery, Searc
 from dpaudit.neighbours import NeighbourRelation
 from dpaudit.neighbours.spaces import QueryAnswers
 from dpaudit.mechanisms.noisy_max.mechanisms import (all_differ, check_finite, check_neighbours,
-                                                     check_positive, check_sample_size,
+                                                     check_positive_parameter, check_sample_size,
                                                      pure_claim, query_vector, scaled_pairs)
 
 EPSILON, DELTA_Q, C, B_RHO, B_NU = sp.symbols("epsilon Delta c b_rho b_nu")
@@ -85,13 +85,13 @@ class SVTBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism):
     loss_formula: SymbolicFormula
     has_cutoff = True
 
-    epsilon = Parameter(1.0, lambda name, v: check_positive(name, v), "privacy parameter ε > 0")
+    epsilon = Parameter(1.0, check_positive_parameter, "privacy parameter ε > 0")
     threshold = Parameter(0.0, check_finite, "the public threshold T")
-    num_queries = Parameter(6, lambda name, v: check_positive(name, v, integer=True),
+    num_queries = Parameter(6, lambda name, v: check_positive_parameter(name, v, integer=True),
                             "number of queries m")
-    _sensitivity = Parameter(1.0, lambda name, v: check_positive(name, v),
+    _sensitivity = Parameter(1.0, check_positive_parameter,
                              "ℓ∞ sensitivity Δ of the answer vector", name="sensitivity")
-    c = Parameter(1, lambda name, v: check_positive(name, v, integer=True),
+    c = Parameter(1, lambda name, v: check_positive_parameter(name, v, integer=True),
                   "cutoff c: stop after c ⊤ answers")
 
     def relation(self) -> NeighbourRelation:
