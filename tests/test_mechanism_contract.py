@@ -173,3 +173,25 @@ def test_readme_example_family_meets_the_contract(tmp_path, monkeypatch):
     assert isinstance(family, Family) and family.package == "coin_family"
     for cls in module.MECHANISMS:
         check_contract(family, cls)
+    # registered at run time, it is found by name like a built-in mechanism
+    from dpaudit.mechanisms import registry
+
+    registry.mechanism_names()  # load the built-in families first
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    registry.register(module.Coin)
+    assert registry.create_mechanism("coin", epsilon=0.5).params == {"epsilon": 0.5}
+
+
+def test_registry_refuses_a_family_member_of_another_family(tmp_path, monkeypatch):
+    from dpaudit.mechanisms import registry
+
+    package = tmp_path / "mislabelled_family"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        readme_example().replace('family = "coin"', 'family = "other"'), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.mechanism_names()
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(registry, "_FAMILIES", dict(registry._FAMILIES))
+    with pytest.raises(registry.RegistryError, match="declares family = 'other'"):
+        registry._add_family(Family("coin", "mislabelled_family"), "test")

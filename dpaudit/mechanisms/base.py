@@ -47,6 +47,17 @@ from dpaudit.neighbours.pairs import NeighbourPair
 from dpaudit.neighbours.relations import NeighbourRelation
 
 
+class _RelationStatement:
+    """Descriptor: ``mech.neighbouring`` is ``mech.relation().statement``; ``""`` on the class
+    (the relation may depend on parameter values) and when there is no relation."""
+
+    def __get__(self, obj, objtype=None) -> str:
+        if obj is None:
+            return ""
+        rel = obj.relation()
+        return "" if rel is None else rel.statement
+
+
 class Mechanism(abc.ABC):
     """Base class for dpaudit mechanisms (see the module docstring for the contract)."""
 
@@ -137,11 +148,9 @@ class Mechanism(abc.ABC):
         does not state one (pairs are then not checked)."""
         return None
 
-    @property
-    def neighbouring(self) -> str:
-        """The one-line statement of the neighbouring relation (``""`` when none)."""
-        rel = self.relation()
-        return "" if rel is None else rel.statement
+    #: the one-line statement of the neighbouring relation, ``relation().statement`` (``""``
+    #: when none, and on the class itself: the relation may depend on the parameters)
+    neighbouring = _RelationStatement()
 
     def check_pair(self, d0, d1) -> tuple[bool, str]:
         """Whether (d0, d1) are neighbours under this mechanism's relation, and why not."""
