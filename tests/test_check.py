@@ -5,6 +5,7 @@ spaces' invariants, each calibration law's ability to reject a wrong claimed val
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import textwrap
@@ -22,6 +23,7 @@ from dpaudit.check.runner import (CheckSetupError, audit_delta, check_mechanism,
 from dpaudit.cli import main, parse_params
 from dpaudit.claims import PureDP
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.mechanisms.capabilities import CalibratedNoise, GreyBoxQuery, SearchableDatasets
 from dpaudit.mechanisms.registry import create_mechanism
 from dpaudit.neighbours.spaces import BoundedRecords, QueryAnswers, SingleCategorical
 
@@ -140,9 +142,15 @@ def test_each_search_alone_finds_the_bug(source, cls, expected):
 
 @pytest.mark.slow
 def test_sensitivity_norm_is_respected():
-    class VectorSum(Mechanism):
+    class VectorSum(GreyBoxQuery, SearchableDatasets, Mechanism):
         """Releases (Σ D, Σ D): ℓ∞ / ℓ2 / ℓ1 sensitivities 1, √2, 2 for records in [0, 1]."""
         name = "vector-sum"
+
+        def sample(self, d, n, rng):
+            return self.query(d)[None, :] + rng.laplace(size=(n, 2))
+
+        def claim(self):
+            return PureDP(1.0)
 
         def __init__(self, norm="l2", delta=math.sqrt(2)):
             super().__init__(norm=norm, delta=delta)
@@ -221,19 +229,15 @@ def test_spaces_reach_their_extremes():
 
 # -- calibration: every law rejects a wrong claimed value ------------------------------------------
 
-class Misdeclared:
-    """Delegates to a mechanism but declares its noise parameters multiplied by ``factor``."""
-
-    def __init__(self, mech, factor):
-        self.mech, self.factor = mech, factor
-
-    def __getattr__(self, name):
-        return getattr(self.mech, name)
-
-    def noise(self):
-        n = self.mech.noise()
-        return Noise(n.law, {k: v * self.factor for k, v in n.parameters.items()}, n.options,
-                     n.probe, n.source)
+def Misdeclared(mech, factor):
+    """A copy of ``mech`` (same class, so the same capabilities) whose ``noise()`` declares
+    the noise parameters multiplied by ``factor``."""
+    bad = copy.copy(mech)
+    n = mech.noise()
+    wrong = Noise(n.law, {k: v * factor for k, v in n.parameters.items()}, n.options, n.probe,
+                  n.source)
+    bad.noise = lambda: wrong
+    return bad
 
 
 @pytest.mark.parametrize("name,factor", [
@@ -298,7 +302,7 @@ def test_bad_claim_fails_step_one_and_a_bad_noise_law_is_an_error():
         def claim(self):
             raise RuntimeError("sympy blew up")
 
-    class BogusNoise(MinimalCoin):
+    class BogusNoise(CalibratedNoise, MinimalCoin):
         def noise(self):
             return Noise("cauchy", {"b": 1.0})
 

@@ -147,12 +147,12 @@ def _expected(mech):
         return [("beta", _value("classic", "exponential_beta", epsilon=eps,
                                 Delta=mech.sensitivity()))]
     if name.startswith("noisy-max"):
-        b = _value("noisy_max", "noise_scale", epsilon=eps, Delta=mech.sensitivity)
+        b = _value("noisy_max", "noise_scale", epsilon=eps, Delta=mech.sensitivity())
         out = [("scale", b), ("claim().eps", _value("noisy_max", "claimed_loss",
-                                                     Delta=mech.sensitivity, b=b))]
+                                                     Delta=mech.sensitivity(), b=b))]
         if name == "noisy-max-laplace-value":
             out += [("true_epsilon()", _value("noisy_max", "value_bug_loss", m=mech.num_queries,
-                                              Delta=mech.sensitivity, b=b)),
+                                              Delta=mech.sensitivity(), b=b)),
                     ("true_epsilon()", _value("noisy_max", "value_bug_true_epsilon",
                                               m=mech.num_queries, epsilon=eps))]
         if name == "noisy-max-exponential-value":
@@ -161,7 +161,7 @@ def _expected(mech):
         return out
     if name == "sparse-vector" or name.startswith("svt-lyu"):
         alg = 1 if name == "sparse-vector" else int(name[-1])
-        values = {"epsilon": eps, "Delta": mech.sensitivity, "c": mech.c or 1}
+        values = {"epsilon": eps, "Delta": mech.sensitivity(), "c": mech.c or 1}
         b_rho = _value("sparse_vector", f"alg{alg}_b_rho", **values)
         out = [("b_rho", b_rho)]
         scales = {"b_rho": b_rho}

@@ -41,7 +41,8 @@ from typing import Any, Callable
 import numpy as np
 from scipy import integrate, optimize, stats
 
-from dpaudit.mechanisms.base import NOISE_LAWS
+from dpaudit.mechanisms.capabilities import DeterministicQuery
+from dpaudit.mechanisms.noise import NOISE_LAWS
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 
 DEFAULT_CONFIDENCE = 0.999
@@ -160,11 +161,10 @@ def _sample(mechanism, probe, n: int, rng) -> np.ndarray:
 
 
 def _query(mechanism, probe, law: str) -> np.ndarray:
-    query = getattr(mechanism, "query", None)
-    if not callable(query):
+    if not isinstance(mechanism, DeterministicQuery):
         raise CalibrationError(f"noise law {law!r} needs the mechanism's deterministic "
                                f"query(dataset) (outputs are compared with it)")
-    return np.asarray(query(probe), dtype=float)
+    return np.asarray(mechanism.query(probe), dtype=float)
 
 
 def _residuals(mechanism, probe, n, rng, law) -> tuple[np.ndarray, np.ndarray]:
@@ -245,8 +245,8 @@ def _geometric(mech, noise, probe, n, rng, alpha):
 
 def _randomized_response(mech, noise, probe, n, rng, alpha):
     claimed = noise.parameters["p_true"]
-    record = _query(mech, probe, "randomized-response") if callable(
-        getattr(mech, "query", None)) else np.asarray(probe).ravel()[0]
+    record = _query(mech, probe, "randomized-response") if isinstance(
+        mech, DeterministicQuery) else np.asarray(probe).ravel()[0]
     out = _sample(mech, probe, n, rng).ravel()
     k = int(np.count_nonzero(out == np.asarray(record).ravel()[0]))
     p_lo, p_hi = _cp(k, n, alpha)
@@ -371,7 +371,7 @@ _REQUIRED = {"laplace": None, "gaussian": None, "l2-laplace": None, "geometric":
 
 def default_probe(mechanism, noise):
     """The declared probe, else d0 of the mechanism's first worst-case pair."""
-    if getattr(noise, "probe", None) is not None:
+    if noise.probe is not None:
         return noise.probe
     pairs = mechanism.worst_case_pairs()
     if not pairs:
@@ -384,10 +384,10 @@ def check_calibration(mechanism, noise, *, samples: int, rng: np.random.Generato
                       confidence: float = DEFAULT_CONFIDENCE) -> Calibration:
     """Sample ``mechanism`` ``samples`` times on the probe dataset and test every value in
     ``noise.parameters`` against its interval at ``confidence`` (see the module docstring)."""
-    law = getattr(noise, "law", None)
+    law = noise.law
     if law not in LAWS:
         raise CalibrationError(f"unknown noise law {law!r}; known: {', '.join(sorted(LAWS))}")
-    params = dict(getattr(noise, "parameters", {}) or {})
+    params = dict(noise.parameters or {})
     if not params:
         raise CalibrationError(f"noise law {law!r} declares no parameter values")
     need = _REQUIRED[law]
@@ -409,8 +409,7 @@ def check_calibration(mechanism, noise, *, samples: int, rng: np.random.Generato
     return Calibration(law=law, passed=all(iv.inside for iv in intervals),
                        intervals=tuple(intervals), samples=int(samples), confidence=confidence,
                        probe=probe, method=method,
-                       details={"noise": noise.to_dict() if hasattr(noise, "to_dict") else
-                                {"law": law, "parameters": params}})
+                       details={"noise": noise.to_dict()})
 
 
 __all__ = ["Calibration", "CalibrationError", "ParameterInterval", "check_calibration",

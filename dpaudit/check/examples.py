@@ -23,6 +23,7 @@ from dpaudit import validation
 
 from dpaudit.exact import laplace_epsilon
 from dpaudit.mechanisms.classic import LaplaceMechanism
+from dpaudit.mechanisms.base import Parameter
 from dpaudit.mechanisms.classic.common import bounded_records
 from dpaudit.neighbours.spaces import BoundedRecords
 
@@ -34,11 +35,12 @@ class WrongSensitivitySum(LaplaceMechanism):
     name = "broken-wrong-sensitivity"
     family = "broken-example"
 
-    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0,
-                 clip: float | None = None):
-        super().__init__(epsilon=epsilon, sensitivity=sensitivity)
-        self.clip = validation.positive("clip", 2.0 * self._sensitivity if clip is None else clip)
-        self.params["clip"] = self.clip
+    clip = Parameter(None, doc="clipping bound of the records (default 2Δ)")
+
+    def derive(self) -> None:
+        super().derive()
+        self.resolve_parameter("clip", validation.positive(
+            "clip", 2.0 * self._sensitivity if self.clip is None else self.clip))
 
     def validate_dataset(self, dataset) -> np.ndarray:
         return bounded_records(dataset, 0.0, self.clip)  # BUG: should be [0, Δ]

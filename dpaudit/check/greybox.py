@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sized
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
+
+from dpaudit.mechanisms.capabilities import DeterministicQuery, GreyBoxQuery, SearchableDatasets
+from dpaudit.neighbours.pairs import plain
 
 NORMS: dict[str, Callable[[np.ndarray], float]] = {
     "l1": lambda d: float(np.sum(np.abs(d))),
@@ -81,10 +85,6 @@ class SensitivityResult:
         return sum(s.pairs for s in self.sources)
 
     def to_dict(self) -> dict:
-        def plain(v):
-            if isinstance(v, np.ndarray):
-                return v.tolist()
-            return v
         return {"sensitivity": self.sensitivity, "norm": self.norm,
                 "ratio": _finite_or_text(self.ratio), "distance": _finite_or_text(self.distance),
                 "d0": plain(self.d0), "d1": plain(self.d1), "source": self.source,
@@ -99,11 +99,10 @@ def _finite_or_text(x: float):
 
 
 def declared_sensitivity(mechanism) -> float | None:
-    """Δ from ``sensitivity()`` or a numeric ``sensitivity`` attribute; None if neither."""
-    sens = getattr(mechanism, "sensitivity", None)
-    if sens is None:
+    """Δ from ``sensitivity()`` of a :class:`GreyBoxQuery`; None for other mechanisms."""
+    if not isinstance(mechanism, GreyBoxQuery):
         return None
-    value = sens() if callable(sens) else sens
+    value = mechanism.sensitivity()
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -112,9 +111,9 @@ def declared_sensitivity(mechanism) -> float | None:
 
 def applicable(mechanism) -> str | None:
     """None if the grey-box search applies, else the reason it does not."""
-    if not callable(getattr(mechanism, "query", None)):
+    if not isinstance(mechanism, DeterministicQuery):
         return "the mechanism exposes no deterministic query(dataset)"
-    if getattr(mechanism, "sensitivity", None) is None:
+    if not isinstance(mechanism, GreyBoxQuery):
         return "the mechanism declares no sensitivity() (symbolic Δ)"
     return None
 
@@ -126,12 +125,7 @@ class _Scorer:
         self.mechanism, self.delta, self.norm = mechanism, delta, norm
         self.best = (-1.0, 0.0, None, None, "")
         self.rejected_example = ""
-        check = getattr(mechanism, "check_pair", None)
-        if callable(check):
-            self.check = check
-        else:
-            rel = mechanism.relation() if callable(getattr(mechanism, "relation", None)) else None
-            self.check = rel if rel is not None else (lambda a, b: (True, ""))
+        self.check = mechanism.check_pair
 
     def __call__(self, d0, d1, summary: SourceSummary) -> float:
         summary.pairs += 1
@@ -169,7 +163,7 @@ class _Scorer:
 
 
 def _size(d0, d1) -> int:
-    return sum(len(d) if hasattr(d, "__len__") else 1 for d in (d0, d1))
+    return sum(len(d) if isinstance(d, Sized) else 1 for d in (d0, d1))
 
 
 def short(d, limit: int = 12) -> str:
@@ -207,7 +201,7 @@ def search_sensitivity(mechanism, *, seed: int = 0, random_pairs: int = 2000,
     if delta is None or not math.isfinite(delta) or delta <= 0:
         raise SensitivityError(f"the declared sensitivity must be a finite number > 0, "
                                f"got {delta!r}")
-    norm = getattr(mechanism, "sensitivity_norm", "l2") or "l2"
+    norm = mechanism.sensitivity_norm or "l2"
     if norm not in NORMS:
         raise SensitivityError(f"sensitivity_norm must be one of {sorted(NORMS)}, got {norm!r}")
     score = _Scorer(mechanism, delta, norm)
@@ -217,15 +211,13 @@ def search_sensitivity(mechanism, *, seed: int = 0, random_pairs: int = 2000,
     # (a) worst-case pairs
     s = SourceSummary("worst-case pairs")
     t0 = time.perf_counter()
-    pairs = list(mechanism.worst_case_pairs()) if callable(
-        getattr(mechanism, "worst_case_pairs", None)) else []
+    pairs = list(mechanism.worst_case_pairs())
     for p in pairs:
         score(p.d0, p.d1, s)
     s.seconds = time.perf_counter() - t0
     sources.append(s)
 
-    space = mechanism.dataset_space() if callable(
-        getattr(mechanism, "dataset_space", None)) else None
+    space = mechanism.dataset_space() if isinstance(mechanism, SearchableDatasets) else None
     if space is None:
         for name in ("random pairs", "hypothesis", "optimiser"):
             sources.append(SourceSummary(name, note="no dataset_space() declared"))

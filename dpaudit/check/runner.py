@@ -34,6 +34,9 @@ from typing import Any, Callable
 import numpy as np
 
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError, check_calibration
+from dpaudit.claims import ApproxDP, iter_claims
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.capabilities import CalibratedNoise
 from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
                                    search_sensitivity, short)
 
@@ -149,17 +152,17 @@ def load_mechanism_class(spec: str):
     module = _import(module_name, spec)
     obj = module
     for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise CheckSetupError(f"module {module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
+        try:
+            obj = getattr(obj, part)  # attribute path of the spec, not a capability probe
+        except AttributeError:
+            raise CheckSetupError(f"module {module_name!r} has no attribute {attr!r}") from None
     if not inspect.isclass(obj):
         raise CheckSetupError(f"{spec!r} is not a class (got {type(obj).__name__}); point at "
                               f"the mechanism class")
-    missing = [m for m in ("sample", "claim", "worst_case_pairs")
-               if not callable(getattr(obj, m, None))]
-    if missing:
-        raise CheckSetupError(f"{spec!r} is not a mechanism: it has no {', '.join(missing)} "
-                              f"(see dpaudit.mechanisms.base.Mechanism)")
+    if not issubclass(obj, Mechanism):
+        raise CheckSetupError(f"{spec!r} is not a mechanism: it is not a subclass of "
+                              f"dpaudit.mechanisms.base.Mechanism (which needs sample, claim, "
+                              f"worst_case_pairs)")
     return obj
 
 
@@ -238,7 +241,7 @@ def step_claim(mech) -> tuple[StepResult, Any]:
     except Exception as exc:  # noqa: BLE001 - the brief: a claim that raises FAILs
         return StepResult("claim", FAIL, f"claim() or its conversion raised "
                           f"{type(exc).__name__}: {exc}", data={"error": str(exc)}), None
-    text = claim.describe() if hasattr(claim, "describe") else repr(claim)
+    text = claim.describe()
     shown = ", ".join(f"ε({d:g}) = {_g(v)}" for d, v in values.items())
     data = {"claim": text, "epsilon": {f"{d:g}": v for d, v in values.items()}}
     bad = {d: v for d, v in values.items() if math.isnan(v) or v < 0}
@@ -279,11 +282,10 @@ def step_sensitivity(mech, seed: int, budget: dict) -> StepResult:
 
 
 def step_calibration(mech, samples: int, seed: int, confidence: float) -> StepResult:
-    noise_fn = getattr(mech, "noise", None)
-    noise = noise_fn() if callable(noise_fn) else None
-    if noise is None:
+    if not isinstance(mech, CalibratedNoise):
         return StepResult("calibration", SKIP, "the mechanism declares no noise() law "
-                          "(see dpaudit.mechanisms.base.Noise)")
+                          "(see dpaudit.mechanisms.capabilities.CalibratedNoise)")
+    noise = mech.noise()
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 3]))
     try:
         cal = check_calibration(mech, noise, samples=samples, rng=rng, confidence=confidence)
@@ -315,14 +317,8 @@ def audit_delta(claim) -> float:
     an approximate-DP part), else 1e-6."""
     if math.isfinite(claim.epsilon(0.0)):
         return 0.0
-    stated = []
-    stack = [claim]
-    while stack:
-        c = stack.pop()
-        stack.extend(getattr(c, "claims", ()) or ())
-        d = getattr(c, "delta", None)
-        if isinstance(d, (int, float)) and 0.0 < d < 1.0:
-            stated.append(float(d))
+    stated = [float(c.delta) for c in iter_claims(claim)
+              if isinstance(c, ApproxDP) and 0.0 < c.delta < 1.0]
     return min(stated) if stated else 1e-6
 
 
@@ -334,17 +330,15 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float) -> S
     pairs = list(mech.worst_case_pairs())
     if not pairs:
         return StepResult("black-box", SKIP, "worst_case_pairs() is empty")
-    check = getattr(mech, "check_pair", None)
     for p in pairs:
-        ok, why = check(p.d0, p.d1) if callable(check) else (True, "")
+        ok, why = mech.check_pair(p.d0, p.d1)
         if not ok:
             return StepResult("black-box", ERROR, f"worst-case pair {p.name!r} is not "
                               f"neighbouring: {why}")
     delta = audit_delta(claim)
     claimed = float(claim.epsilon(delta))
     per_pair = 1.0 - (1.0 - confidence) / len(pairs)
-    sampler = mech.sampler() if callable(getattr(mech, "sampler", None)) else (
-        lambda d, n, rng: mech.sample(d, n, rng))
+    sampler = mech.sampler()
     rows, best = [], None
     for j, p in enumerate(pairs):
         state = int(np.random.SeedSequence([int(seed), 4, j]).generate_state(1)[0])
@@ -381,8 +375,8 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
     """Run the four steps on a built mechanism (see the module docstring)."""
     budget = {**GREYBOX_DEFAULTS, **(greybox or {})}
     result = CheckResult(spec=spec or type(mech).__name__,
-                         mechanism=str(getattr(mech, "name", type(mech).__name__)),
-                         params=dict(getattr(mech, "params", {}) or {}), samples=int(samples),
+                         mechanism=str(mech.name), params=dict(mech.params),
+                         samples=int(samples),
                          seed=int(seed))
     t0 = time.perf_counter()
     holder = {}

@@ -5,7 +5,8 @@
 * :mod:`~dpaudit.claims.conversions` — numeric conversions between notions, each citing its
   source and marked exact or conservative;
 * :mod:`~dpaudit.claims.composition` — composition theorems returning claims;
-* :mod:`~dpaudit.claims.symbolic` — formulas shared by samplers and claims.
+* :mod:`~dpaudit.claims.symbolic` — formulas shared by samplers and claims;
+* :mod:`~dpaudit.claims.structure` — the parts of a (composite) claim and its Rényi curve.
 """
 
 from dpaudit.claims.composition import compose_approx_dp, compose_gdp, compose_rdp, compose_zcdp
@@ -18,11 +19,12 @@ from dpaudit.claims.conversions import (RdpConversion, analytic_gaussian_delta,
                                         zcdp_to_dp_cks)
 from dpaudit.claims.notions import (ALPHA, EPSILON, GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim,
                                     PrivacyProfile, PureDP)
+from dpaudit.claims.structure import claimed_renyi, has_renyi_claim, iter_claims
 from dpaudit.claims.symbolic import SymbolicFormula
 
 __all__ = [
     "ALPHA", "EPSILON", "AllOf", "ApproxDP", "Claim", "GDP", "PrivacyProfile", "PureDP", "RDP",
-    "TCDP", "ZCDP", "SymbolicFormula",
+    "TCDP", "ZCDP", "SymbolicFormula", "claimed_renyi", "has_renyi_claim", "iter_claims",
     "RdpConversion", "analytic_gaussian_delta", "analytic_gaussian_epsilon", "dp_to_gdp_mu",
     "gaussian_mechanism_zcdp_to_dp", "gdp_to_dp_delta", "gdp_to_dp_epsilon",
     "optimal_rdp_to_dp", "pure_dp_to_approx_dp", "rdp_to_dp_cks", "rdp_to_dp_mironov",

@@ -30,8 +30,10 @@ def _check_mu(mu: float) -> float:
     return mu
 
 
-def _log_delta(eps: float, mu: float) -> float:
-    """ln δ(ε) for 0 < μ < ∞ (−inf when δ underflows to 0)."""
+def gaussian_log_delta(eps: float, mu: float) -> float:
+    """ln δ(ε) of the Gaussian pair N(0, 1) vs N(μ, 1), for 0 < μ < ∞, computed in log space:
+    ln[Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)] (Balle & Wang 2018, Thm 8); −inf when δ underflows
+    to 0."""
     a = mu / 2.0 - eps / mu
     b = -mu / 2.0 - eps / mu
     la = log_ndtr(a)
@@ -56,7 +58,7 @@ def gaussian_delta(eps, mu):
     elif math.isinf(mu):
         out = np.where(np.isinf(eps_arr), 0.0, 1.0)
     else:
-        out = np.exp(np.vectorize(lambda e: _log_delta(e, mu) if math.isfinite(e)
+        out = np.exp(np.vectorize(lambda e: gaussian_log_delta(e, mu) if math.isfinite(e)
                                   else -math.inf, otypes=[float])(eps_arr))
     return out if out.ndim else float(out)
 
@@ -79,7 +81,7 @@ def gaussian_epsilon(delta: float, mu: float) -> float:
         return 0.0
     target = math.log(delta)
     # clip ln δ at −800 (δ underflows to 0 there) so brentq only sees finite values
-    f = lambda e: max(_log_delta(e, mu), -800.0) - target  # noqa: E731
+    f = lambda e: max(gaussian_log_delta(e, mu), -800.0) - target  # noqa: E731
     hi = max(1.0, mu * mu)
     while f(hi) > 0:
         hi *= 2.0

@@ -300,12 +300,12 @@ class GaussianShiftProfile(PrivacyProfile):
         return float(gaussian_delta(eps, self.mu))
 
     def _log_delta(self, eps):
-        from dpaudit.exact.gaussian import _log_delta
+        from dpaudit.exact.gaussian import gaussian_log_delta
         if self.mu == 0.0:
             return -math.inf
         if math.isinf(self.mu):
             return 0.0
-        return _log_delta(eps, self.mu)
+        return gaussian_log_delta(eps, self.mu)
 
     def total_variation(self):
         return 1.0 if math.isinf(self.mu) else float(2.0 * ndtr(self.mu / 2.0) - 1.0)

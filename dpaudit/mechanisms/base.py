@@ -1,135 +1,156 @@
 """The mechanism contract.
 
-A mechanism is a small class holding its parameters.  It provides
+A mechanism is a small class holding its parameters.  Every mechanism provides (abstract in
+:class:`Mechanism`)
 
 * ``sample(dataset, n, rng) -> np.ndarray`` — n independent outputs on one dataset, one per
-  row (shape ``(n,)`` for scalar outputs, ``(n, k)`` for vectors), vectorised over n;
+  row (shape ``(n,)`` for scalar outputs, ``(n, k)`` for vectors), vectorised over n; the
+  same ``rng`` state gives the same array;
 * ``claim() -> Claim`` — what it promises (its noise parameters come from the same sympy
   formulas, see :mod:`dpaudit.claims.symbolic`);
-* ``neighbouring`` — a one-line statement of its neighbouring relation;
 * ``worst_case_pairs() -> list[NeighbourPair]`` — the neighbouring pairs its proof (or the
-  literature's counterexample) says are hardest;
+  literature's counterexample) says are hardest; non-empty, each pair neighbouring;
+
+and has, with defaults a mechanism overrides where it knows more,
+
+* ``relation() -> NeighbourRelation | None`` — its neighbouring relation as one typed value
+  (:class:`dpaudit.neighbours.relations.NeighbourRelation`); ``neighbouring`` is that
+  relation's one-line statement, and ``check_pair(d0, d1)`` applies it;
 * ``true_epsilon()`` — for a *known-bad* mechanism, the literature's value of its real ε
   (possibly ``math.inf``; ``literature`` says where it comes from); ``None`` for correct ones;
-* optionally ``exact_epsilon(d0, d1, delta)`` — the exact ε of the pair at δ when the output
-  laws are known in closed form (``None`` otherwise), and ``log_density``, ``query``,
-  ``sensitivity`` for white- and grey-box audits;
-* ``validate_dataset(dataset)`` — a clear ``ValueError`` naming the problem for bad input;
-* optionally, for ``dpaudit check`` (:mod:`dpaudit.check`): ``dataset_space()`` — the
-  :class:`dpaudit.neighbours.spaces.DatasetSpace` of datasets it accepts, searched for pairs
-  whose ‖query(D) − query(D′)‖ (in ``sensitivity_norm``) exceeds ``sensitivity()``; and
-  ``noise()`` — a :class:`Noise` naming the law its sampler draws from and the parameter
-  values its *claim* states, which the check compares with the sampler's real output.
+* ``exact_epsilon(d0, d1, delta)`` — the exact ε of the pair at δ when the output laws are
+  known in closed form, ``None`` otherwise;
+* ``validate_dataset(dataset)`` — a clear ``ValueError`` naming the problem for bad input.
+
+Parameters are declared once, as :class:`~dpaudit.mechanisms.parameters.Parameter` class
+attributes; ``Mechanism.__init__`` validates them and ``derive()`` computes what follows from
+them.  Optional capabilities (a log-density, a query with its sensitivity, exact Rényi
+curves, closed-form series, a calibrated noise law) are declared by inheriting the mixins of
+:mod:`dpaudit.mechanisms.capabilities` and asked for with ``isinstance``.
 """
 
 from __future__ import annotations
 
+import abc
+import inspect
 import math
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
+import sympy as sp
 
-from dpaudit.claims import Claim
-
-
-@dataclass(frozen=True)
-class NeighbourPair:
-    """Two neighbouring datasets and why they were chosen."""
-
-    name: str
-    d0: Any
-    d1: Any
-    description: str = ""
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "d0": _plain(self.d0), "d1": _plain(self.d1),
-                "description": self.description}
+from dpaudit.claims import Claim, iter_claims
+from dpaudit.mechanisms.noise import NOISE_LAWS, Noise
+from dpaudit.mechanisms.parameters import Parameter, bind_parameters, declared_parameters
+from dpaudit.neighbours.pairs import NeighbourPair
+from dpaudit.neighbours.relations import NeighbourRelation
 
 
-def _plain(value):
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return value
+class _RelationStatement:
+    """Descriptor: ``mech.neighbouring`` is ``mech.relation().statement``; ``""`` on the class
+    (the relation may depend on parameter values) and when there is no relation."""
+
+    def __get__(self, obj, objtype=None) -> str:
+        if obj is None:
+            return ""
+        rel = obj.relation()
+        return "" if rel is None else rel.statement
 
 
-#: noise laws :mod:`dpaudit.check.calibration` can check, and the parameters each names
-NOISE_LAWS = {
-    "laplace": "M(D) = query(D) + Z, Zᵢ i.i.d. Lap(0, b) per output coordinate; parameter b",
-    "gaussian": "M(D) = query(D) + Z, Zᵢ i.i.d. N(0, σ²) per output coordinate; parameter sigma",
-    "l2-laplace": "M(D) = query(D) + V, V with density ∝ exp(−‖V‖₂/a) on the whole output "
-                  "vector (ℓ₂/high-dimensional Laplace); parameter a (any name)",
-    "geometric": "integer M(D) = query(D) + Z, P(Z = z) = (1−α)/(1+α)·α^|z|; parameter alpha",
-    "randomized-response": "output = the record with probability p_true, else another of k "
-                           "values uniformly; parameter p_true, option k",
-    "exponential-mechanism": "output i with probability ∝ exp(β·uᵢ), u = query(D); "
-                             "parameter beta",
-    "noisy-max-argmax": "argmaxᵢ (qᵢ + Zᵢ), Zᵢ i.i.d. with scale b; parameter b, option "
-                        "distribution = 'laplace' | 'exponential'",
-    "noisy-max-value": "maxᵢ (qᵢ + Zᵢ), Zᵢ i.i.d. with scale b; parameter b, option "
-                       "distribution = 'laplace' | 'exponential'",
-    "svt-patterns": "sparse vector ⊤/⊥ patterns (or released values, ⊤ = finite) with "
-                    "threshold noise Lap(b_rho) and query noise Lap(b_nu); options threshold, "
-                    "c (cutoff, None for none)",
-}
-
-
-@dataclass(frozen=True)
-class Noise:
-    """The noise law a mechanism's sampler draws from, with the values its claim states.
-
-    ``law`` is a key of :data:`NOISE_LAWS`; ``parameters`` maps each calibrated parameter
-    (Laplace scale ``b``, Gaussian ``sigma``, geometric ``alpha``, RR ``p_true``, exponential
-    mechanism ``beta`` …) to the value the *claim* states — evaluated from the claim's own
-    equation ``name = formula`` (see :meth:`Mechanism.claimed_value`), never read back from
-    the attribute the sampler uses, so a sampler that drifts from its claim is caught.
-    ``options`` holds fixed facts the law needs (``k``, ``threshold``, ``c``,
-    ``distribution``); ``probe`` is the dataset to sample on (``None``: d0 of the first
-    worst-case pair); ``source`` says where the values come from."""
-
-    law: str
-    parameters: dict
-    options: dict = field(default_factory=dict)
-    probe: Any = None
-    source: str = ""
-
-    def to_dict(self) -> dict:
-        return {"law": self.law, "parameters": dict(self.parameters),
-                "options": {k: _plain(v) for k, v in self.options.items()},
-                "probe": _plain(self.probe), "source": self.source}
-
-
-class Mechanism:
-    """Base class for dpaudit mechanisms (see module docstring for the contract)."""
+class Mechanism(abc.ABC):
+    """Base class for dpaudit mechanisms (see the module docstring for the contract)."""
 
     name: ClassVar[str] = "abstract"
     family: ClassVar[str] = "abstract"
-    neighbouring: ClassVar[str] = ""
     #: True for the published buggy variants of the known-bad zoo
     known_bad: ClassVar[bool] = False
     #: where the known-bad mechanism's real ε comes from
     literature: ClassVar[str] = ""
-    #: the norm in which ``sensitivity()`` bounds ‖query(D) − query(D′)‖: "l1", "l2" or
-    #: "linf" (all agree for scalar queries)
-    sensitivity_norm: ClassVar[str] = "l2"
 
-    def __init__(self, **params):
-        self.params = dict(params)
+    def __init_subclass__(cls, **kwargs):
+        """Give a class with declared parameters the signature ``Name(epsilon=1.0, …)`` (for
+        ``inspect.signature``, ``dpaudit list`` and error messages)."""
+        super().__init_subclass__(**kwargs)
+        declared = declared_parameters(cls)
+        cls.__signature__ = None if not declared else inspect.Signature([
+            inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=p.default)
+            for name, p in declared.items()])
+
+    def __init__(self, *args, **params):
+        """Bind the declared :class:`Parameter` values, then run :meth:`derive`.
+
+        Positional arguments fill the declared parameters in declaration order.  A class that
+        declares no parameters may instead pass its already validated values
+        (``super().__init__(**values)``); they become ``params`` as given.
+
+        Raises:
+          TypeError: an unknown keyword argument (the message lists the accepted ones), too
+            many positional arguments, or one given both ways.
+          ValueError: a parameter value its check refuses (``dpaudit.validation`` format).
+        """
+        declared = declared_parameters(type(self))
+        if args:
+            names = list(declared)
+            if len(args) > len(names):
+                raise TypeError(f"{type(self).__name__} takes at most {len(names)} positional "
+                                f"parameter(s) ({', '.join(names) or 'none'}), got {len(args)}")
+            for name, value in zip(names, args):
+                if name in params:
+                    raise TypeError(f"{type(self).__name__} got parameter {name!r} twice")
+                params[name] = value
+        if declared:
+            values = bind_parameters(type(self), params)
+        else:
+            values = dict(params)
+        self._parameter_values = values
+        self.derive()
+
+    def derive(self) -> None:
+        """Hook run after the parameters are bound: checks across parameters, derived
+        quantities (a noise scale from ε and Δ …).  Default: nothing."""
+
+    def resolve_parameter(self, name: str, value) -> None:
+        """In :meth:`derive`: record the value a placeholder parameter stands for (e.g. a
+        ``None`` default meaning "2Δ"), so ``params`` shows what the mechanism uses."""
+        if name not in self._parameter_values:
+            raise KeyError(f"{type(self).__name__} has no parameter {name!r}")
+        self._parameter_values[name] = value
+
+    def record_parameters(self, **values) -> None:
+        """For a class that declares no :class:`Parameter`: replace ``params`` by the values it
+        validated itself (e.g. a subclass with a different parameter set)."""
+        if declared_parameters(type(self)):
+            raise TypeError(f"{type(self).__name__} declares its parameters; they are set "
+                            f"only by the constructor")
+        self._parameter_values = dict(values)
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        """The parameter values (read-only), in declaration order."""
+        return MappingProxyType(self._parameter_values)
 
     # -- contract -------------------------------------------------------------------------
+    @abc.abstractmethod
     def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
-        raise NotImplementedError
+        """n independent outputs on ``dataset``, one per row."""
 
+    @abc.abstractmethod
     def claim(self) -> Claim:
-        raise NotImplementedError
+        """The privacy claim, with the formulas its noise parameters were evaluated from."""
 
+    @abc.abstractmethod
     def worst_case_pairs(self) -> list[NeighbourPair]:
-        raise NotImplementedError
+        """The neighbouring pairs the proof says are hardest (non-empty)."""
 
-    def relation(self):
-        """The neighbouring relation as a predicate ``(d0, d1) -> (ok, reason)``
-        (see :mod:`dpaudit.neighbours`); None when the mechanism does not provide one."""
+    def relation(self) -> NeighbourRelation | None:
+        """The neighbouring relation (:class:`NeighbourRelation`); ``None`` when the mechanism
+        does not state one (pairs are then not checked)."""
         return None
+
+    #: the one-line statement of the neighbouring relation, ``relation().statement`` (``""``
+    #: when none, and on the class itself: the relation may depend on the parameters)
+    neighbouring = _RelationStatement()
 
     def check_pair(self, d0, d1) -> tuple[bool, str]:
         """Whether (d0, d1) are neighbours under this mechanism's relation, and why not."""
@@ -143,25 +164,12 @@ class Mechanism:
         return None
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
+        """The pair's exact ε at δ when the output laws are known in closed form; else None."""
         return None
 
     def validate_dataset(self, dataset) -> Any:
         """Return the dataset as the mechanism uses it, or raise ValueError naming the problem."""
         return dataset
-
-    # -- contract for `dpaudit check` (optional) --------------------------------------------
-    def dataset_space(self):
-        """The :class:`dpaudit.neighbours.spaces.DatasetSpace` of datasets this mechanism
-        accepts, under its neighbouring relation (every pair it yields must satisfy
-        ``relation()``); the grey-box sensitivity search draws pairs from it.  ``None``: the
-        search uses only ``worst_case_pairs()``."""
-        return None
-
-    def noise(self) -> Noise | None:
-        """The :class:`Noise` law the sampler draws from, with the parameter values the
-        claim states (use :meth:`claimed_value`); the calibration check samples the mechanism
-        and tests those values against the output.  ``None``: not checked (SKIP)."""
-        return None
 
     def claimed_value(self, name: str) -> float:
         """The value the claim states for the noise parameter ``name``: the claim's equation
@@ -195,21 +203,12 @@ class Mechanism:
         }
 
 
-def _claims_of(claim) -> list:
-    subs = getattr(claim, "claims", None)
-    if subs:
-        return [c for sub in subs for c in _claims_of(sub)]
-    return [claim]
-
-
 def claimed_value(claim: Claim, name: str) -> float:
     """See :meth:`Mechanism.claimed_value`; ``KeyError`` if the claim does not state it."""
-    import sympy as sp
-
     fallback = None
-    for c in _claims_of(claim):
-        values = {str(k): v for k, v in (getattr(c, "substitutions", None) or {}).items()}
-        expr = getattr(c, "expression", None)
+    for c in iter_claims(claim):
+        values = {str(k): v for k, v in (c.substitutions or {}).items()}
+        expr = c.expression
         equations = []
         if isinstance(expr, sp.Eq):
             equations = [expr]
@@ -229,3 +228,7 @@ def claimed_value(claim: Claim, name: str) -> float:
         raise KeyError(f"the claim states no value for {name!r} (neither an equation "
                        f"{name} = … nor a substitution)")
     return fallback
+
+
+__all__ = ["Mechanism", "NOISE_LAWS", "NeighbourPair", "NeighbourRelation", "Noise", "Parameter",
+           "claimed_value"]

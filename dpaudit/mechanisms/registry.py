@@ -36,11 +36,15 @@ _LOADED = False
 _LOCK = threading.RLock()
 
 
-def _add(cls, source: str) -> None:
+def _require_mechanism_class(cls, source: str) -> None:
     if not (isinstance(cls, type) and issubclass(cls, Mechanism)):
         raise RegistryError(f"{source}: {cls!r} is not a subclass of "
                             f"dpaudit.mechanisms.Mechanism")
-    name = getattr(cls, "name", None)
+
+
+def _add(cls, source: str) -> None:
+    _require_mechanism_class(cls, source)
+    name = cls.name
     if not isinstance(name, str) or not name.strip():
         raise RegistryError(f"{source}: {cls.__qualname__} has no mechanism name "
                             f"(set the class attribute name = \"...\")")
@@ -61,15 +65,16 @@ def _add_family(family: Family, source: str) -> None:
     except ImportError as exc:
         raise RegistryError(f"{source}: family {family.name!r}: cannot import "
                             f"{family.package}: {exc}") from exc
-    members = getattr(package, "MECHANISMS", None)
+    members = vars(package).get("MECHANISMS")
     if not isinstance(members, (tuple, list)) or not members:
         raise RegistryError(f"{source}: family {family.name!r}: {family.package} must define "
                             f"MECHANISMS, a non-empty tuple of Mechanism classes")
     for cls in members:
-        if getattr(cls, "family", None) != family.name:
-            raise RegistryError(f"{source}: {getattr(cls, '__qualname__', cls)!r} is listed "
+        _require_mechanism_class(cls, f"{source}: family {family.name!r}")
+        if cls.family != family.name:
+            raise RegistryError(f"{source}: {cls.__qualname__!r} is listed "
                                 f"in family {family.name!r} but declares family = "
-                                f"{getattr(cls, 'family', None)!r}")
+                                f"{cls.family!r}")
         _add(cls, f"{source}: family {family.name!r}")
     _FAMILIES[family.name] = family
 

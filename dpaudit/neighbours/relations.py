@@ -5,6 +5,10 @@ not neighbouring proves nothing (and would report a false violation).  Each rela
 a predicate ``relation(d0, d1) -> (ok, reason)``; mechanisms name theirs, and the audit runner
 refuses a pair the relation rejects, with the reason.
 
+A mechanism states its relation as one :class:`NeighbourRelation` value: a short ``name``,
+the one-line ``statement`` reports print (``dpaudit list``), and the ``predicate``.  The
+value is callable like its predicate, ``relation(d0, d1) -> (ok, reason)``.
+
 * :func:`add_remove_one` — D′ = D ∪ {x} or D = D′ ∪ {x} (records as a multiset).
 * :func:`replace_one` — same size, exactly one record replaced (as multisets).
 * :func:`linf_within` — vectors of query answers with ‖q − q′‖∞ ≤ Δ ("ALL differ").
@@ -14,9 +18,44 @@ refuses a pair the relation rejects, with the reason.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from functools import partial
+from typing import Any, Callable
 
 import numpy as np
+
+
+#: a neighbouring predicate: ``(d0, d1) -> (ok, reason)``, reason "" when ok
+Predicate = Callable[[Any, Any], "tuple[bool, str]"]
+
+
+@dataclass(frozen=True)
+class NeighbourRelation:
+    """A mechanism's neighbouring relation D ~ D′.
+
+    Attributes:
+      name: a short identifier, e.g. ``"add-remove-one"``, ``"linf<=1"``,
+        ``"replace-one-trajectory"``.
+      statement: the one-line statement reports show (the ``neighbouring`` text of
+        ``dpaudit list``), e.g. "add/remove one record; records lie in [0, Δ]".
+      predicate: ``(d0, d1) -> (ok, reason)`` deciding a concrete pair (datasets already
+        validated by the mechanism); ``reason`` says why a rejected pair is not neighbouring.
+    """
+
+    name: str
+    statement: str
+    predicate: Predicate
+
+    def __post_init__(self):
+        if not self.name or not self.statement or "\n" in self.statement:
+            raise ValueError(f"a neighbouring relation needs a name and a one-line statement, "
+                             f"got name={self.name!r}, statement={self.statement!r}")
+        if not callable(self.predicate):
+            raise TypeError(f"relation {self.name!r}: predicate must be callable")
+
+    def __call__(self, d0, d1) -> tuple[bool, str]:
+        """``predicate(d0, d1)``: whether the pair is neighbouring, and why not."""
+        return self.predicate(d0, d1)
 
 
 def _rows(d) -> list:

@@ -23,8 +23,9 @@ import sympy as sp
 from dpaudit import validation
 from dpaudit.claims import SymbolicFormula
 from dpaudit.claims.certificates import load_formula
-from dpaudit.neighbours import add_remove_one
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
+from dpaudit.mechanisms.capabilities import GreyBoxQuery, SearchableDatasets
+from dpaudit.neighbours import NeighbourRelation, add_remove_one
 from dpaudit.neighbours.spaces import BoundedRecords
 
 #: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
@@ -86,16 +87,26 @@ def bounded_records(dataset, lo: float, hi: float, *, integer: bool = False,
 
 
 # -- bounded sums (Laplace, Gaussian and the known-bad Laplace variants) ---------------------
-class BoundedSumMechanism(Mechanism):
+#: the ε parameter every classic mechanism declares
+EPSILON_PARAMETER = Parameter(1.0, validation.positive, "privacy parameter ε > 0")
+
+
+class BoundedSumMechanism(GreyBoxQuery, SearchableDatasets, Mechanism):
     """Shared part of mechanisms releasing q(D) = Σ records, records in [0, Δ].
 
     Under add/remove-one-record neighbours |q(D) − q(D′)| ≤ Δ (the sensitivity), attained by
-    adding a record of value Δ.  Not registered itself."""
+    adding a record of value Δ.  Not registered itself.  Parameters: ``epsilon`` and
+    ``sensitivity`` (Δ, read as ``_sensitivity``: ``sensitivity()`` is the grey-box method)."""
 
-    neighbouring = "add/remove one record; records lie in [0, Δ] so the sum moves by ≤ Δ"
+    epsilon = EPSILON_PARAMETER
+    _sensitivity = Parameter(1.0, validation.positive, "sensitivity Δ: records lie in [0, Δ]",
+                             name="sensitivity")
 
-    def relation(self):
-        return add_remove_one
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "add-remove-one",
+            "add/remove one record; records lie in [0, Δ] so the sum moves by ≤ Δ",
+            add_remove_one)
 
     def validate_dataset(self, dataset) -> np.ndarray:
         return bounded_records(dataset, 0.0, self._sensitivity)

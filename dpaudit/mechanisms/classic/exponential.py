@@ -12,16 +12,19 @@ from scipy.special import log_softmax
 
 from dpaudit.claims import PureDP
 from dpaudit.exact import discrete_epsilon
-from dpaudit.neighbours import linf
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.capabilities import (CalibratedNoise, GreyBoxQuery, LogDensity,
+                                             SearchableDatasets)
+from dpaudit.neighbours import NeighbourRelation, linf
 from dpaudit.neighbours.spaces import QueryAnswers
 
 #: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
 from dpaudit import validation
-from dpaudit.mechanisms.classic.common import (EXPONENTIAL_BETA, bounded_records, claim_expression)
+from dpaudit.mechanisms.classic.common import (EPSILON_PARAMETER, EXPONENTIAL_BETA, bounded_records, claim_expression)
 
 
-class ExponentialMechanism(Mechanism):
+class ExponentialMechanism(LogDensity, CalibratedNoise, GreyBoxQuery, SearchableDatasets,
+                           Mechanism):
     """Exponential mechanism (McSherry & Talwar, FOCS 2007) over m candidates.
 
     The dataset is the utility vector u ∈ ℝ^m (m ≥ 2); output i with probability
@@ -37,19 +40,19 @@ class ExponentialMechanism(Mechanism):
 
     name = "exponential"
     family = "classic"
-    neighbouring = "utility vectors of equal length m with ‖u − u′‖∞ ≤ Δ"
-
     _CHUNK = 1 << 22  # Gumbel entries drawn per block (bounds memory at 32 MiB)
 
-    def relation(self):
-        return linf(self._sensitivity)
+    epsilon = EPSILON_PARAMETER
+    _sensitivity = Parameter(1.0, validation.positive, "ℓ∞ sensitivity Δ of the utilities",
+                             name="sensitivity")
 
-    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0):
-        eps = validation.positive("epsilon", epsilon)
-        sens = validation.positive("sensitivity", sensitivity)
-        super().__init__(epsilon=eps, sensitivity=sens)
-        self.epsilon, self._sensitivity = eps, sens
-        self.beta = EXPONENTIAL_BETA(epsilon=eps, Delta=sens)
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            f"linf<={self._sensitivity:g}",
+            "utility vectors of equal length m with ‖u − u′‖∞ ≤ Δ", linf(self._sensitivity))
+
+    def derive(self) -> None:
+        self.beta = EXPONENTIAL_BETA(epsilon=self.epsilon, Delta=self._sensitivity)
 
     def validate_dataset(self, dataset) -> np.ndarray:
         return bounded_records(dataset, -np.inf, np.inf, min_len=2, what="utility")

@@ -13,14 +13,29 @@ from scipy.optimize import brentq
 
 from dpaudit.claims import AllOf, ApproxDP, ZCDP
 from dpaudit.exact import gaussian_epsilon
-from dpaudit.mechanisms.base import Noise
+from dpaudit.mechanisms.base import Noise, Parameter
+from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
 
 #: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
 from dpaudit import validation
 from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, GAUSSIAN_ANALYTIC_DELTA, GAUSSIAN_RHO, GAUSSIAN_SIGMA_CLASSICAL, claim_expression)
 
 
-class GaussianMechanism(BoundedSumMechanism):
+def _open_unit_delta(name: str, value) -> float:
+    """δ ∈ (0, 1), with this mechanism's historical message."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+            or not (0.0 < float(value) < 1.0):
+        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+    return float(value)
+
+
+def _calibration(name: str, value) -> str:
+    if value not in ("analytic", "classical"):
+        raise ValueError(f"{name} must be 'analytic' or 'classical', got {value!r}")
+    return value
+
+
+class GaussianMechanism(LogDensity, CalibratedNoise, BoundedSumMechanism):
     """Gaussian mechanism on a bounded sum: M(D) = Σ D + N(0, σ²).
 
     * ``calibration="classical"``: σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1).  The
@@ -35,23 +50,17 @@ class GaussianMechanism(BoundedSumMechanism):
     name = "gaussian"
     family = "classic"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, sensitivity: float = 1.0,
-                 calibration: str = "analytic"):
-        eps = validation.positive("epsilon", epsilon)
-        sens = validation.positive("sensitivity", sensitivity)
-        if isinstance(delta, bool) or not isinstance(delta, numbers.Real) \
-                or not (0.0 < float(delta) < 1.0):
-            raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-        delta = float(delta)
-        if calibration not in ("analytic", "classical"):
-            raise ValueError(f"calibration must be 'analytic' or 'classical', got {calibration!r}")
-        if calibration == "classical" and eps >= 1.0:
+    parameter_order = ("epsilon", "delta", "sensitivity", "calibration")
+    delta = Parameter(1e-5, _open_unit_delta, "δ in (0, 1)")
+    calibration = Parameter("analytic", _calibration, "'analytic' (Balle & Wang) or "
+                            "'classical' (Dwork & Roth, ε < 1)")
+
+    def derive(self) -> None:
+        eps, delta, sens = self.epsilon, self.delta, self._sensitivity
+        if self.calibration == "classical" and eps >= 1.0:
             raise ValueError(f"calibration='classical' needs epsilon < 1 (Dwork & Roth Thm A.1 "
                              f"only covers ε < 1), got epsilon={eps}; use 'analytic'")
-        super().__init__(epsilon=eps, delta=delta, sensitivity=sens, calibration=calibration)
-        self.epsilon, self.delta, self._sensitivity = eps, delta, sens
-        self.calibration = calibration
-        if calibration == "classical":
+        if self.calibration == "classical":
             self.sigma = GAUSSIAN_SIGMA_CLASSICAL(epsilon=eps, delta=delta, Delta=sens)
         else:
             self.sigma = self._analytic_sigma(eps, delta, sens)

@@ -11,7 +11,9 @@ import numpy as np
 
 from dpaudit.claims import PureDP
 from dpaudit.exact import discrete_epsilon
-from dpaudit.mechanisms.base import NeighbourPair, Noise
+from dpaudit.mechanisms.base import NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
+from dpaudit.neighbours import NeighbourRelation, add_remove_one
 from dpaudit.neighbours.spaces import BoundedRecords
 
 #: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
@@ -19,7 +21,7 @@ from dpaudit import validation
 from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, GEOMETRIC_ALPHA, bounded_records, claim_expression)
 
 
-class GeometricMechanism(BoundedSumMechanism):
+class GeometricMechanism(LogDensity, CalibratedNoise, BoundedSumMechanism):
     """Two-sided geometric mechanism (Ghosh, Roughgarden & Sundararajan, STOC 2009).
 
     Integer records in {0, …, Δ}; M(D) = Σ D + Z with P(Z = z) = (1−α)/(1+α)·α^{|z|},
@@ -30,14 +32,17 @@ class GeometricMechanism(BoundedSumMechanism):
 
     name = "geometric"
     family = "classic"
-    neighbouring = "add/remove one record; integer records in {0, …, Δ}, so the sum moves by ≤ Δ"
+    _sensitivity = Parameter(1, validation.positive_int, "integer sensitivity Δ ≥ 1: records "
+                             "lie in {0, …, Δ}", name="sensitivity")
 
-    def __init__(self, epsilon: float = 1.0, sensitivity: int = 1):
-        eps = validation.positive("epsilon", epsilon)
-        sens = validation.positive_int("sensitivity", sensitivity, minimum=1)
-        super().__init__(epsilon=eps, sensitivity=sens)
-        self.epsilon, self._sensitivity = eps, sens
-        self.alpha = GEOMETRIC_ALPHA(epsilon=eps, Delta=sens)
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "add-remove-one",
+            "add/remove one record; integer records in {0, …, Δ}, so the sum moves by ≤ Δ",
+            add_remove_one)
+
+    def derive(self) -> None:
+        self.alpha = GEOMETRIC_ALPHA(epsilon=self.epsilon, Delta=self._sensitivity)
 
     def validate_dataset(self, dataset) -> np.ndarray:
         return bounded_records(dataset, 0, self._sensitivity, integer=True)

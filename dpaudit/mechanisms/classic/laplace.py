@@ -12,13 +12,14 @@ import numpy as np
 from dpaudit.claims import PureDP
 from dpaudit.exact import laplace_epsilon
 from dpaudit.mechanisms.base import Noise
+from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
 
 #: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
 from dpaudit import validation
 from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, LAPLACE_SCALE, claim_expression)
 
 
-class LaplaceMechanism(BoundedSumMechanism):
+class LaplaceMechanism(LogDensity, CalibratedNoise, BoundedSumMechanism):
     """Laplace mechanism on a bounded sum: M(D) = Σ D + Z, Z ~ Lap(0, b), b = Δ/ε.
 
     Source: Dwork, McSherry, Nissim & Smith, TCC 2006; Dwork & Roth 2014, Thm 3.6.  Density
@@ -30,12 +31,8 @@ class LaplaceMechanism(BoundedSumMechanism):
     family = "classic"
     scale_formula = LAPLACE_SCALE
 
-    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0):
-        eps = validation.positive("epsilon", epsilon)
-        sens = validation.positive("sensitivity", sensitivity)
-        super().__init__(epsilon=eps, sensitivity=sens)
-        self.epsilon, self._sensitivity = eps, sens
-        self.scale = self.scale_formula(epsilon=eps, Delta=sens)
+    def derive(self) -> None:
+        self.scale = self.scale_formula(epsilon=self.epsilon, Delta=self._sensitivity)
 
     def _subs(self) -> dict:
         return {"epsilon": self.epsilon, "Delta": self._sensitivity}

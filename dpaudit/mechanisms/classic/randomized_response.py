@@ -12,16 +12,19 @@ import numpy as np
 
 from dpaudit.claims import PureDP
 from dpaudit.exact import discrete_epsilon
-from dpaudit.neighbours import any_single_record
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.capabilities import (CalibratedNoise, DeterministicQuery, LogDensity,
+                                             SearchableDatasets)
+from dpaudit.neighbours import NeighbourRelation, any_single_record
 from dpaudit.neighbours.spaces import SingleCategorical
 
 #: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
 from dpaudit import validation
-from dpaudit.mechanisms.classic.common import (RR_P_OTHER, RR_P_TRUE, bounded_records, claim_expression)
+from dpaudit.mechanisms.classic.common import (EPSILON_PARAMETER, RR_P_OTHER, RR_P_TRUE, bounded_records, claim_expression)
 
 
-class RandomizedResponse(Mechanism):
+class RandomizedResponse(LogDensity, CalibratedNoise, DeterministicQuery, SearchableDatasets,
+                         Mechanism):
     """k-ary randomized response (Warner 1965; k-RR of Kairouz, Oh & Viswanath 2016).
 
     One record v ∈ {0, …, k−1}; output v with probability p = e^ε/(e^ε + k − 1), otherwise one
@@ -31,17 +34,18 @@ class RandomizedResponse(Mechanism):
 
     name = "randomized-response"
     family = "classic"
-    neighbouring = "replace the single record (local DP): any two values in {0, …, k−1}"
+    epsilon = EPSILON_PARAMETER
+    k = Parameter(2, lambda name, v: validation.positive_int(name, v, minimum=2),
+                  "number of values k ≥ 2")
 
-    def relation(self):
-        return any_single_record
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "any-single-record",
+            "replace the single record (local DP): any two values in {0, …, k−1}",
+            any_single_record)
 
-    def __init__(self, epsilon: float = 1.0, k: int = 2):
-        eps = validation.positive("epsilon", epsilon)
-        k = validation.positive_int("k", k, minimum=2)
-        super().__init__(epsilon=eps, k=k)
-        self.epsilon, self.k = eps, k
-        self.p_true = RR_P_TRUE(epsilon=eps, k=k)
+    def derive(self) -> None:
+        self.p_true = RR_P_TRUE(epsilon=self.epsilon, k=self.k)
 
     def validate_dataset(self, dataset) -> int:
         if isinstance(dataset, np.ndarray) and dataset.ndim == 0:

@@ -20,9 +20,9 @@ import numpy as np
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.profile import GaussianShiftProfile
-from dpaudit.mechanisms.gaussian_mixing.common import (CKS, RDP_CURVE, check_choice, check_draw,
-                                                       check_int, check_number,
-                                                       formula_expression, lambda_min,
+from dpaudit.mechanisms.gaussian_mixing.common import (CKS, RDP_CURVE, check_draw,
+                                                       choice_parameter, int_parameter,
+                                                       number_parameter, formula_expression, lambda_min,
                                                        lemma1_epsilon, sketch, smallest_gamma)
 from dpaudit.mechanisms.gaussian_mixing.regression import (LM_ROW_BOUND, RegressionMechanism,
                                                            solve_batched, theta_from_gram,
@@ -52,15 +52,12 @@ class AdaSSP(RegressionMechanism):
 
     name = "adassp"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-3, x_bound: float = 1.0,
-                 y_bound: float = 1.0, rho: float = 0.05, release: str = "theta", dim: int = 1,
-                 copies: int = 4):
-        self._common(epsilon, delta, x_bound, y_bound, dim, copies)
-        self.rho = check_number("rho", rho)
-        self.release = check_choice("release", release, ("theta", "statistics"))
-        super().__init__(epsilon=self.epsilon, delta=self.delta, x_bound=self.cx,
-                         y_bound=self.cy, rho=self.rho, release=self.release, dim=self.dim,
-                         copies=self.copies)
+    parameter_order = ("epsilon", "delta", "x_bound", "y_bound", "rho", "release", "dim",
+                       "copies")
+    rho = number_parameter(0.05, "failure probability ρ of Wang's analysis")
+    release = choice_parameter("theta", ("theta", "statistics"), "what is released")
+
+    def derive(self) -> None:
         self.sd_xx = ADASSP_SIGMA(delta=self.delta, epsilon=self.epsilon, Delta=self.cx ** 2)
         self.sd_xy = ADASSP_SIGMA(delta=self.delta, epsilon=self.epsilon,
                                   Delta=self.cx * self.cy)
@@ -125,14 +122,11 @@ class Sheffet(RegressionMechanism):
 
     name = "sheffet"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-3, k: int = 50,
-                 x_bound: float = 1.0, y_bound: float = 1.0, noise: str = "sqrt", dim: int = 1,
-                 copies: int = 4):
-        self._common(epsilon, delta, x_bound, y_bound, dim, copies)
-        self.k = check_int("k", k)
-        self.noise = check_choice("noise", noise, ("sqrt", "printed"))
-        super().__init__(epsilon=self.epsilon, delta=self.delta, k=self.k, x_bound=self.cx,
-                         y_bound=self.cy, noise=self.noise, dim=self.dim, copies=self.copies)
+    parameter_order = ("epsilon", "delta", "k", "x_bound", "y_bound", "noise", "dim", "copies")
+    k = int_parameter(50, "sketch size k")
+    noise = choice_parameter("sqrt", ("sqrt", "printed"), "noise √γ (Sheffet) or γ (printed)")
+
+    def derive(self) -> None:
         self.C = LM_ROW_BOUND(C_X=self.cx, C_Y=self.cy)
         self.gamma = self._gamma()
         self.laplace = SH_LAPLACE(C=self.C, epsilon=self.epsilon)
@@ -179,13 +173,9 @@ class SheffetOurAnalysis(Sheffet):
 
     name = "sheffet-our-analysis"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-3, k: int = 50,
-                 x_bound: float = 1.0, y_bound: float = 1.0, noise: str = "sqrt",
-                 gamma_units: str = "printed", dim: int = 1, copies: int = 4):
-        self.gamma_units = check_choice("gamma_units", gamma_units, ("printed", "scaled"))
-        super().__init__(epsilon=epsilon, delta=delta, k=k, x_bound=x_bound, y_bound=y_bound,
-                         noise=noise, dim=dim, copies=copies)
-        self.params["gamma_units"] = self.gamma_units
+    parameter_order = ("epsilon", "delta", "k", "x_bound", "y_bound", "noise", "dim", "copies",
+                       "gamma_units")
+    gamma_units = choice_parameter("printed", ("printed", "scaled"), "units of γ in lines 5, 9")
 
     def _gamma(self) -> float:
         g = lemma1_gamma(self.epsilon, self.delta, self.k)
@@ -212,11 +202,9 @@ class ObjectivePerturbation(RegressionMechanism):
     name = "objective-perturbation"
     logistic = True
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-3, x_bound: float = 1.0,
-                 dim: int = 1, copies: int = 4):
-        self._common(epsilon, delta, x_bound, 1.0, dim, copies)
-        super().__init__(epsilon=self.epsilon, delta=self.delta, x_bound=self.cx, dim=self.dim,
-                         copies=self.copies)
+    cy = 1.0  # labels ±1: C_Y = 1, not a parameter
+
+    def derive(self) -> None:
         self.sigma = OP_SIGMA(epsilon=self.epsilon, delta=self.delta, C=self.cx)
         self.reg = OP_REG(C=self.cx, epsilon=self.epsilon)
 

@@ -18,6 +18,7 @@ from scipy.optimize import brentq
 from dpaudit.claims.certificates import load_formula
 from dpaudit import validation
 from dpaudit.claims.conversions import optimal_rdp_to_dp
+from dpaudit.mechanisms.parameters import Parameter
 FAMILY = "gaussian_mixing"
 NEIGHBOURING = ("zero-out: one row of the n × d data matrix is replaced by 0⃗ (the dataset with "
                 "the row must meet the row bound and the scale bound)")
@@ -50,7 +51,7 @@ def check_int(name: str, value, minimum: int = 1) -> int:
     return validation.positive_int(name, value, minimum)
 
 
-def check_delta(value) -> float:
+def check_mixing_delta(value) -> float:
     """δ of a Gaussian-mixing mechanism: in (0, 1) (every calibration divides by ln(1/δ))."""
     return validation.delta("delta", value, allow_zero=False)
 
@@ -59,6 +60,25 @@ def check_choice(name: str, value, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
+
+
+def number_parameter(default: float, doc: str, *, name: str = "") -> Parameter:
+    """A declared parameter > 0 (:func:`check_number`)."""
+    return Parameter(default, check_number, doc, name=name)
+
+
+def int_parameter(default: int, doc: str, minimum: int = 1) -> Parameter:
+    """A declared whole-number parameter ≥ ``minimum`` (:func:`check_int`)."""
+    return Parameter(default, lambda name, v: check_int(name, v, minimum), doc)
+
+
+def choice_parameter(default: str, choices, doc: str, *, name: str = "") -> Parameter:
+    """A declared parameter that must be one of ``choices`` (:func:`check_choice`)."""
+    return Parameter(default, lambda n, v: check_choice(n, v, choices), doc, name=name)
+
+
+#: δ of a Gaussian-mixing mechanism, in (0, 1)
+DELTA_PARAMETER = Parameter(1e-3, lambda name, v: check_mixing_delta(v), "δ ∈ (0, 1)")
 
 
 def data_matrix(dataset, row_bound: float, *, width: int | None = None) -> np.ndarray:
@@ -182,7 +202,8 @@ def theorem1_epsilon(eta: float, gamma: float, k: int, delta: float) -> tuple[fl
     return LAMBDA_EPS(eta=eta, delta=delta) + value, alpha
 
 
-__all__ = ["FAMILY", "NEIGHBOURING", "check_number", "check_int", "check_delta", "check_choice",
-           "data_matrix", "lambda_min", "check_draw", "sketch", "matrix_normal_logpdf",
+__all__ = ["FAMILY", "NEIGHBOURING", "check_number", "check_int", "check_mixing_delta",
+           "check_choice", "DELTA_PARAMETER", "number_parameter", "int_parameter",
+           "choice_parameter", "data_matrix", "lambda_min", "check_draw", "sketch", "matrix_normal_logpdf",
            "formula_expression", "rdp_value", "smallest_gamma", "lemma1_epsilon",
            "gaussmix_gamma", "theorem1_epsilon"]

@@ -35,11 +35,13 @@ from dpaudit.claims import RDP, TCDP, AllOf, ApproxDP, PrivacyProfile
 from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import (ChiSquareScaleMixtureProfile, sketch_pair_profile,
                                   sketch_pair_renyi)
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.capabilities import ExactRenyi, LogDensity
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.gaussian_mixing.common import (
     CLOSED_DELTA, FAMILY, GAMMA, LAMBDA_EPS, LAMBDA_SCALE, NEIGHBOURING, RDP_CURVE, SHEFFET_DELTA,
-    SIGMA, T1_CLOSED, T1_OBJECTIVE, TAU, TCDP_OMEGA, TCDP_RHO, check_choice, check_delta,
-    check_draw,
-    check_int, check_number, data_matrix, formula_expression, gaussmix_gamma, lambda_min,
+    DELTA_PARAMETER, SIGMA, T1_CLOSED, T1_OBJECTIVE, TAU, TCDP_OMEGA, TCDP_RHO, check_choice,
+    check_mixing_delta, check_draw, check_int, check_number, choice_parameter, int_parameter,
+    number_parameter, data_matrix, formula_expression, gaussmix_gamma, lambda_min,
     matrix_normal_logpdf, sketch, theorem1_epsilon)
 from dpaudit.mechanisms.gaussian_mixing.pair_search import search_gaussmix_pair
 from dpaudit.neighbours.zero_out import removed_row, zero_out_one_row
@@ -47,7 +49,7 @@ from dpaudit.neighbours.zero_out import removed_row, zero_out_one_row
 
 # -- GaussMix --------------------------------------------------------------------------------------
 
-class GaussMix(Mechanism):
+class GaussMix(LogDensity, ExactRenyi, Mechanism):
     """GaussMix (§4): M(X) = S X + σξ, S ~ N(0, I_{k×n}), ξ ~ N(0, I_{k×d}); output k × d.
 
     Parameters: ``k`` (sketch size), ``row_bound`` C, ``lambda_bar`` λ̄ (a known lower bound on
@@ -73,7 +75,6 @@ class GaussMix(Mechanism):
 
     name = "gaussmix"
     family = FAMILY
-    neighbouring = NEIGHBOURING
     CLAIMS = ("lemma1", "corollary1", "closed-form", "sheffet2019", "all")
 
     def __init__(self, k: int = 10, sigma: float | None = None, gamma: float | None = None,
@@ -89,7 +90,7 @@ class GaussMix(Mechanism):
         if epsilon is not None or delta is not None:
             if sigma is not None or gamma is not None or epsilon is None or delta is None:
                 raise ValueError("a target needs both epsilon and delta, and no sigma or gamma")
-            epsilon, delta = check_number("epsilon", epsilon), check_delta(delta)
+            epsilon, delta = check_number("epsilon", epsilon), check_mixing_delta(delta)
             gamma = gaussmix_gamma(epsilon, delta, k)
             given = {"epsilon": epsilon, "delta": delta}
         if sigma is None and gamma is None:
@@ -122,7 +123,7 @@ class GaussMix(Mechanism):
     def validate_dataset(self, dataset) -> np.ndarray:
         return data_matrix(dataset, self.C)
 
-    def relation(self):
+    def relation(self) -> NeighbourRelation:
         lam = self.lam
 
         def zero_out_with_scale_bound(d0, d1):
@@ -137,7 +138,8 @@ class GaussMix(Mechanism):
                                f"< λ̄ = {lam:g} (Lemma 1's scale bound)")
             return True, ""
         zero_out_with_scale_bound.__name__ = "zero_out_one_row_with_scale_bound"
-        return zero_out_with_scale_bound
+        return NeighbourRelation("zero-out-with-scale-bound", NEIGHBOURING,
+                                 zero_out_with_scale_bound)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         C, d, m = self.C, self.dim, self.copies
@@ -249,7 +251,7 @@ class GaussMix(Mechanism):
 
 # -- ModifiedGaussMix (Algorithm 1) ---------------------------------------------------------------
 
-class ModifiedGaussMix(Mechanism):
+class ModifiedGaussMix(LogDensity, Mechanism):
     """ModifiedGaussMix (Algorithm 1): a private λ_min estimate sets the noise level.
 
     if γ ≤ τ: output S X + √γ·C·ξ (``first_branch="sqrt"``, default — the printed γC_Xξ is a typo,
@@ -265,31 +267,26 @@ class ModifiedGaussMix(Mechanism):
 
     name = "modified-gaussmix"
     family = FAMILY
-    neighbouring = "zero-out: one row of the n × d data matrix is replaced by 0⃗"
 
-    def __init__(self, k: int = 10, gamma: float = 20.0, eta: float = 2.0, delta: float = 1e-3,
-                 row_bound: float = 1.0, first_branch: str = "sqrt",
-                 noise_level: str = "printed", claim: str = "theorem1", dim: int = 1,
-                 copies: int = 4):
-        k = check_int("k", k)
-        gamma = check_number("gamma", gamma)
+    k = int_parameter(10, "sketch size k (rows of S)")
+    gamma = number_parameter(20.0, "γ > 5/2 (Theorem 1)")
+    eta = number_parameter(2.0, "noise level η")
+    delta = DELTA_PARAMETER
+    C = number_parameter(1.0, "row bound C", name="row_bound")
+    first_branch = choice_parameter("sqrt", ("sqrt", "printed"), "first branch of line 3")
+    noise_level = choice_parameter("printed", ("printed", "normalised"), "noise level of line 5")
+    claim_name = choice_parameter("theorem1", ("theorem1", "closed-form"), "which claim",
+                                  name="claim")
+    dim = int_parameter(1, "dimension d of the worst-case pairs")
+    copies = int_parameter(4, "copies m of the basis rows in the worst-case pairs")
+
+    def derive(self) -> None:
+        k, gamma, eta, delta, C = self.k, self.gamma, self.eta, self.delta, self.C
         if gamma <= 2.5:
             raise ValueError(f"Theorem 1 needs γ > 5/2, got gamma={gamma!r}")
-        eta = check_number("eta", eta)
-        delta = check_delta(delta)
-        C = check_number("row_bound", row_bound)
-        first_branch = check_choice("first_branch", first_branch, ("sqrt", "printed"))
-        noise_level = check_choice("noise_level", noise_level, ("printed", "normalised"))
-        claim = check_choice("claim", claim, ("theorem1", "closed-form"))
-        if claim == "closed-form" and abs(eta - gamma / math.sqrt(k)) > 1e-9 * eta:
+        if self.claim_name == "closed-form" and abs(eta - gamma / math.sqrt(k)) > 1e-9 * eta:
             raise ValueError(f"claim 'closed-form' is stated for η = γ/√k = "
                              f"{gamma / math.sqrt(k):.6g}, got eta={eta!r}")
-        super().__init__(k=k, gamma=gamma, eta=eta, delta=delta, row_bound=C,
-                         first_branch=first_branch, noise_level=noise_level, claim=claim,
-                         dim=check_int("dim", dim), copies=check_int("copies", copies))
-        self.k, self.gamma, self.eta, self.delta, self.C = k, gamma, eta, delta, C
-        self.first_branch, self.noise_level, self.claim_name = first_branch, noise_level, claim
-        self.dim, self.copies = int(dim), int(copies)
         self.tau = TAU(delta=delta)
         self.lambda_sd = LAMBDA_SCALE(eta=eta, C=C)
         self.epsilon_tilde, self.alpha_star = theorem1_epsilon(eta, gamma, k, delta)
@@ -297,8 +294,10 @@ class ModifiedGaussMix(Mechanism):
     def validate_dataset(self, dataset) -> np.ndarray:
         return data_matrix(dataset, self.C)
 
-    def relation(self):
-        return zero_out_one_row
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "zero-out", "zero-out: one row of the n × d data matrix is replaced by 0⃗",
+            zero_out_one_row)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         C, d = self.C, self.dim

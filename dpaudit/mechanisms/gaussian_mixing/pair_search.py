@@ -34,7 +34,7 @@ class SearchedPair:
     evaluations: int
 
 
-def _rows(v: np.ndarray, n: int, d: int, C: float) -> np.ndarray:
+def _rows_from_vector(v: np.ndarray, n: int, d: int, C: float) -> np.ndarray:
     v = v.reshape(n, d)
     norms = np.linalg.norm(v, axis=1, keepdims=True)
     return C * v / np.maximum(1.0, norms)
@@ -60,7 +60,7 @@ def search_gaussmix_pair(n: int, d: int, *, row_bound: float, sigma: float, lamb
 
     def loss(v):
         count[0] += 1
-        X = _rows(v, n, d, C)
+        X = _rows_from_vector(v, n, d, C)
         short = lam - float(np.linalg.eigvalsh(X.T @ X)[0])
         if short > 1e-12 * max(1.0, lam):
             return 1e6 * (1.0 + short)       # infeasible: the scale bound fails
@@ -80,7 +80,7 @@ def search_gaussmix_pair(n: int, d: int, *, row_bound: float, sigma: float, lamb
                        options={"maxiter": maxiter, "xatol": 1e-9, "fatol": 1e-12})
         if res.fun < best:
             best_x, best = res.x, float(res.fun)
-    X = _rows(best_x, n, d, C)
+    X = _rows_from_vector(best_x, n, d, C)
     if best >= 1e5:
         raise ValueError(f"no {n} × {d} matrix with rows of norm ≤ {C:g} and λ_min(XᵀX) ≥ "
                          f"{lam:g} was found")

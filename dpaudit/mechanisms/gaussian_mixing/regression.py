@@ -33,9 +33,12 @@ import numpy as np
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.gaussian_mixing.gaussmix import ModifiedGaussMix
-from dpaudit.mechanisms.gaussian_mixing.common import (FAMILY, check_choice, check_delta,
-                                                       check_draw, check_int, check_number,
+from dpaudit.mechanisms.parameters import Parameter
+from dpaudit.mechanisms.gaussian_mixing.common import (DELTA_PARAMETER, FAMILY, choice_parameter,
+                                                       int_parameter, number_parameter,
+                                                       check_draw,
                                                        data_matrix, formula_expression,
                                                        lambda_min, sketch, smallest_gamma,
                                                        theorem1_epsilon)
@@ -84,15 +87,14 @@ class RegressionMechanism(Mechanism):
     """Shared parts: bounds, dataset validation (rows (x, y)), zero-out, pairs, claims."""
 
     family = FAMILY
-    neighbouring = NEIGHBOURING
     logistic = False
 
-    def _common(self, epsilon, delta, x_bound, y_bound, dim, copies):
-        self.epsilon = check_number("epsilon", epsilon)
-        self.delta = check_delta(delta)
-        self.cx = check_number("x_bound", x_bound)
-        self.cy = check_number("y_bound", y_bound)
-        self.dim, self.copies = check_int("dim", dim), check_int("copies", copies)
+    epsilon = number_parameter(1.0, "privacy parameter ε")
+    delta = DELTA_PARAMETER
+    cx = number_parameter(1.0, "bound C_X on ‖x‖", name="x_bound")
+    cy = number_parameter(1.0, "bound C_Y on |y|", name="y_bound")
+    dim = int_parameter(1, "dimension d of x in the worst-case pairs")
+    copies = int_parameter(4, "copies m of the basis rows in the worst-case pairs")
 
     def validate_dataset(self, dataset) -> np.ndarray:
         J = data_matrix(dataset, math.inf)
@@ -116,8 +118,8 @@ class RegressionMechanism(Mechanism):
                              f"{bound:g}")
         return J
 
-    def relation(self):
-        return zero_out_one_row
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation("zero-out-record", NEIGHBOURING, zero_out_one_row)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         """Two pairs: ``joint-basis`` — m copies of a basis of the joint rows (C_X eⱼ, 0) and
@@ -168,14 +170,14 @@ class LinearMixing(RegressionMechanism):
 
     name = "linear-mixing"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-3, k: int = 50,
-                 x_bound: float = 1.0, y_bound: float = 1.0, noise_level: str = "printed",
-                 first_branch: str = "sqrt", dim: int = 1, copies: int = 4):
-        self._common(epsilon, delta, x_bound, y_bound, dim, copies)
-        self.k = check_int("k", k)
-        super().__init__(epsilon=self.epsilon, delta=self.delta, k=self.k, x_bound=self.cx,
-                         y_bound=self.cy, noise_level=noise_level, first_branch=first_branch,
-                         dim=self.dim, copies=self.copies)
+    parameter_order = ("epsilon", "delta", "k", "x_bound", "y_bound", "noise_level",
+                       "first_branch", "dim", "copies")
+    k = int_parameter(50, "sketch size k")
+    noise_level = Parameter("printed", None, "noise level of ModifiedGaussMix (checked there)")
+    first_branch = Parameter("sqrt", None, "first branch of ModifiedGaussMix (checked there)")
+
+    def derive(self) -> None:
+        first_branch, noise_level = self.first_branch, self.noise_level
         self.gamma = linear_mixing_gamma(self.epsilon, self.delta, self.k)
         self.eta = LM_ETA(gamma=self.gamma, k=self.k)
         self.row_bound = LM_ROW_BOUND(C_X=self.cx, C_Y=self.cy)
@@ -229,23 +231,19 @@ class GaussMixLogistic(LinearMixing):
     name = "gaussmix-logistic"
     logistic = True
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-3, k: int = 50,
-                 x_bound: float = 1.0, Q: float = 4.0, pipeline: str = "appendix-g",
-                 noise_level: str = "printed", first_branch: str = "sqrt", dim: int = 1,
-                 copies: int = 4):
-        Q = check_number("Q", Q)
-        pipeline = check_choice("pipeline", pipeline, ("appendix-g", "section-5.2"))
-        b0, b1, b2 = logistic_surrogate(Q)
+    parameter_order = ("epsilon", "delta", "k", "x_bound", "Q", "pipeline", "noise_level",
+                       "first_branch", "dim", "copies")
+    cy = None  # C_Y follows from the pipeline (set in derive), not a parameter
+    Q = number_parameter(4.0, "half-width Q of the logistic surrogate's interval")
+    pipeline = choice_parameter("appendix-g", ("appendix-g", "section-5.2"),
+                                "which pipeline of the paper")
+
+    def derive(self) -> None:
+        b0, b1, b2 = logistic_surrogate(self.Q)
         self.scale = -b1 / (2.0 * b2)
-        y_bound = 1.0 if pipeline == "appendix-g" else abs(self.scale)
-        super().__init__(epsilon=epsilon, delta=delta, k=k, x_bound=x_bound, y_bound=y_bound,
-                         noise_level=noise_level, first_branch=first_branch, dim=dim,
-                         copies=copies)
-        self.params = {"epsilon": self.epsilon, "delta": self.delta, "k": self.k,
-                       "x_bound": self.cx, "Q": Q, "pipeline": pipeline,
-                       "noise_level": noise_level, "first_branch": first_branch,
-                       "dim": self.dim, "copies": self.copies}
-        self.pipeline, self.Q, self.coefficients = pipeline, Q, (b0, b1, b2)
+        self.cy = 1.0 if self.pipeline == "appendix-g" else abs(self.scale)
+        super().derive()
+        self.coefficients = (b0, b1, b2)
 
     def sample(self, dataset, n, rng) -> np.ndarray:
         J = self.validate_dataset(dataset)

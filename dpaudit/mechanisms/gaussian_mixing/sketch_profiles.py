@@ -157,6 +157,7 @@ class ChiSquareScaleMixtureProfile(PrivacyProfile):
         self.lo = math.log(allv.min() * stats.chi2.ppf(1e-16, self.k))
         self.hi = math.log(allv.max() * stats.chi2.isf(1e-16, self.k))
         self.name = f"χ²_{self.k} scale mixtures ({self.parts[0][1].size} vs {self.parts[1][1].size})"
+        self._cache = None  # the quadrature grid, computed on first use (:meth:`_grid`)
 
     def reversed(self):
         l0, v0, l1, v1 = self._args
@@ -173,7 +174,7 @@ class ChiSquareScaleMixtureProfile(PrivacyProfile):
 
     def _grid(self):
         """The log-densities of ln ‖z‖² on :data:`MIXTURE_GRID` equispaced points (cached)."""
-        if not hasattr(self, "_cache"):
+        if self._cache is None:
             u = np.linspace(self.lo, self.hi, MIXTURE_GRID)
             self._cache = (u, self._log_density(0, u), self._log_density(1, u))
         return self._cache

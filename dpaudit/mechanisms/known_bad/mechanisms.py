@@ -19,7 +19,8 @@ from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import laplace_twofold_epsilon
 from dpaudit.mechanisms.classic import LaplaceMechanism
 from dpaudit.mechanisms.classic.common import LAPLACE_SCALE, BoundedSumMechanism, claim_expression
-from dpaudit.mechanisms.base import Noise
+from dpaudit.mechanisms.base import Noise, Parameter
+from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
 
 #: the bug: the Laplace scale is ε, not Δ/ε
 BUGGY_LAPLACE_SCALE = load_formula("classic", "laplace_scale_epsilon_scale")  # b = ε
@@ -43,14 +44,13 @@ class LaplaceScaleEpsilon(LaplaceMechanism):
     #: Δ/b at b = ε, i.e. Δ/ε (certified in proofs/classic.py)
     true_epsilon_formula = load_formula("classic", "laplace_scale_epsilon_true_epsilon")
 
-    def __init__(self, epsilon: float = 0.1, sensitivity: float = 1.0):
-        super().__init__(epsilon=epsilon, sensitivity=sensitivity)
+    epsilon = Parameter(0.1, validation.positive, "the claimed ε > 0 (also the buggy scale)")
 
     def true_epsilon(self) -> float:
         return self.true_epsilon_formula(epsilon=self.epsilon, Delta=self._sensitivity)
 
 
-class DoubleSpending(BoundedSumMechanism):
+class DoubleSpending(LogDensity, CalibratedNoise, BoundedSumMechanism):
     """Releases the same bounded sum twice, each with fresh Lap(Δ/ε) noise, but claims ε total.
 
     Source: Cebere, Erb, Desfontaines, Bellet & Fitzsimons, dp-recorder / Re:cord-play
@@ -69,12 +69,8 @@ class DoubleSpending(BoundedSumMechanism):
     #: 2Δ/b at b = Δ/ε, i.e. 2ε (certified in proofs/classic.py)
     true_epsilon_formula = load_formula("classic", "double_spending_true_epsilon")
 
-    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0):
-        eps = validation.positive("epsilon", epsilon)
-        sens = validation.positive("sensitivity", sensitivity)
-        super().__init__(epsilon=eps, sensitivity=sens)
-        self.epsilon, self._sensitivity = eps, sens
-        self.scale = self.scale_formula(epsilon=eps, Delta=sens)
+    def derive(self) -> None:
+        self.scale = self.scale_formula(epsilon=self.epsilon, Delta=self._sensitivity)
 
     def claim(self) -> PureDP:
         return PureDP(self.epsilon, expression=claim_expression(self.scale_formula),

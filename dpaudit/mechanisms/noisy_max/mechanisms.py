@@ -29,8 +29,9 @@ from dpaudit import validation
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.noisy_max import exact
-from dpaudit.neighbours import linf, linf_within
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.capabilities import CalibratedNoise, GreyBoxQuery, SearchableDatasets
+from dpaudit.neighbours import NeighbourRelation, linf, linf_within
 from dpaudit.neighbours.spaces import QueryAnswers
 
 EPSILON, DELTA_Q, B, M = sp.symbols("epsilon Delta b m")
@@ -47,9 +48,24 @@ VALUE_BUG_LOSS = load_formula("noisy_max", "value_bug_loss")
 NEIGHBOURING = "ALL_DIFFER: every query answer may change by at most Δ, ‖q − q′‖∞ ≤ Δ"
 
 
+def all_differ(sensitivity: float) -> NeighbourRelation:
+    """The ALL_DIFFER relation of noisy max and the sparse vector technique: ‖q − q′‖∞ ≤ Δ."""
+    return NeighbourRelation(f"all-differ(Δ={sensitivity:g})", NEIGHBOURING, linf(sensitivity))
+
+
+def num_queries_parameter(default: int | None) -> Parameter:
+    """The ``num_queries`` parameter (m): ``None`` means ``default``; a whole number ≥ 1, or
+    ``None`` (any length) when ``default`` is ``None``."""
+    def check(name, value):
+        if value is None:
+            value = default
+        return check_positive_parameter(name, value, integer=True, allow_none=default is None)
+    return Parameter(default, check, "number of queries m (None: any length)")
+
+
 # -- shared helpers -------------------------------------------------------------------------------
 
-def check_positive(name: str, value, *, integer: bool = False, allow_none: bool = False):
+def check_positive_parameter(name: str, value, *, integer: bool = False, allow_none: bool = False):
     """Validate a mechanism parameter (:mod:`dpaudit.validation`); the ValueError names it."""
     if value is None and allow_none:
         return None
@@ -118,41 +134,44 @@ def pure_claim(loss: SymbolicFormula, scales: Iterable[SymbolicFormula], values:
 def scaled_pairs(pairs: list[tuple[str, list, list, str]],
                  sensitivity: float) -> list[NeighbourPair]:
     """NeighbourPair objects with plain-Python answers multiplied by the sensitivity."""
-    def plain(v):
+    def scaled(v):
         v = v * sensitivity
         return int(v) if float(v).is_integer() else float(v)
-    return [NeighbourPair(name, [plain(x) for x in d0], [plain(x) for x in d1], why)
+    return [NeighbourPair(name, [scaled(x) for x in d0], [scaled(x) for x in d1], why)
             for name, d0, d1, why in pairs]
 
 
 # -- the mechanisms -------------------------------------------------------------------------------
 
-class _NoisyMaxBase(Mechanism):
+class NoisyMaxBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism):
+    """Shared part of the report-noisy-max mechanisms: the dataset is the vector of m query
+    answers, neighbours are ALL_DIFFER (‖q − q′‖∞ ≤ Δ), each answer gets i.i.d. noise of scale
+    b = 2Δ/ε (:data:`NOISE_SCALE`); subclasses choose the noise law and what is released.
+    Not registered itself."""
+
     family = "noisy_max"
-    neighbouring = NEIGHBOURING
-    #: default number of queries (None: any length; the pairs then use 5)
-    default_num_queries: int | None = None
 
-    def relation(self):
-        return linf(self.sensitivity)
+    epsilon = Parameter(1.0, check_positive_parameter, "privacy parameter ε > 0")
+    _sensitivity = Parameter(1.0, check_positive_parameter,
+                             "ℓ∞ sensitivity Δ of the answer vector", name="sensitivity")
+    #: m; None: any length (the pairs then use 5)
+    num_queries = num_queries_parameter(None)
 
-    def __init__(self, epsilon: float = 1.0, sensitivity: float = 1.0,
-                 num_queries: int | None = None):
-        epsilon = check_positive("epsilon", epsilon)
-        sensitivity = check_positive("sensitivity", sensitivity)
-        if num_queries is None:
-            num_queries = self.default_num_queries
-        num_queries = check_positive("num_queries", num_queries, integer=True,
-                                     allow_none=self.default_num_queries is None)
-        super().__init__(epsilon=epsilon, sensitivity=sensitivity, num_queries=num_queries)
-        self.epsilon, self.sensitivity, self.num_queries = epsilon, sensitivity, num_queries
-        self._values = {"epsilon": epsilon, "Delta": sensitivity}
+    def relation(self) -> NeighbourRelation:
+        return all_differ(self._sensitivity)
+
+    def sensitivity(self) -> float:
+        """Δ: every answer moves by at most Δ (ℓ∞)."""
+        return self._sensitivity
+
+    def derive(self) -> None:
+        self._values = {"epsilon": self.epsilon, "Delta": self._sensitivity}
         self.scale = NOISE_SCALE(**self._values)
 
     def validate_dataset(self, dataset) -> np.ndarray:
         return query_vector(dataset, self.num_queries, self.name)
 
-    # -- `dpaudit check`: the dataset is the answer vector, Δ = the ``sensitivity`` attribute
+    # -- `dpaudit check`: the dataset is the answer vector, Δ = ``sensitivity()``
     sensitivity_norm = "linf"
     #: the law of each query's noise ("laplace" or "exponential"), for :meth:`noise`
     noise_distribution = "laplace"
@@ -165,7 +184,7 @@ class _NoisyMaxBase(Mechanism):
 
     def dataset_space(self) -> QueryAnswers:
         """m answers in [−10Δ, 10Δ] (m = num_queries, or 2..6), ‖q − q′‖∞ ≤ Δ."""
-        d = self.sensitivity
+        d = self._sensitivity
         m_min, m_max = (self.num_queries,) * 2 if self.num_queries else (2, 6)
         return QueryAnswers(d, m_min, m_max, lo=-10.0 * d, hi=10.0 * d)
 
@@ -192,11 +211,13 @@ class _NoisyMaxBase(Mechanism):
 
     def _exact_inputs(self, d0, d1):
         q0, q1 = self.validate_dataset(d0), self.validate_dataset(d1)
-        check_neighbours(q0, q1, self.sensitivity, self.name)
+        check_neighbours(q0, q1, self._sensitivity, self.name)
         return q0, q1
 
 
-class _ArgmaxMixin:
+class ArgmaxOutput:
+    """Output mixin of :class:`NoisyMaxBase`: release the index of the largest noisy answer."""
+
     _argmax_probabilities = None
 
     def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -214,7 +235,7 @@ class _ArgmaxMixin:
                                            self.argmax_probabilities(q1), delta)
 
 
-class NoisyMaxLaplace(_ArgmaxMixin, _NoisyMaxBase):
+class NoisyMaxLaplace(ArgmaxOutput, NoisyMaxBase):
     """Report noisy max with Laplace noise: argmaxᵢ (qᵢ + Lap(2Δ/ε)); ε-DP.
 
     Dwork & Roth 2014, §3.3 (Claim 3.9, here with ALL_DIFFER neighbours, hence scale 2Δ/ε);
@@ -235,10 +256,10 @@ class NoisyMaxLaplace(_ArgmaxMixin, _NoisyMaxBase):
              "{0,1}ᵐ × {−1,0,1}ᵐ for m ≤ 5)"),
             ("statdp-one-below-rest-above", [1] * m, [0] + [2] * (m - 1),
              "StatDP ALL_DIFFER pattern 'one below rest above' (exact ε 0.980·ε at m=5)"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
 
-class NoisyMaxExponential(_ArgmaxMixin, _NoisyMaxBase):
+class NoisyMaxExponential(ArgmaxOutput, NoisyMaxBase):
     """Report noisy max with exponential noise: argmaxᵢ (qᵢ + Exp(scale 2Δ/ε)); ε-DP.
 
     Equivalent to the exponential mechanism run as permute-and-flip; StatDP ``noisy_max_v2a``;
@@ -260,10 +281,13 @@ class NoisyMaxExponential(_ArgmaxMixin, _NoisyMaxBase):
              "StatDP ALL_DIFFER pattern 'one below rest above'; exact ε = ε (tight)"),
             ("one-below-rest-above-gap1", [1] + [2] * (m - 1), [0] + [3] * (m - 1),
              "the lowest query drops by Δ, all others rise by Δ; exact ε = ε (tight)"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
 
-class _ValueMixin:
+class ValueOutput:
+    """Output mixin of :class:`NoisyMaxBase`: release the largest noisy *value* (the
+    known-bad variants)."""
+
     noise_law = "noisy-max-value"
 
     def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -271,7 +295,7 @@ class _ValueMixin:
         return np.max(self._noisy(dataset, n, rng), axis=1)
 
 
-class NoisyMaxLaplaceValue(_ValueMixin, _NoisyMaxBase):
+class NoisyMaxLaplaceValue(ValueOutput, NoisyMaxBase):
     """KNOWN BAD: report noisy max that releases the max noisy *value*, Laplace(2Δ/ε) noise.
 
     Ding et al. CCS'18 Alg. 7 / StatDP ``noisy_max_v1b``; DP-Sniper ``ReportNoisyMax3``;
@@ -285,13 +309,13 @@ class NoisyMaxLaplaceValue(_ValueMixin, _NoisyMaxBase):
     literature = ("Ding et al. CCS'18 (StatDP noisy_max_v1b), DP-Sniper ReportNoisyMax3, CheckDP "
                   "badnoisymax: true ε = m·ε/2 (PRIOR_ART §5.1, derived from the left-tail "
                   "density ratio)")
-    default_num_queries = 5
+    num_queries = num_queries_parameter(5)
 
     def _noise(self, rng, shape):
         return rng.laplace(0.0, self.scale, size=shape)
 
     def true_epsilon(self) -> float:
-        return VALUE_BUG_LOSS(m=self.num_queries, Delta=self.sensitivity, b=self.scale)
+        return VALUE_BUG_LOSS(m=self.num_queries, Delta=self._sensitivity, b=self.scale)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         m = self.num_queries
@@ -302,7 +326,7 @@ class NoisyMaxLaplaceValue(_ValueMixin, _NoisyMaxBase):
             ("statdp-all-above", [1] * m, [2] * m, "StatDP 'all above' (same as all-up)"),
             ("statdp-one-above-rest-below", [1] * m, [2] + [0] * (m - 1),
              "StatDP 'one above rest below'; exact ε = (m−2)·ε/2 from the left tail"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
         """sup_t |ln f₀(t)/f₁(t)| by grid + refinement (guaranteed within ≈ 7.5e-5·(m+2), see
@@ -313,7 +337,7 @@ class NoisyMaxLaplaceValue(_ValueMixin, _NoisyMaxBase):
         return exact.laplace_max_value_epsilon(q0, q1, self.scale)
 
 
-class NoisyMaxExponentialValue(_ValueMixin, _NoisyMaxBase):
+class NoisyMaxExponentialValue(ValueOutput, NoisyMaxBase):
     """KNOWN BAD: report noisy max releasing the max noisy *value*, exponential noise.
 
     Ding et al. CCS'18 Alg. 8 / StatDP ``noisy_max_v2b``; DP-Sniper ``ReportNoisyMax4``.
@@ -326,11 +350,8 @@ class NoisyMaxExponentialValue(_ValueMixin, _NoisyMaxBase):
     known_bad = True
     literature = ("Ding et al. CCS'18 (StatDP noisy_max_v2b), DP-Sniper ReportNoisyMax4: true "
                   "ε = ∞ (PRIOR_ART §5.1: output ≥ max q, support shifts with q)")
-    default_num_queries = 3
-
-    def __init__(self, epsilon: float = 2.0, sensitivity: float = 1.0,
-                 num_queries: int | None = None):
-        super().__init__(epsilon=epsilon, sensitivity=sensitivity, num_queries=num_queries)
+    epsilon = Parameter(2.0, check_positive_parameter, "privacy parameter ε > 0")
+    num_queries = num_queries_parameter(3)
 
     noise_distribution = "exponential"
 
@@ -356,7 +377,7 @@ class NoisyMaxExponentialValue(_ValueMixin, _NoisyMaxBase):
              "(1 − e^{−Δ/b})^m (≈ 0.252 at the defaults): exact ε = ∞"),
             ("statdp-one-above", [1] * m, [2] + [1] * (m - 1),
              "StatDP 'one above': max rises, {output < 2Δ} impossible on d1: exact ε = ∞"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
         """∞ on a support shift (or a different number of ties at the max); else the sup of

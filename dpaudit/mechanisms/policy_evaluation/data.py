@@ -25,6 +25,7 @@ F_max are *clipped* to F_max (see :func:`batch_statistics`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sized
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +51,7 @@ class Trajectory:
                 for s, a, r in zip(self.states, self.actions, self.rewards)]
 
 
-def _number(value, what: str) -> float:
+def _step_number(value, what: str) -> float:
     return validation.number(what, value)
 
 
@@ -62,20 +63,20 @@ def parse_trajectory(raw, n_states: int, r_max: float, index: int) -> Trajectory
             raise ValueError(f"{where} has a state ≥ {n_states} or a reward above "
                              f"R_max = {r_max:g}")
         return raw
-    if isinstance(raw, (str, bytes, dict)) or not hasattr(raw, "__len__"):
+    if isinstance(raw, (str, bytes, dict)) or not isinstance(raw, Sized):
         raise ValueError(f"{where} must be a list of steps [state, reward] or "
                          f"[state, action, reward], got {type(raw).__name__}")
     states, rewards, actions = [], [], []
     for t, step in enumerate(raw):
-        if isinstance(step, (str, bytes, dict)) or not hasattr(step, "__len__") \
+        if isinstance(step, (str, bytes, dict)) or not isinstance(step, Sized) \
                 or len(step) not in (2, 3):
             raise ValueError(f"{where}, step {t}: a step is [state, reward] or "
                              f"[state, action, reward], got {step!r}")
-        s = _number(step[0], f"{where}, step {t}: the state")
+        s = _step_number(step[0], f"{where}, step {t}: the state")
         if not s.is_integer() or not 0 <= s < n_states:
             raise ValueError(f"{where}, step {t}: state {step[0]!r} is not one of the "
                              f"integers 0..{n_states - 1}")
-        r = _number(step[-1], f"{where}, step {t}: the reward")
+        r = _step_number(step[-1], f"{where}, step {t}: the reward")
         if math.isnan(r):
             raise ValueError(f"{where}, step {t}: the reward is NaN")
         if not 0.0 <= r <= r_max:
@@ -83,7 +84,7 @@ def parse_trajectory(raw, n_states: int, r_max: float, index: int) -> Trajectory
                              f"[0, {r_max:g}]")
         a = None
         if len(step) == 3:
-            a = _number(step[1], f"{where}, step {t}: the action")
+            a = _step_number(step[1], f"{where}, step {t}: the action")
             if not a.is_integer():
                 raise ValueError(f"{where}, step {t}: action {step[1]!r} is not an integer")
             a = int(a)
@@ -96,7 +97,7 @@ def parse_trajectory(raw, n_states: int, r_max: float, index: int) -> Trajectory
 def parse_dataset(dataset, n_states: int, r_max: float) -> list[Trajectory]:
     """The validated list of trajectories (m ≥ 1), or a ValueError naming the problem."""
     if dataset is None or isinstance(dataset, (str, bytes, dict)) \
-            or not hasattr(dataset, "__len__"):
+            or not isinstance(dataset, Sized):
         raise ValueError(f"a dataset is a list of trajectories (each a list of [state, reward] "
                          f"steps), got {type(dataset).__name__}")
     if len(dataset) == 0:

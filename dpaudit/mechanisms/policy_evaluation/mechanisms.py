@@ -37,7 +37,10 @@ from dpaudit.claims import ApproxDP
 from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile
 from dpaudit.mechanisms.policy_evaluation import estimators as est
 from dpaudit import validation
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.capabilities import (CalibratedNoise, ExactRenyi, GreyBoxQuery, LogDensity,
+                                             SearchableDatasets)
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.policy_evaluation.data import batch_statistics, parse_dataset
 from dpaudit.mechanisms.policy_evaluation.trajectories import TrajectoryDatasets, replace_one_trajectory
 
@@ -50,37 +53,47 @@ def _real(name: str, value, lo: float = 0.0, hi: float = math.inf, *, open_hi=Fa
                              maximum=None if math.isinf(hi) else hi, strict_maximum=open_hi)
 
 
-class _PolicyEvaluation(Mechanism):
+def _plain_weights(name: str, weights):
+    """The weight vector as a list of floats (None: the default weights)."""
+    return None if weights is None else [float(x) for x in weights]
+
+
+def _constants(name: str, value) -> str:
+    if value not in ("main", "appendix"):
+        raise ValueError(f"{name} must be 'main' (Algorithms 1–2) or 'appendix' "
+                         f"(Lemma 14), got {value!r}")
+    return value
+
+
+class _PolicyEvaluation(LogDensity, ExactRenyi, CalibratedNoise, GreyBoxQuery,
+                        SearchableDatasets, Mechanism):
     """Shared part of DP-LSW and DP-LSL (not registered)."""
 
     family = "policy_evaluation"
-    neighbouring = ("replace one whole trajectory: datasets of m ≥ 1 trajectories (steps "
-                    "[state, reward], rewards in [0, R_max]) that differ in at most one")
     sensitivity_norm = "l2"
     #: datasets of the grey-box search (``dataset_space``)
     CHECK_SIZES = (1, 3)
     CHECK_LENGTH = 4
 
-    def __init__(self, *, epsilon, delta, n_states, features, weights, gamma, r_max, f_max,
-                 constants, **extra):
-        eps = _real("epsilon", epsilon)
-        dlt = _real("delta", delta, 0.0, 1.0, open_hi=True)
-        n = validation.positive_int("n_states", n_states)
-        gam = _real("gamma", gamma, 0.0, 1.0, open_hi=True)
-        rmax = _real("r_max", r_max)
-        fmax = None if f_max is None else _real("f_max", f_max)
-        if constants not in ("main", "appendix"):
-            raise ValueError(f"constants must be 'main' (Algorithms 1–2) or 'appendix' "
-                             f"(Lemma 14), got {constants!r}")
-        self.phi = est.feature_matrix(features, n)
+    epsilon = Parameter(1.0, _real, "privacy parameter ε > 0")
+    delta = Parameter(0.1, lambda name, v: _real(name, v, 0.0, 1.0, open_hi=True), "δ ∈ (0, 1)")
+    n_states = Parameter(3, validation.positive_int, "number of states N of the chain")
+    features = Parameter("tabular", None, "'tabular', 'aggregate-K' or an N×d feature matrix")
+    weights = Parameter(None, _plain_weights, "state weights (None: uniform)")
+    gamma = Parameter(0.9, lambda name, v: _real(name, v, 0.0, 1.0, open_hi=True),
+                      "discount γ ∈ (0, 1)")
+    r_max = Parameter(1.0, _real, "reward bound R_max > 0")
+    f_max = Parameter(None, lambda name, v: None if v is None else _real(name, v),
+                      "public bound F_max on returns (None: R_max/(1 − γ))")
+    constants = Parameter("main", _constants, "'main' (Algorithms 1–2) or 'appendix' (Lemma 14)")
+
+    def derive(self) -> None:
+        eps, dlt, gam = self.epsilon, self.delta, self.gamma
+        rmax, fmax, constants = self.r_max, self.f_max, self.constants
+        self.phi = est.feature_matrix(self.features, self.n_states)
         self.d = int(self.phi.shape[1])
-        plain_features = features if isinstance(features, str) else self.phi.tolist()
-        plain_weights = None if weights is None else [float(x) for x in weights]
-        super().__init__(epsilon=eps, delta=dlt, n_states=n, features=plain_features,
-                         weights=plain_weights, gamma=gam, r_max=rmax, f_max=fmax,
-                         constants=constants, **extra)
-        self.epsilon, self.delta, self.n_states = eps, dlt, n
-        self.gamma, self.r_max, self.f_max, self.constants = gam, rmax, fmax, constants
+        if not isinstance(self.features, str):
+            self.resolve_parameter("features", self.phi.tolist())
         #: the bound on returns the noise is calibrated to: F_max, else R_max/(1 − γ)
         self.return_bound = fmax if fmax is not None else rmax / (1.0 - gam)
         values = dict(epsilon=eps, delta=dlt, d=self.d)
@@ -97,8 +110,12 @@ class _PolicyEvaluation(Mechanism):
     def validate_dataset(self, dataset):
         return parse_dataset(dataset, self.n_states, self.r_max)
 
-    def relation(self):
-        return replace_one_trajectory
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "replace-one-trajectory",
+            "replace one whole trajectory: datasets of m ≥ 1 trajectories (steps "
+            "[state, reward], rewards in [0, R_max]) that differ in at most one",
+            replace_one_trajectory)
 
     def statistics(self, dataset):
         return batch_statistics(self.validate_dataset(dataset), self.gamma, self.n_states,
@@ -220,13 +237,9 @@ class DPLSW(_PolicyEvaluation):
 
     name = "dp-lsw"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 0.1, n_states: int = 3,
-                 features="tabular", weights=None, gamma: float = 0.9, r_max: float = 1.0,
-                 f_max: float | None = None, constants: str = "main"):
-        super().__init__(epsilon=epsilon, delta=delta, n_states=n_states, features=features,
-                         weights=weights, gamma=gamma, r_max=r_max, f_max=f_max,
-                         constants=constants)
-        self.w = est.weights_vector(weights, self.n_states, "weights w", positive=True)
+    def derive(self) -> None:
+        super().derive()
+        self.w = est.weights_vector(self.weights, self.n_states, "weights w", positive=True)
         _, self.pinv_norm = est.lsw_design(self.phi, self.w)
 
     def theta_of(self, stats):
@@ -264,15 +277,12 @@ class DPLSL(_PolicyEvaluation):
     name = "dp-lsl"
     CHECK_SIZES = (3, 3)
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 0.1, n_states: int = 3,
-                 features="tabular", weights=None, lam: float = 10.0, gamma: float = 0.9,
-                 r_max: float = 1.0, f_max: float | None = None, constants: str = "main"):
-        lam_ = _real("lam", lam)
-        super().__init__(epsilon=epsilon, delta=delta, n_states=n_states, features=features,
-                         weights=weights, gamma=gamma, r_max=r_max, f_max=f_max,
-                         constants=constants, lam=lam_)
-        self.rho = est.weights_vector(weights, self.n_states, "weights ρ", positive=False)
-        self.lam = lam_
+    lam = Parameter(10.0, _real, "regularisation λ > ‖Φ‖²‖ρ‖∞")
+
+    def derive(self) -> None:
+        super().derive()
+        lam_ = self.lam
+        self.rho = est.weights_vector(self.weights, self.n_states, "weights ρ", positive=False)
         self.phi_norm = float(np.linalg.norm(self.phi, 2))
         floor = self.phi_norm ** 2 * float(np.max(self.rho))
         if not lam_ > floor:

@@ -18,14 +18,14 @@ from collections import Counter
 from dataclasses import dataclass
 
 
+from dpaudit.mechanisms.policy_evaluation.data import Trajectory
 from dpaudit.neighbours.spaces import DatasetSpace
 
 
-def _record(traj) -> tuple:
+def _trajectory_key(traj) -> tuple:
     """A hashable record for a trajectory (validated :class:`Trajectory` or raw steps)."""
-    key = getattr(traj, "key", None)
-    if callable(key):
-        return key()
+    if isinstance(traj, Trajectory):
+        return traj.key()
     states, rewards, actions = [], [], []
     for step in traj:
         step = list(step)
@@ -38,7 +38,7 @@ def _record(traj) -> tuple:
 def replace_one_trajectory(d0, d1) -> tuple[bool, str]:
     """Same number m ≥ 1 of trajectories, and at most one trajectory differs (as multisets)."""
     try:
-        a, b = Counter(_record(x) for x in d0), Counter(_record(x) for x in d1)
+        a, b = Counter(_trajectory_key(x) for x in d0), Counter(_trajectory_key(x) for x in d1)
     except (TypeError, ValueError, IndexError) as exc:
         return False, f"datasets must be lists of trajectories: {exc}"
     m0, m1 = sum(a.values()), sum(b.values())

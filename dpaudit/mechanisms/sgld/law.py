@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def _geometric(a: float, one_minus_a: float, m):
+def _geometric_sum(a: float, one_minus_a: float, m):
     """(aᵐ, G(a, m) = Σ_{i<m} aⁱ) for integer arrays m ≥ 0, accurate when a is close to 1."""
     m = np.asarray(m, dtype=float)
     if 0.0 < a < 1.0 and one_minus_a > 0.0:
@@ -69,8 +69,8 @@ class GaussianStep:
 
     def power(self, m):
         """(A, B, V) arrays of this step applied m times (m an integer array ≥ 0)."""
-        A, G = _geometric(self.a, self.one_minus_a, m)
-        _, G2 = _geometric(self.a * self.a, self.one_minus_a * (1.0 + self.a), m)
+        A, G = _geometric_sum(self.a, self.one_minus_a, m)
+        _, G2 = _geometric_sum(self.a * self.a, self.one_minus_a * (1.0 + self.a), m)
         return A, self.b * G, self.v * G2
 
 
@@ -118,15 +118,15 @@ class CyclicLaw:
         through = compose(odd, before)            # O ∘ N^r
         epoch = compose(N.power(K - 1 - r), through)
         # E_r^k: the slope A_E = â a^{K−1} is the same for every r
-        a_pow, g_km1 = _geometric(N.a, N.one_minus_a, K - 1)
+        a_pow, g_km1 = _geometric_sum(N.a, N.one_minus_a, K - 1)
         A_E = float(O.a * a_pow)
         one_minus_AE = float(O.one_minus_a + O.a * N.one_minus_a * g_km1)
-        _, g2_km1 = _geometric(N.a * N.a, N.one_minus_a * (1.0 + N.a), K - 1)
+        _, g2_km1 = _geometric_sum(N.a * N.a, N.one_minus_a * (1.0 + N.a), K - 1)
         # 1 − xy = (1 − x) + x(1 − y), and 1 − a^m = (1 − a)·G(a, m): no cancellation
         one_minus_AE2 = float(O.one_minus_a * (1.0 + O.a)
                               + O.a * O.a * N.one_minus_a * (1.0 + N.a) * g2_km1)
-        Ak, Gk = _geometric(A_E, one_minus_AE, k)
-        _, G2k = _geometric(A_E * A_E, one_minus_AE2, k)
+        Ak, Gk = _geometric_sum(A_E, one_minus_AE, k)
+        _, G2k = _geometric_sum(A_E * A_E, one_minus_AE2, k)
         repeated = (np.full(K, float(Ak)), epoch[1] * Gk, epoch[2] * G2k)
         partial_odd = compose(N.power(np.maximum(s - r - 1, 0)), through)
         partial_normal = N.power(np.full(K, s))

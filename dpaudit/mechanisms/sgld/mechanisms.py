@@ -36,22 +36,18 @@ from dpaudit import validation
 from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.mixture_density import MixtureLogDensity
 from dpaudit.exact.renyi import gaussian_renyi
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
+from dpaudit.mechanisms.capabilities import ClosedFormSeries, ExactRenyi, LogDensity
 from dpaudit.mechanisms.sgld.claim import (KHAT, ONE_MINUS_SLOPE, POSTERIOR_MEAN,
                                            POSTERIOR_VARIANCE, PUSH, SLOPE, STEP_SIZE_PAPER,
                                            posterior_claim)
 from dpaudit.mechanisms.sgld.law import CyclicLaw, GaussianStep
+from dpaudit.mechanisms.sgld.parameters import (choice_parameter, count_parameter,
+                                                parameter_number, positive_parameter)
 from dpaudit.mechanisms.sgld.simulation import SCHEMES, LinearGaussianModel, simulate_sgld
-from dpaudit.neighbours import replace_one
+from dpaudit.neighbours import NeighbourRelation, replace_one
 
 METHODS = ("auto", "exact", "simulate")
-
-
-def _number(name, value, *, positive=True, integer=False, minimum=None) -> float:
-    """A parameter (:mod:`dpaudit.validation`): > 0 when ``positive``, ≥ ``minimum``."""
-    lower, strict = ((0.0, True) if positive and (minimum is None or minimum <= 0)
-                     else (minimum, False))
-    return validation.number(name, value, minimum=lower, strict_minimum=strict, integer=integer)
 
 
 def expand_records(dataset) -> np.ndarray:
@@ -84,30 +80,25 @@ def expand_records(dataset) -> np.ndarray:
     return arr
 
 
-_check_draw = validation.draw_request
-
-
 class LinearRegressionDomain(Mechanism):
     """Shared part: the domain 𝒟(n, γ₁, x_h, x_l, c), its validation, the paper's pair and
     the posterior's claim.  Not registered itself."""
 
     family = "sgld"
-    neighbouring = ("replace one record (x, y) of a dataset of n records from "
-                    "𝒟(n, γ₁, x_h, x_l, c): x_l ≤ x ≤ x_h, |y/x − c| ≤ n^γ₁ (eq. 5)")
 
-    def _domain(self, n, c, alpha, beta, x_h, x_l, gamma1) -> dict:
-        n = int(_number("n", n, integer=True, minimum=2))
-        c = _number("c", c)
-        alpha, beta = _number("alpha", alpha), _number("beta", beta)
-        x_h, x_l = _number("x_h", x_h), _number("x_l", x_l)
-        if x_l > x_h:
-            raise ValueError(f"x_l must be ≤ x_h, got x_l = {x_l:g} > x_h = {x_h:g}")
-        gamma1 = _number("gamma1", gamma1)
-        if not gamma1 < 0.5:
-            raise ValueError(f"gamma1 must lie in (0, 1/2) (eq. 5), got {gamma1:g}")
-        self.n, self.c, self.alpha, self.beta = n, c, alpha, beta
-        self.x_h, self.x_l, self.gamma1 = x_h, x_l, gamma1
-        return dict(n=n, c=c, alpha=alpha, beta=beta, x_h=x_h, x_l=x_l, gamma1=gamma1)
+    n = count_parameter(2000, "number of records n ≥ 2", 2)
+    c = positive_parameter(2000.0, "centre c of the slopes y/x")
+    alpha = positive_parameter(1.0, "prior precision α")
+    beta = positive_parameter(1.0, "noise precision β")
+    x_h = positive_parameter(1.8, "largest x, x_h")
+    x_l = positive_parameter(0.9, "smallest x, x_l ≤ x_h")
+    gamma1 = positive_parameter(0.01, "γ₁ ∈ (0, 1/2): |y/x − c| ≤ n^γ₁")
+
+    def derive(self) -> None:
+        if self.x_l > self.x_h:
+            raise ValueError(f"x_l must be ≤ x_h, got x_l = {self.x_l:g} > x_h = {self.x_h:g}")
+        if not self.gamma1 < 0.5:
+            raise ValueError(f"gamma1 must lie in (0, 1/2) (eq. 5), got {self.gamma1:g}")
 
     # -- contract ---------------------------------------------------------------------------
     def claim(self):
@@ -116,8 +107,11 @@ class LinearRegressionDomain(Mechanism):
         audited."""
         return _claim(self.n, self.c, self.alpha, self.beta, self.x_h, self.x_l, self.gamma1)
 
-    def relation(self):
-        return replace_one
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "replace-one",
+            "replace one record (x, y) of a dataset of n records from "
+            "𝒟(n, γ₁, x_h, x_l, c): x_l ≤ x ≤ x_h, |y/x − c| ≤ n^γ₁ (eq. 5)", replace_one)
 
     def validate_dataset(self, dataset) -> np.ndarray:
         arr = expand_records(dataset)
@@ -171,18 +165,13 @@ def _claim(n, c, alpha, beta, x_h, x_l, gamma1):
     return posterior_claim(n, c, alpha, beta, x_h, x_l, gamma1)
 
 
-class PosteriorSampling(LinearRegressionDomain):
+class PosteriorSampling(LogDensity, ExactRenyi, LinearRegressionDomain):
     """One sample from the posterior N(μ, σ²) of Bayesian linear regression (Lemma 4.1)."""
 
     name = "posterior"
 
-    def __init__(self, n: int = 2000, c: float = 2000.0, alpha: float = 1.0, beta: float = 1.0,
-                 x_h: float = 1.8, x_l: float = 0.9, gamma1: float = 0.01):
-        params = self._domain(n, c, alpha, beta, x_h, x_l, gamma1)
-        super().__init__(**params)
-
     def sample(self, dataset, n, rng) -> np.ndarray:
-        n = _check_draw(n, rng)
+        n = validation.draw_request(n, rng)
         mu, var = self.posterior_law(dataset)
         return mu + math.sqrt(var) * rng.standard_normal(n)
 
@@ -205,36 +194,34 @@ class PosteriorSampling(LinearRegressionDomain):
         return max(gaussian_renyi(m0, v0, m1, v1, alpha), gaussian_renyi(m1, v1, m0, v0, alpha))
 
 
-class SGLD(LinearRegressionDomain):
+class SGLD(LogDensity, ExactRenyi, ClosedFormSeries, LinearRegressionDomain):
     """θ_T of stochastic gradient Langevin dynamics (eq. 3) on Bayesian linear regression."""
 
     name = "sgld"
 
-    def __init__(self, n: int = 2000, c: float = 2000.0, alpha: float = 1.0, beta: float = 1.0,
-                 x_h: float = 1.8, x_l: float = 0.9, gamma1: float = 0.01, steps: int = 26000,
-                 minibatch: str = "cyclic", batch_size: int = 1, step_size="paper",
-                 method: str = "auto"):
-        params = self._domain(n, c, alpha, beta, x_h, x_l, gamma1)
-        steps = int(_number("steps", steps, positive=False, integer=True, minimum=0))
-        if minibatch not in SCHEMES:
-            raise ValueError(f"minibatch must be one of {', '.join(SCHEMES)}, got {minibatch!r}")
-        b = int(_number("batch_size", batch_size, integer=True, minimum=1))
+    steps = count_parameter(26000, "number of SGLD steps T ≥ 0", 0)
+    minibatch = choice_parameter("cyclic", SCHEMES, "minibatch scheme")
+    batch_size = count_parameter(1, "batch size b (divides n for cyclic SGLD)", 1)
+    #: the ``step_size`` parameter as given ("paper", None or η > 0); ``step_size`` is η
+    step_size_choice = Parameter("paper", lambda name, v: v if v is None or v == "paper"
+                                 else parameter_number(name, v),
+                                 "step size η, or 'paper' for the paper's η", name="step_size")
+    method = choice_parameter("auto", METHODS, "how the law of θ_T is computed")
+
+    def derive(self) -> None:
+        super().derive()
+        b, minibatch = self.batch_size, self.minibatch
         if b > self.n or (minibatch == "cyclic" and self.n % b):
             raise ValueError(f"batch_size must divide n = {self.n} for cyclic SGLD "
                              f"(and be ≤ n), got {b}")
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-        if method == "exact" and minibatch != "cyclic":
+        if self.method == "exact" and minibatch != "cyclic":
             raise ValueError("method='exact' needs minibatch='cyclic' (the uniform scheme has "
                              "no finite closed form)")
-        if step_size is None or step_size == "paper":
-            eta = STEP_SIZE_PAPER(alpha=self.alpha, beta=self.beta, n=self.n, x_h=self.x_h)
+        if self.step_size_choice is None or self.step_size_choice == "paper":
+            self.step_size = STEP_SIZE_PAPER(alpha=self.alpha, beta=self.beta, n=self.n,
+                                             x_h=self.x_h)
         else:
-            eta = _number("step_size", step_size)
-        super().__init__(**params, steps=steps, minibatch=minibatch, batch_size=b,
-                         step_size=step_size, method=method)
-        self.steps, self.minibatch, self.batch_size = steps, minibatch, b
-        self.step_size, self.method = eta, method
+            self.step_size = self.step_size_choice
         self.model = LinearGaussianModel(self.alpha, self.beta)
 
     # -- exact law ------------------------------------------------------------------------------
@@ -265,7 +252,7 @@ class SGLD(LinearRegressionDomain):
 
     # -- contract ---------------------------------------------------------------------------------
     def sample(self, dataset, n, rng) -> np.ndarray:
-        n = _check_draw(n, rng)
+        n = validation.draw_request(n, rng)
         return draw_sgld(self.validate_dataset(dataset), steps=self.steps,
                          step_size=self.step_size, alpha=self.alpha, beta=self.beta, size=n,
                          rng=rng, batch_size=self.batch_size, scheme=self.minibatch,

@@ -48,12 +48,14 @@ import numpy as np
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.mixtures import NormalPairProfile
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair
-from dpaudit.mechanisms.sgld.mechanisms import (_check_draw, _number, cyclic_law, draw_sgld,
-                                     expand_records, pair_profile)
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
+from dpaudit import validation
+from dpaudit.mechanisms.sgld.parameters import count_parameter, positive_parameter
+from dpaudit.mechanisms.sgld.mechanisms import (cyclic_law, draw_sgld, expand_records,
+                                                pair_profile)
 from dpaudit.mechanisms.sgld.claim import (KHAT, POSTERIOR_MEAN, POSTERIOR_VARIANCE,
                                            STEP_SIZE_PTS)
-from dpaudit.neighbours import replace_one
+from dpaudit.neighbours import NeighbourRelation, replace_one
 
 PTS_EPSILON = load_formula("sgld", "pts_epsilon")     # 5ε
 PTS_DELTA = load_formula("sgld", "pts_delta")         # 2δ
@@ -67,43 +69,37 @@ class ProposeTestSample(Mechanism):
 
     name = "propose-test-sample"
     family = "sgld"
-    neighbouring = ("replace one record (x, y) of a dataset of n₁ records (any finite reals; "
-                    "Algorithm 1 clips them)")
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 0.01, x_l: float = 0.5,
-                 x_h: float = 1.0, alpha: float = 1.0, beta: float = 3.0, rho1: float = 1.05,
-                 rho2: float = 0.09, gamma1: float = 0.1, n1: int = 100000, rho3: float = 1.02):
-        eps, dlt = _number("epsilon", epsilon), _number("delta", delta)
+    epsilon = positive_parameter(1.0, "privacy parameter ε")
+    delta = positive_parameter(0.01, "δ ∈ (0, 1/2)")
+    x_l = positive_parameter(0.5, "clipping bound x_l < x_h")
+    x_h = positive_parameter(1.0, "clipping bound x_h")
+    alpha = positive_parameter(1.0, "prior precision α")
+    beta = positive_parameter(3.0, "noise precision β ≥ 3/x_h²")
+    rho1 = positive_parameter(1.05, "ρ₁ ∈ (1, 3/2)")
+    rho2 = positive_parameter(0.09, "ρ₂ ∈ (0, γ₁)")
+    gamma1 = positive_parameter(0.1, "γ₁ ∈ (ρ₂, 1/2)")
+    n1 = count_parameter(100000, "number of records n₁ ≥ 2", 2)
+    rho3 = positive_parameter(1.02, "ρ₃ ∈ (1, ρ₁) of the paper's pair (eq. 8)")
+
+    def derive(self) -> None:
+        eps, dlt, x_l, x_h, beta = self.epsilon, self.delta, self.x_l, self.x_h, self.beta
+        rho1, rho2, gamma1, rho3 = self.rho1, self.rho2, self.gamma1, self.rho3
         if not dlt < 0.5:
             raise ValueError(f"delta must be < 0.5 (Algorithm 1), got {dlt:g}")
-        x_l, x_h = _number("x_l", x_l), _number("x_h", x_h)
         if not x_l < x_h:
             raise ValueError(f"Algorithm 1 needs x_l < x_h, got {x_l:g}, {x_h:g}")
-        alpha, beta = _number("alpha", alpha), _number("beta", beta)
         if beta < 3.0 / x_h ** 2:
             raise ValueError(f"Algorithm 1 needs β ≥ 3/x_h² = {3 / x_h ** 2:g}, got {beta:g}")
-        rho1, rho2, gamma1 = (_number(k, v) for k, v in (("rho1", rho1), ("rho2", rho2),
-                                                           ("gamma1", gamma1)))
         if not 1.0 < rho1 < 1.5:
             raise ValueError(f"rho1 must lie in (1, 3/2), got {rho1:g}")
         if not 0.0 < rho2 < 0.5 or not rho2 < gamma1 < 0.5:
             raise ValueError(f"need 0 < rho2 < gamma1 < 1/2, got rho2 = {rho2:g}, "
                              f"gamma1 = {gamma1:g}")
-        n1 = int(_number("n1", n1, integer=True, minimum=2))
-        rho3 = _number("rho3", rho3)
         if not 1.0 < rho3 < rho1:
             raise ValueError(f"the paper's pair (eq. 8) needs 1 < rho3 < rho1, got {rho3:g}")
-        super().__init__(**self._extra_params(), epsilon=eps, delta=dlt, x_l=x_l, x_h=x_h,
-                         alpha=alpha, beta=beta, rho1=rho1, rho2=rho2, gamma1=gamma1, n1=n1,
-                         rho3=rho3)
-        self.epsilon, self.delta, self.x_l, self.x_h = eps, dlt, x_l, x_h
-        self.alpha, self.beta, self.rho1, self.rho2, self.gamma1 = alpha, beta, rho1, rho2, gamma1
-        self.n1, self.rho3 = n1, rho3
         self.shift = math.log(1.0 / (2.0 * dlt)) / eps   # a = ln(1/(2δ))/ε
         self.nu = PTS_NU(epsilon=eps, delta=dlt)
-
-    def _extra_params(self) -> dict:
-        return {}
 
     # -- contract ---------------------------------------------------------------------------
     def claim(self) -> ApproxDP:
@@ -115,8 +111,11 @@ class ProposeTestSample(Mechanism):
                                                   PTS_DELTA.expression)),
                         substitutions={"epsilon": self.epsilon, "delta": self.delta})
 
-    def relation(self):
-        return replace_one
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "replace-one",
+            "replace one record (x, y) of a dataset of n₁ records (any finite reals; "
+            "Algorithm 1 clips them)", replace_one)
 
     def validate_dataset(self, dataset) -> np.ndarray:
         arr = expand_records(dataset)
@@ -204,7 +203,7 @@ class ProposeTestSample(Mechanism):
         return mu + math.sqrt(var) * rng.standard_normal(n_out)
 
     def sample(self, dataset, n, rng) -> np.ndarray:
-        n = _check_draw(n, rng)
+        n = validation.draw_request(n, rng)
         passed, lo, hi, (x, y) = self.run_tests(dataset, n, rng)
         out = np.full(n, NULL)
         idx = np.flatnonzero(passed)
@@ -304,24 +303,23 @@ def _pass_probability(mech: ProposeTestSample, ratio: float, n1: int, nodes: int
     return float(min(1.0, total))
 
 
+def _sgld_steps(name: str, steps):
+    if not (steps == "paper" or (isinstance(steps, numbers.Integral)
+                                 and not isinstance(steps, bool) and steps >= 0)):
+        raise ValueError(f"{name} must be 'paper' (T = (⌈k̂⌉+1)n₁) or an integer ≥ 0, "
+                         f"got {steps!r}")
+    return steps
+
+
 class ProposeTestSampleSGLD(ProposeTestSample):
     """Propose-Test-Sample with step 19 replaced by SGLD on W (Claim 4.2)."""
 
     name = "propose-test-sample-sgld"
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 0.01, x_l: float = 0.5,
-                 x_h: float = 1.0, alpha: float = 1.0, beta: float = 3.0, rho1: float = 1.05,
-                 rho2: float = 0.09, gamma1: float = 0.1, n1: int = 100000, rho3: float = 1.02,
-                 steps="paper"):
-        if not (steps == "paper" or (isinstance(steps, numbers.Integral)
-                                     and not isinstance(steps, bool) and steps >= 0)):
-            raise ValueError(f"steps must be 'paper' (T = (⌈k̂⌉+1)n₁) or an integer ≥ 0, "
-                             f"got {steps!r}")
-        self._steps = steps
-        super().__init__(epsilon, delta, x_l, x_h, alpha, beta, rho1, rho2, gamma1, n1, rho3)
-
-    def _extra_params(self) -> dict:
-        return {"steps": self._steps}
+    parameter_order = ("steps",)
+    #: "paper" (T = (⌈k̂⌉+1)n₁) or a whole number of steps; read as ``_steps``
+    _steps = Parameter("paper", _sgld_steps, "SGLD steps T, or 'paper' for (⌈k̂⌉+1)n₁",
+                       name="steps")
 
     def step_size_for(self, n1: int) -> float:
         """η = 1/(α + n₁x_h²β)² (Claim 4.2)."""

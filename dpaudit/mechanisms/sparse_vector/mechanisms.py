@@ -37,12 +37,13 @@ import sympy as sp
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.sparse_vector import exact
-from dpaudit.neighbours import linf
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.capabilities import CalibratedNoise, GreyBoxQuery, SearchableDatasets
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.neighbours.spaces import QueryAnswers
-from dpaudit.mechanisms.noisy_max.mechanisms import (NEIGHBOURING, check_finite,
-                                          check_neighbours, check_positive, check_sample_size,
-                                          pure_claim, query_vector, scaled_pairs)
+from dpaudit.mechanisms.noisy_max.mechanisms import (all_differ, check_finite, check_neighbours,
+                                                     check_positive_parameter, check_sample_size,
+                                                     pure_claim, query_vector, scaled_pairs)
 
 EPSILON, DELTA_Q, C, B_RHO, B_NU = sp.symbols("epsilon Delta c b_rho b_nu")
 
@@ -72,35 +73,38 @@ ALG6_NU = load_formula("sparse_vector", "alg6_b_nu")  # 2Δ/ε
 ALG6_LOSS = load_formula("sparse_vector", "alg6_loss")  # claimed Δ/b_ρ + Δ/b_ν
 
 
-class _SVTBase(Mechanism):
+class SVTBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism):
+    """Shared part of the sparse-vector variants of Lyu, Su & Li (PVLDB 2017, Fig. 1): the
+    dataset is the vector of m query answers, neighbours are ALL_DIFFER; a variant names its
+    threshold/query noise formulas and the loss its proof claims.  Variants without a cutoff
+    set ``has_cutoff = False`` and hide the ``c`` parameter (``c = None``).  Not registered."""
+
     family = "sparse_vector"
-    neighbouring = NEIGHBOURING
     rho_formula: SymbolicFormula
     nu_formula: SymbolicFormula | None = None
     loss_formula: SymbolicFormula
     has_cutoff = True
 
-    def relation(self):
-        return linf(self.sensitivity)
+    epsilon = Parameter(1.0, check_positive_parameter, "privacy parameter ε > 0")
+    threshold = Parameter(0.0, check_finite, "the public threshold T")
+    num_queries = Parameter(6, lambda name, v: check_positive_parameter(name, v, integer=True),
+                            "number of queries m")
+    _sensitivity = Parameter(1.0, check_positive_parameter,
+                             "ℓ∞ sensitivity Δ of the answer vector", name="sensitivity")
+    c = Parameter(1, lambda name, v: check_positive_parameter(name, v, integer=True),
+                  "cutoff c: stop after c ⊤ answers")
 
-    def __init__(self, epsilon: float = 1.0, threshold: float = 0.0, c: int = 1,
-                 num_queries: int = 6, sensitivity: float = 1.0):
-        epsilon = check_positive("epsilon", epsilon)
-        threshold = check_finite("threshold", threshold)
-        c = check_positive("c", c, integer=True)
-        num_queries = check_positive("num_queries", num_queries, integer=True)
-        sensitivity = check_positive("sensitivity", sensitivity)
-        params = dict(epsilon=epsilon, threshold=threshold, num_queries=num_queries,
-                      sensitivity=sensitivity)
+    def relation(self) -> NeighbourRelation:
+        return all_differ(self._sensitivity)
+
+    def sensitivity(self) -> float:
+        """Δ: every answer moves by at most Δ (ℓ∞)."""
+        return self._sensitivity
+
+    def derive(self) -> None:
+        self._values = {"epsilon": self.epsilon, "Delta": self._sensitivity}
         if self.has_cutoff:
-            params["c"] = c
-        super().__init__(**params)
-        self.epsilon, self.threshold, self.num_queries = epsilon, threshold, num_queries
-        self.sensitivity = sensitivity
-        self.c = c if self.has_cutoff else None
-        self._values = {"epsilon": epsilon, "Delta": sensitivity}
-        if self.has_cutoff:
-            self._values["c"] = c
+            self._values["c"] = self.c
         self.b_rho = self.rho_formula(**self._values)
         self.b_nu = self.nu_formula(**self._values) if self.nu_formula is not None else 0.0
 
@@ -108,7 +112,7 @@ class _SVTBase(Mechanism):
     def validate_dataset(self, dataset) -> np.ndarray:
         return query_vector(dataset, self.num_queries, self.name)
 
-    # -- `dpaudit check`: the dataset is the answer vector, Δ = the ``sensitivity`` attribute
+    # -- `dpaudit check`: the dataset is the answer vector, Δ = ``sensitivity()``
     sensitivity_norm = "linf"
 
     def query(self, dataset) -> np.ndarray:
@@ -117,7 +121,7 @@ class _SVTBase(Mechanism):
 
     def dataset_space(self) -> QueryAnswers:
         """m answers in T ± 10Δ, ‖q − q′‖∞ ≤ Δ."""
-        d, t = self.sensitivity, self.threshold
+        d, t = self._sensitivity, self.threshold
         return QueryAnswers(d, self.num_queries, lo=t - 10.0 * d, hi=t + 10.0 * d)
 
     def noise(self) -> Noise:
@@ -126,7 +130,7 @@ class _SVTBase(Mechanism):
         params = {"b_rho": self.claimed_value("b_rho")}
         if self.nu_formula is not None:
             params["b_nu"] = self.claimed_value("b_nu")
-        m, d = self.num_queries, self.sensitivity
+        m, d = self.num_queries, self._sensitivity
         probe = [self.threshold + d * (i - (m - 1) / 2) for i in range(m)]
         return Noise("svt-patterns", params, options={"threshold": self.threshold, "c": self.c},
                      probe=probe, source="claim: " + ", ".join(
@@ -168,7 +172,7 @@ class _SVTBase(Mechanism):
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
         """Exact ε of the pair over ⊤/⊥ patterns (δ = 0: max |ln P₀/P₁|, ∞ on mismatch)."""
         q0, q1 = self.validate_dataset(d0), self.validate_dataset(d1)
-        check_neighbours(q0, q1, self.sensitivity, self.name)
+        check_neighbours(q0, q1, self._sensitivity, self.name)
         return exact.svt_pattern_epsilon(q0, q1, self.threshold, self.b_rho, self.b_nu,
                                          self.c, delta)
 
@@ -185,7 +189,7 @@ class _SVTBase(Mechanism):
         return [s] * k + [s - g] * (m - k), [s + 1] * k + [s - g - 1] * (m - k)
 
 
-class SparseVector(_SVTBase):
+class SparseVector(SVTBase):
     """Sparse vector technique, Lyu, Su & Li 2017 Alg. 1 (the correct one); ε-DP.
 
     ε₁ = ε/2, ρ ~ Lap(Δ/ε₁); ε₂ = ε − ε₁, νᵢ ~ Lap(2cΔ/ε₂); ⊤ iff qᵢ + νᵢ ≥ T + ρ; stops
@@ -201,10 +205,10 @@ class SparseVector(_SVTBase):
              "(exact ε 0.990·ε at the defaults, the largest found)"),
             ("last-drops", *self._last_drops(1, 1),
              "same shape closer to the threshold (exact ε 0.950·ε, ~9× more mass)"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
 
-class SVTLyu3(_SVTBase):
+class SVTLyu3(SVTBase):
     """KNOWN BAD: SVT that releases the noisy answer on ⊤ — Lyu, Su & Li 2017 Alg. 3 (from
     Roth's lecture notes).
 
@@ -235,7 +239,7 @@ class SVTLyu3(_SVTBase):
         if delta != 0.0 or self.c != 1:
             return None
         q0, q1 = self.validate_dataset(d0), self.validate_dataset(d1)
-        check_neighbours(q0, q1, self.sensitivity, self.name)
+        check_neighbours(q0, q1, self._sensitivity, self.name)
         return exact.svt_values_epsilon(q0, q1, self.threshold, self.b_rho, self.b_nu, self.c)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
@@ -246,10 +250,10 @@ class SVTLyu3(_SVTBase):
              "ratio is e^{jΔ/b_ν} at position j: exact ε = m·ε/2 (c = 1), the largest possible"),
             ("last-drops", *self._last_drops(0, 0),
              "⊥ answers rise, the last falls (the Alg. 4 counterexample shape)"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
 
-class SVTLyu4(_SVTBase):
+class SVTLyu4(SVTBase):
     """KNOWN BAD: SVT with Lee & Clifton's budget split — Lyu, Su & Li 2017 Alg. 4.
 
     ε₁ = ε/4, ρ ~ Lap(Δ/ε₁); ε₂ = ε − ε₁, νᵢ ~ Lap(Δ/ε₂) (no factor c); ⊤/⊥, stops after c ⊤.
@@ -272,10 +276,10 @@ class SVTLyu4(_SVTBase):
              "1.7500·ε at the defaults (largest found; pattern probability ~8e-4)"),
             ("last-drops", *self._last_drops(0, 0),
              "same shape at the threshold: exact ε 1.742·ε with ~20× more mass (p ≈ 0.017)"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
 
-class SVTLyu5(_SVTBase):
+class SVTLyu5(SVTBase):
     """KNOWN BAD: SVT without query noise and without cutoff — Lyu, Su & Li 2017 Alg. 5
     (Stoddard et al. 2014).
 
@@ -290,11 +294,7 @@ class SVTLyu5(_SVTBase):
                   "finite ε′; StatDP iSVT1, DP-Sniper SVT5, DP-Auditorium SVT5")
     rho_formula, loss_formula = ALG5_RHO, ALG5_LOSS
     has_cutoff = False
-
-    def __init__(self, epsilon: float = 1.0, threshold: float = 0.0, num_queries: int = 6,
-                 sensitivity: float = 1.0):
-        super().__init__(epsilon=epsilon, threshold=threshold, num_queries=num_queries,
-                         sensitivity=sensitivity)
+    c = None  # no cutoff: not a parameter
 
     def true_epsilon(self) -> float:
         return math.inf
@@ -308,10 +308,10 @@ class SVTLyu5(_SVTBase):
              "mismatch mass 1 − e^{−ε/4} (0.221 at ε = 1)"),
             ("swap", [1] * k + [0] * (m - k), [0] * k + [1] * (m - k),
              "Lyu's counterexample shape: mismatch mass P(0 < ρ ≤ Δ) = (1 − e^{−ε/2})/2"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
 
-class SVTLyu6(_SVTBase):
+class SVTLyu6(SVTBase):
     """KNOWN BAD: SVT without cutoff — Lyu, Su & Li 2017 Alg. 6 (Chen et al. 2015).
 
     ε₁ = ε/2, ρ ~ Lap(Δ/ε₁); ε₂ = ε − ε₁, νᵢ ~ Lap(Δ/ε₂); every query answered ⊤/⊥.  Claimed
@@ -325,11 +325,7 @@ class SVTLyu6(_SVTBase):
                   "iSVT2, DP-Sniper SVT6, DP-Auditorium SVT6")
     rho_formula, nu_formula, loss_formula = ALG6_RHO, ALG6_NU, ALG6_LOSS
     has_cutoff = False
-
-    def __init__(self, epsilon: float = 1.0, threshold: float = 0.0, num_queries: int = 6,
-                 sensitivity: float = 1.0):
-        super().__init__(epsilon=epsilon, threshold=threshold, num_queries=num_queries,
-                         sensitivity=sensitivity)
+    c = None  # no cutoff: not a parameter
 
     def true_epsilon(self) -> float:
         return math.inf
@@ -343,7 +339,7 @@ class SVTLyu6(_SVTBase):
              "same shape, exact ε 2.734·ε with pattern probability ~2e-3"),
             ("halves", *self._halves(0, 0),
              "same shape from all-zero answers: exact ε 2.617·ε, pattern probability ~7e-3"),
-        ], self.sensitivity)
+        ], self._sensitivity)
 
 
 __all__ = ["SparseVector", "SVTLyu3", "SVTLyu4", "SVTLyu5", "SVTLyu6"]

@@ -37,7 +37,10 @@ from dpaudit.claims import PureDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,
                                       sample_l2_laplace)
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.capabilities import (CalibratedNoise, GreyBoxQuery, LogDensity,
+                                             SearchableDatasets)
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.synthetic_control.donor_pool import (DonorPool, DonorPools, as_donor_pool,
                                            replace_one_donor)
 
@@ -65,17 +68,16 @@ def ridge_coefficients(X_pre: np.ndarray, y_pre: np.ndarray, lam: float) -> np.n
     return np.linalg.solve(X_pre @ X_pre.T + 0.5 * lam * np.eye(n), X_pre @ y_pre)
 
 
-class SyntheticControlMechanism(Mechanism):
+class SyntheticControlMechanism(SearchableDatasets, Mechanism):
     """Shared data model: shapes, eq. (3) range checks, the replace-one-donor relation."""
 
     family = FAMILY
-    neighbouring = ("replace one donor's whole series (a row of X), target y fixed; every "
-                    "entry of X and y in [−1, 1] (eq. (3))")
 
-    def _setup(self, n, T, T0) -> None:
-        self.n = positive_int("n", n)
-        self.T0 = positive_int("T0", T0)
-        self.T = positive_int("T", T)
+    n = Parameter(3, positive_int, "number of donors n")
+    T = Parameter(5, positive_int, "number of periods T")
+    T0 = Parameter(3, positive_int, "pre-intervention periods T₀ (T ≥ T₀ + 2)")
+
+    def derive(self) -> None:
         if self.T < self.T0 + 2:
             raise ValueError(f"T must be at least T0 + 2 (the intervention at T0 + 1 < T), "
                              f"got T={self.T}, T0={self.T0}")
@@ -94,8 +96,11 @@ class SyntheticControlMechanism(Mechanism):
                              f"pre-period only), got {pool.y.shape[0]}")
         return pool.check_range(1.0)
 
-    def relation(self):
-        return replace_one_donor
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "replace-one-donor",
+            "replace one donor's whole series (a row of X), target y fixed; every "
+            "entry of X and y in [−1, 1] (eq. (3))", replace_one_donor)
 
     def dataset_space(self) -> DonorPools:
         return DonorPools(self.n, self.T)
@@ -112,12 +117,11 @@ class SyntheticControlMechanism(Mechanism):
         return standard_pairs(self)
 
 
-class _RegressionMechanism(SyntheticControlMechanism):
-    """Mechanisms whose step 1 is ridge regression with parameter λ > 0."""
+class RidgeRegressionMechanism(SyntheticControlMechanism):
+    """Shared part of the mechanisms whose step 1 is ridge regression f_reg (eq. (4)) with
+    parameter λ > 0.  Not registered itself."""
 
-    def _setup_regression(self, n, T, T0, lam) -> None:
-        self._setup(n, T, T0)
-        self.lam = positive_number("lam", lam)
+    lam = Parameter(3.0, positive_number, "ridge parameter λ > 0")
 
     def regression(self, dataset) -> np.ndarray:
         """f_reg (eq. (4)) of the dataset."""
@@ -125,7 +129,7 @@ class _RegressionMechanism(SyntheticControlMechanism):
         return ridge_coefficients(X_pre, y_pre, self.lam)
 
 
-class DPSCOutCoefficients(_RegressionMechanism):
+class DPSCOutCoefficients(LogDensity, CalibratedNoise, GreyBoxQuery, RidgeRegressionMechanism):
     """Alg. 2, step 1 (DPSC_out): f_out = f_reg + v, v ~ ℓ₂-Laplace(a), a = 4T₀√(8+n)/(λε₁).
 
     Claim ε₁-DP (Theorem 3.6 = B.1).  Grey-box: ``query`` is f_reg, ``sensitivity`` is Lemma
@@ -135,11 +139,10 @@ class DPSCOutCoefficients(_RegressionMechanism):
     name = "dpsc-out-coefficients"
     sensitivity_norm = "l2"
 
-    def __init__(self, n: int = 3, T: int = 5, T0: int = 3, lam: float = 3.0,
-                 epsilon1: float = 1.0):
-        self._setup_regression(n, T, T0, lam)
-        self.epsilon1 = positive_number("epsilon1", epsilon1)
-        super().__init__(n=self.n, T=self.T, T0=self.T0, lam=self.lam, epsilon1=self.epsilon1)
+    epsilon1 = Parameter(1.0, positive_number, "privacy parameter ε₁ of step 1")
+
+    def derive(self) -> None:
+        super().derive()
         self.scale = OUT_SCALE(**self._values())
 
     def _values(self) -> dict:
@@ -177,7 +180,7 @@ class DPSCOutCoefficients(_RegressionMechanism):
         return self.profile(d0, d1).epsilon(delta)
 
 
-class DPSCPostData(SyntheticControlMechanism):
+class DPSCPostData(LogDensity, CalibratedNoise, GreyBoxQuery, SyntheticControlMechanism):
     """Step 2 of Algs. 2 and 3: vec(X̃_post) = vec(X_post) + vec(W), W ∝ exp(−‖W‖_F/b) jointly,
     b = 2√(T − T₀)/ε₂.  Claim ε₂-DP (Lemma 3.9); sensitivity 2√(T − T₀) (Lemma B.7), attained
     by a donor whose post-period flips from +1 to −1.  Output: the n(T − T₀) entries of X̃_post,
@@ -186,10 +189,10 @@ class DPSCPostData(SyntheticControlMechanism):
     name = "dpsc-post-data"
     sensitivity_norm = "l2"
 
-    def __init__(self, n: int = 3, T: int = 5, T0: int = 3, epsilon2: float = 1.0):
-        self._setup(n, T, T0)
-        self.epsilon2 = positive_number("epsilon2", epsilon2)
-        super().__init__(n=self.n, T=self.T, T0=self.T0, epsilon2=self.epsilon2)
+    epsilon2 = Parameter(1.0, positive_number, "privacy parameter ε₂ of step 2")
+
+    def derive(self) -> None:
+        super().derive()
         self.scale = POST_SCALE(**self._values())
 
     def _values(self) -> dict:
@@ -230,7 +233,7 @@ def predict(post: np.ndarray, W: np.ndarray, f: np.ndarray) -> np.ndarray:
     return np.einsum("nip,ni->np", post[None, :, :] + W, f)
 
 
-class DPSCOut(_RegressionMechanism):
+class DPSCOut(RidgeRegressionMechanism):
     """Alg. 2 (DPSC_out) end to end: y_out = (X_post + W)ᵀ(f_reg + v) ∈ ℝ^{T−T₀}.
 
     v ~ ℓ₂-Laplace(a) on ℝⁿ, a = 4T₀√(8+n)/(λε₁); W ∝ exp(−‖W‖_F/b) on ℝ^{n×(T−T₀)},
@@ -239,13 +242,11 @@ class DPSCOut(_RegressionMechanism):
 
     name = "dpsc-out"
 
-    def __init__(self, n: int = 3, T: int = 5, T0: int = 3, lam: float = 3.0,
-                 epsilon1: float = 1.0, epsilon2: float = 1.0):
-        self._setup_regression(n, T, T0, lam)
-        self.epsilon1 = positive_number("epsilon1", epsilon1)
-        self.epsilon2 = positive_number("epsilon2", epsilon2)
-        super().__init__(n=self.n, T=self.T, T0=self.T0, lam=self.lam, epsilon1=self.epsilon1,
-                         epsilon2=self.epsilon2)
+    epsilon1 = Parameter(1.0, positive_number, "privacy parameter ε₁ of step 1")
+    epsilon2 = Parameter(1.0, positive_number, "privacy parameter ε₂ of step 2")
+
+    def derive(self) -> None:
+        super().derive()
         self.scale = OUT_SCALE(**self._values())
         self.post_scale = POST_SCALE(**self._values())
 

@@ -31,9 +31,12 @@ from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import GaussianProfile, LaplaceProfile
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,
                                       sample_l2_laplace)
-from dpaudit.mechanisms.synthetic_control.mechanisms import (FAMILY, POST_SCALE, _RegressionMechanism,
-                                                  check_draw, claim_expression, positive_number,
-                                                  predict)
+from dpaudit.mechanisms.base import Parameter
+from dpaudit.mechanisms.capabilities import LogDensity
+from dpaudit.mechanisms.synthetic_control.mechanisms import (FAMILY, POST_SCALE,
+                                                             RidgeRegressionMechanism, check_draw,
+                                                             claim_expression, positive_number,
+                                                             predict)
 
 C_BOUND = load_formula(FAMILY, "c_bound")                  # T₀(1 + √(16n − 15))
 THRESHOLD = load_formula(FAMILY, "obj_threshold")          # log(1 + 2c/λ + c²/λ²)
@@ -44,18 +47,34 @@ BETA_LAPLACE = load_formula(FAMILY, "obj_beta_laplace")    # min{…}/ε₀
 BETA_GAUSSIAN = load_formula(FAMILY, "obj_beta_gaussian")  # 4T₀√(8+n)√(2log(2/δ)+2ε₀)/ε₀
 
 
-class _ObjectiveMechanism(_RegressionMechanism):
-    """Step 1 of Algorithm 3 (module docstring)."""
+def _branch_delta(name: str, value) -> float:
+    """δ ∈ [0, 1) selecting the noise branch."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+            or not (0.0 <= float(value) < 1.0):
+        raise ValueError(f"{name} must lie in [0, 1) (0: Laplace branch, > 0: Gaussian "
+                         f"branch), got {value!r}")
+    return float(value)
 
-    def _setup_objective(self, epsilon1, delta, c) -> None:
-        self.epsilon1 = positive_number("epsilon1", epsilon1)
-        if isinstance(delta, bool) or not isinstance(delta, numbers.Real) \
-                or not (0.0 <= float(delta) < 1.0):
-            raise ValueError(f"delta must lie in [0, 1) (0: Laplace branch, > 0: Gaussian "
-                             f"branch), got {delta!r}")
-        self.delta = float(delta)
+
+def _optional_positive(name: str, value):
+    return None if value is None else positive_number(name, value)
+
+
+class ObjectivePerturbationMechanism(RidgeRegressionMechanism):
+    """Shared part of DPSC_obj: step 1 of Algorithm 3, objective perturbation (module
+    docstring).  Not registered itself."""
+
+    epsilon1 = Parameter(1.0, positive_number, "privacy parameter ε₁ of step 1")
+    #: declared here so DPSC_obj lists it before delta; the coefficients mechanism hides it
+    epsilon2 = Parameter(1.0, positive_number, "privacy parameter ε₂ of step 2")
+    delta = Parameter(0.0, _branch_delta, "δ ∈ [0, 1): 0 the Laplace branch, > 0 Gaussian")
+    c = Parameter(None, _optional_positive, "bound c on λ_|max|(2(X′X′ᵀ − XXᵀ)) "
+                  "(None: the eq. (3) bound T₀(1 + √(16n − 15)))")
+
+    def derive(self) -> None:
+        super().derive()
         base = {**self._base_values(), "lam": self.lam, "epsilon1": self.epsilon1}
-        self.c = C_BOUND(**base) if c is None else positive_number("c", c)
+        self.resolve_parameter("c", C_BOUND(**base) if self.c is None else self.c)
         base["c"] = self.c
         self.threshold = THRESHOLD(**base)
         if self.epsilon1 > self.threshold:
@@ -79,7 +98,9 @@ class _ObjectiveMechanism(_RegressionMechanism):
         """A = 2X_preX_preᵀ + (λ + Δ)I, the Hessian of T₀·J^obj."""
         return 2.0 * X_pre @ X_pre.T + (self.lam + self.reg_extra) * np.eye(self.n)
 
-    def _affine(self, dataset) -> tuple[np.ndarray, np.ndarray]:
+    def affine_map(self, dataset) -> tuple[np.ndarray, np.ndarray]:
+        """(A, 2Xy) of the dataset: f_obj = A⁻¹(2Xy − b) is affine in the noise b, with
+        A = :meth:`objective_matrix` of the pre-period donors X and 2Xy from the target y."""
         X_pre, y_pre = self._pre(dataset)
         return self.objective_matrix(X_pre), 2.0 * X_pre @ y_pre
 
@@ -90,7 +111,7 @@ class _ObjectiveMechanism(_RegressionMechanism):
 
     def coefficients(self, dataset, b: np.ndarray) -> np.ndarray:
         """f_obj = A⁻¹(2Xy − b) for each row b of noise."""
-        A, lin = self._affine(dataset)
+        A, lin = self.affine_map(dataset)
         return np.linalg.solve(A, (lin[None, :] - b).T).T
 
     def true_epsilon(self):
@@ -98,7 +119,7 @@ class _ObjectiveMechanism(_RegressionMechanism):
         return math.inf if self.noise_law == "laplace" else None
 
 
-class DPSCObjCoefficients(_ObjectiveMechanism):
+class DPSCObjCoefficients(LogDensity, ObjectivePerturbationMechanism):
     """Alg. 3, step 1 (DPSC_obj): f_obj = A⁻¹(2X_pre y_pre − b); claims (ε₁, δ)-DP
     (Theorem 3.10 = D.1) — false in both noise branches (certificate, theorem_3_10).
 
@@ -111,12 +132,7 @@ class DPSCObjCoefficients(_ObjectiveMechanism):
     name = "dpsc-obj-coefficients"
     literature = "dpaudit proofs/synthetic_control.py, section theorem_3_10 (counterexample)"
 
-    def __init__(self, n: int = 3, T: int = 5, T0: int = 3, lam: float = 3.0,
-                 epsilon1: float = 1.0, delta: float = 0.0, c: float | None = None):
-        self._setup_regression(n, T, T0, lam)
-        self._setup_objective(epsilon1, delta, c)
-        super().__init__(n=self.n, T=self.T, T0=self.T0, lam=self.lam, epsilon1=self.epsilon1,
-                         delta=self.delta, c=self.c)
+    epsilon2 = None  # step 1 only: no ε₂
 
     def claim(self):
         formulas, values = self._step1_claim_parts()
@@ -132,7 +148,7 @@ class DPSCObjCoefficients(_ObjectiveMechanism):
         return self.coefficients(dataset, self.draw_b(rng, n))
 
     def log_density(self, dataset, outputs) -> np.ndarray:
-        A, lin = self._affine(dataset)
+        A, lin = self.affine_map(dataset)
         alpha = np.asarray(outputs, dtype=float).reshape(-1, self.n)
         b = lin[None, :] - alpha @ A.T
         logdet = float(np.linalg.slogdet(A)[1])
@@ -143,7 +159,7 @@ class DPSCObjCoefficients(_ObjectiveMechanism):
 
     def profile(self, d0, d1):
         """The exact symmetric profile of the pair, or None when no closed form is known."""
-        (A0, l0), (A1, l1) = self._affine(d0), self._affine(d1)
+        (A0, l0), (A1, l1) = self.affine_map(d0), self.affine_map(d1)
         if np.array_equal(A0, A1):
             shift = float(np.linalg.norm(l0 - l1))
             if self.noise_law == "laplace":
@@ -161,28 +177,22 @@ class DPSCObjCoefficients(_ObjectiveMechanism):
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float | None:
         if self.noise_law == "laplace" and delta == 0.0:
-            A0, A1 = self._affine(d0)[0], self._affine(d1)[0]
+            A0, A1 = self.affine_map(d0)[0], self.affine_map(d1)[0]
             if not np.array_equal(A0, A1):
                 return math.inf   # the loss is unbounded (section theorem_3_10)
         prof = self.profile(d0, d1)
         return None if prof is None else prof.epsilon(delta)
 
 
-class DPSCObj(_ObjectiveMechanism):
+class DPSCObj(ObjectivePerturbationMechanism):
     """Alg. 3 (DPSC_obj) end to end: y_obj = (X_post + W)ᵀ f_obj, b drawn first, then W
     (b_W = 2√(T−T₀)/ε₂).  Claims (ε₁ + ε₂, δ)-DP (Theorem 3.4) — false, see
     ``dpsc-obj-coefficients``.  ``delta`` selects the noise branch (0: Laplace)."""
 
     name = "dpsc-obj"
 
-    def __init__(self, n: int = 3, T: int = 5, T0: int = 3, lam: float = 3.0,
-                 epsilon1: float = 1.0, epsilon2: float = 1.0, delta: float = 0.0,
-                 c: float | None = None):
-        self._setup_regression(n, T, T0, lam)
-        self._setup_objective(epsilon1, delta, c)
-        self.epsilon2 = positive_number("epsilon2", epsilon2)
-        super().__init__(n=self.n, T=self.T, T0=self.T0, lam=self.lam, epsilon1=self.epsilon1,
-                         epsilon2=self.epsilon2, delta=self.delta, c=self.c)
+    def derive(self) -> None:
+        super().derive()
         self.post_scale = POST_SCALE(**self._base_values(), epsilon2=self.epsilon2)
 
     def claim(self):

@@ -164,12 +164,12 @@ def max_regression_shift(n: int, T: int, T0: int, lam: float, *, starts: int = 6
 def standard_pairs(mechanism) -> list[NeighbourPair]:
     """The worst-case pairs of each synthetic-control mechanism."""
     from dpaudit.mechanisms.synthetic_control.mechanisms import DPSCPostData
-    from dpaudit.mechanisms.synthetic_control.objective import _ObjectiveMechanism
+    from dpaudit.mechanisms.synthetic_control.objective import ObjectivePerturbationMechanism
 
     n, T, T0 = mechanism.n, mechanism.T, mechanism.T0
     if isinstance(mechanism, DPSCPostData):
         return [post_flip_pair(n, T, T0), lemma_3_8_pair(n, T)]
-    if isinstance(mechanism, _ObjectiveMechanism):
+    if isinstance(mechanism, ObjectivePerturbationMechanism):
         return [flipped_donor_pair(n, T, T0), unbounded_loss_pair(n, T, T0)]
     return [extremal_regression_pair(n, T, T0, mechanism.lam), lemma_3_8_pair(n, T)]
 
@@ -183,7 +183,7 @@ def obj_hockey_stick(mechanism, d0, d1, eps: float, noise: np.ndarray) -> float:
     rows (common random numbers): δ_{0‖1}(ε) = E_{b}[(1 − e^{ε − L})₊] with
     L = ln p_b(b) − ln p_b(M b + w) + ln det A − ln det A′ exactly (M = A′A⁻¹, w = 2X′y − M·2Xy),
     the density of f_obj = A⁻¹(2Xy − b) being p_b(2Xy − Aα)·det A."""
-    (A0, l0), (A1, l1) = mechanism._affine(d0), mechanism._affine(d1)
+    (A0, l0), (A1, l1) = mechanism.affine_map(d0), mechanism.affine_map(d1)
     b = noise * mechanism.beta
     best = 0.0
     for (Aa, la), (Ab, lb) in (((A0, l0), (A1, l1)), ((A1, l1), (A0, l0))):
