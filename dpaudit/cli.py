@@ -235,11 +235,10 @@ def describe_mechanisms() -> list[dict]:
                 signature = f"{name}{inspect.signature(cls)}"
             except (TypeError, ValueError):
                 signature = name
-            entry = {"name": name, "family": getattr(cls, "family", ""),
-                     "parameters": None,
-                     "neighbouring": getattr(cls, "neighbouring", ""), "claim": None,
-                     "known_bad": bool(getattr(cls, "known_bad", False)),
-                     "true_epsilon": None, "literature": getattr(cls, "literature", ""),
+            entry = {"name": name, "family": cls.family, "parameters": None,
+                     "neighbouring": cls.neighbouring, "claim": None,
+                     "known_bad": bool(cls.known_bad),
+                     "true_epsilon": None, "literature": cls.literature,
                      "doc": ((cls.__doc__ or "").strip().splitlines() or [""])[0],
                      "needs_parameters": True, "signature": signature,
                      "error": f"{type(exc).__name__}: {exc}"}
@@ -303,8 +302,8 @@ def _cmd_check(args, argv: list[str]) -> int:
     except (CheckSetupError, ValueError) as exc:
         print(f"dpaudit check: error: {exc}", file=sys.stderr)
         return 2
-    shown = ", ".join(f"{k}={v!r}" for k, v in (getattr(mech, "params", None) or params).items())
-    print(f"dpaudit check {args.mechanism}: {getattr(mech, 'name', type(mech).__name__)}"
+    shown = ", ".join(f"{k}={v!r}" for k, v in (mech.params or params).items())
+    print(f"dpaudit check {args.mechanism}: {mech.name}"
           f"({shown}); {args.samples} samples, seed {args.seed}", flush=True)
 
     def on_step(index, step):

@@ -9,7 +9,7 @@ from dpaudit.audit.records import (EXACT_SLACK, SCHEMA_FILE, SCHEMA_VERSION, VER
                                    AuditOutcome, CertificateJudgement, CertificateRecord,
                                    SuiteSummary, SweepPoint, exit_status, judge,
                                    judge_certificate)
-from dpaudit.audit.renyi_claims import claimed_renyi, has_renyi_claim
+from dpaudit.claims import claimed_renyi, has_renyi_claim
 from dpaudit.audit.runner import PROFILES, AuditRun, run_suites
 from dpaudit.audit.spec import AuditSpec, PairSpec, Suite, SuiteError, load_suite, parse_suite
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from dpaudit.audit.plan import Task
 from dpaudit.audit.records import CertificateRecord, describe_exception
-from dpaudit.audit.renyi_claims import claimed_renyi
+from dpaudit.claims import claimed_renyi
+from dpaudit.mechanisms.capabilities import ExactRenyi
 from dpaudit.processes import process_pool
 
 Progress = Callable[[CertificateRecord], None]
@@ -107,7 +108,6 @@ def _measure(task: Task, found: list[dict]) -> dict | None:
         for entry, point in zip(dp, white.points):
             entry["white_box_certificate"] = point.to_dict()
             entry["white_box_epsilon_lower_bound"] = float(point.epsilon)
-    exact_renyi = getattr(mechanism, "exact_renyi", None)
     rdp = [e for e in found if e["notion"] == "rdp"]
     for i, entry in enumerate(rdp):
         entry["epsilon_lower_bound"] = float(black.renyi[i].divergence)
@@ -117,8 +117,8 @@ def _measure(task: Task, found: list[dict]) -> dict | None:
                                 "curve_certificate": black.points[0].to_dict()}
         if white is not None:
             entry["white_box_epsilon_lower_bound"] = float(white.renyi[i].divergence)
-        if callable(exact_renyi):
-            entry["exact_epsilon"] = _number(exact_renyi(d0, d1, entry["alpha"]))
+        if isinstance(mechanism, ExactRenyi):
+            entry["exact_epsilon"] = _number(mechanism.exact_renyi(d0, d1, entry["alpha"]))
     if any(entry.get("epsilon_lower_bound") is None for entry in found):
         raise RuntimeError("the estimator returned fewer certificates than the task's δs and αs")
     return _curve_data(task, mechanism, claim, d0, d1, dp, rdp)
@@ -147,9 +147,8 @@ def _curve_data(task, mechanism, claim, d0, d1, dp, rdp) -> dict | None:
         alphas = np.linspace(min(e["alpha"] for e in rdp), max(e["alpha"] for e in rdp), 40)
         out["dense_alpha"] = alphas.tolist()
         out["claimed_renyi"] = [_finite_or_none(claimed_renyi(claim, float(a))) for a in alphas]
-        exact_renyi = getattr(mechanism, "exact_renyi", None)
-        if callable(exact_renyi):
-            out["exact_renyi"] = [_finite_or_none(exact_renyi(d0, d1, float(a)))
+        if isinstance(mechanism, ExactRenyi):
+            out["exact_renyi"] = [_finite_or_none(mechanism.exact_renyi(d0, d1, float(a)))
                                   for a in alphas]
     return out
 

@@ -31,6 +31,7 @@ import numpy as np
 from dpaudit.audit import sweeps
 from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite
+from dpaudit.mechanisms.capabilities import LogDensity
 from dpaudit.stats.multiple_testing import split_significance
 
 #: extra values of a swept parameter per dense-exact job (the jobs run in parallel)
@@ -126,7 +127,7 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None):
     try:
         mechanism = create_mechanism(audit.mechanism, **(audit.params if params is None
                                                          else params))
-        white = callable(getattr(mechanism, "log_density", None))
+        white = isinstance(mechanism, LogDensity)
         if audit.pairs != "worst-case":
             return ([NeighbourPair(p.name, p.d0, p.d1, p.description) for p in audit.pairs],
                     white, None)

@@ -80,7 +80,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpaudit.audit.renyi_claims import has_renyi_claim
+from dpaudit.claims import has_renyi_claim
+from dpaudit.mechanisms.capabilities import ClosedFormSeries
 from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
                                        check_keys, delta_value, is_int, is_number, parse_sweep,
                                        read_samples, read_string)
@@ -413,7 +414,7 @@ def _parse_series(table, index: int, path: str) -> SeriesSpec:
         _check_mechanism(mechanism, {**params, sweep.parameter: sweep.values[i]}, where,
                          f" at sweep value {sweep.label(i)}")
     from dpaudit.mechanisms.registry import create_mechanism
-    if not callable(getattr(create_mechanism(mechanism, **params), "series", None)):
+    if not isinstance(create_mechanism(mechanism, **params), ClosedFormSeries):
         raise where.error("mechanism", f"a mechanism with a series() method ({mechanism} has "
                                        f"none)", mechanism)
     return SeriesSpec(index=index, name=name, mechanism=mechanism, params=dict(params),

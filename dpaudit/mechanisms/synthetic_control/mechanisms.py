@@ -41,6 +41,7 @@ from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
 from dpaudit.mechanisms.capabilities import (CalibratedNoise, GreyBoxQuery, LogDensity,
                                              SearchableDatasets)
 from dpaudit.neighbours import NeighbourRelation
+from dpaudit.mechanisms.synthetic_control import pairs
 from dpaudit.mechanisms.synthetic_control.donor_pool import (DonorPool, DonorPools, as_donor_pool,
                                            replace_one_donor)
 
@@ -112,16 +113,19 @@ class SyntheticControlMechanism(SearchableDatasets, Mechanism):
     def post_data(self, dataset) -> np.ndarray:
         return self.validate_dataset(dataset).X[:, self.T0:]
 
-    def worst_case_pairs(self) -> list[NeighbourPair]:
-        from dpaudit.mechanisms.synthetic_control.pairs import standard_pairs
-        return standard_pairs(self)
-
 
 class RidgeRegressionMechanism(SyntheticControlMechanism):
     """Shared part of the mechanisms whose step 1 is ridge regression f_reg (eq. (4)) with
     parameter λ > 0.  Not registered itself."""
 
     lam = Parameter(3.0, positive_number, "ridge parameter λ > 0")
+
+    def worst_case_pairs(self) -> list[NeighbourPair]:
+        """The extremal regression pair (largest ‖Δf_reg‖₂ found, see
+        :func:`~dpaudit.mechanisms.synthetic_control.pairs.extremal_regression_pair`) and the
+        Lemma 3.8 example."""
+        return [pairs.extremal_regression_pair(self.n, self.T, self.T0, self.lam),
+                pairs.lemma_3_8_pair(self.n, self.T)]
 
     def regression(self, dataset) -> np.ndarray:
         """f_reg (eq. (4)) of the dataset."""
@@ -187,6 +191,12 @@ class DPSCPostData(LogDensity, CalibratedNoise, GreyBoxQuery, SyntheticControlMe
     row-major."""
 
     name = "dpsc-post-data"
+
+    def worst_case_pairs(self) -> list[NeighbourPair]:
+        """A donor whose post-period flips from +1 to −1 (attains Lemma B.7's sensitivity),
+        and the Lemma 3.8 example."""
+        return [pairs.post_flip_pair(self.n, self.T, self.T0),
+                pairs.lemma_3_8_pair(self.n, self.T)]
     sensitivity_norm = "l2"
 
     epsilon2 = Parameter(1.0, positive_number, "privacy parameter ε₂ of step 2")

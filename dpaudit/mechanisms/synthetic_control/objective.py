@@ -31,8 +31,9 @@ from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import GaussianProfile, LaplaceProfile
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,
                                       sample_l2_laplace)
-from dpaudit.mechanisms.base import Parameter
+from dpaudit.mechanisms.base import NeighbourPair, Parameter
 from dpaudit.mechanisms.capabilities import LogDensity
+from dpaudit.mechanisms.synthetic_control import pairs
 from dpaudit.mechanisms.synthetic_control.mechanisms import (FAMILY, POST_SCALE,
                                                              RidgeRegressionMechanism, check_draw,
                                                              claim_expression, positive_number,
@@ -68,6 +69,11 @@ class ObjectivePerturbationMechanism(RidgeRegressionMechanism):
     #: declared here so DPSC_obj lists it before delta; the coefficients mechanism hides it
     epsilon2 = Parameter(1.0, positive_number, "privacy parameter ε₂ of step 2")
     delta = Parameter(0.0, _branch_delta, "δ ∈ [0, 1): 0 the Laplace branch, > 0 Gaussian")
+
+    def worst_case_pairs(self) -> list[NeighbourPair]:
+        """A flipped donor and the pair on which the objective's loss is unbounded."""
+        return [pairs.flipped_donor_pair(self.n, self.T, self.T0),
+                pairs.unbounded_loss_pair(self.n, self.T, self.T0)]
     c = Parameter(None, _optional_positive, "bound c on λ_|max|(2(X′X′ᵀ − XXᵀ)) "
                   "(None: the eq. (3) bound T₀(1 + √(16n − 15)))")
 

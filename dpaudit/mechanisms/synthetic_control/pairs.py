@@ -161,21 +161,6 @@ def max_regression_shift(n: int, T: int, T0: int, lam: float, *, starts: int = 6
                         f"{seed}): ‖Δf_reg‖₂ = {shift:.6g}; post-period of donor 0 flips +1 → −1")
 
 
-def standard_pairs(mechanism) -> list[NeighbourPair]:
-    """The worst-case pairs of each synthetic-control mechanism."""
-    from dpaudit.mechanisms.synthetic_control.mechanisms import DPSCPostData
-    from dpaudit.mechanisms.synthetic_control.objective import ObjectivePerturbationMechanism
-
-    n, T, T0 = mechanism.n, mechanism.T, mechanism.T0
-    if isinstance(mechanism, DPSCPostData):
-        return [post_flip_pair(n, T, T0), lemma_3_8_pair(n, T)]
-    if isinstance(mechanism, ObjectivePerturbationMechanism):
-        return [flipped_donor_pair(n, T, T0), unbounded_loss_pair(n, T, T0)]
-    return [extremal_regression_pair(n, T, T0, mechanism.lam), lemma_3_8_pair(n, T)]
-
-
-
-
 # -- evidence search for DPSC_obj ---------------------------------------------------------------
 
 def obj_hockey_stick(mechanism, d0, d1, eps: float, noise: np.ndarray) -> float:
@@ -249,5 +234,4 @@ def max_obj_evidence(mechanism, *, eps: float | None = None, samples: int = 4000
 
 __all__ = ["lemma_3_8_pair", "post_flip_pair", "unbounded_loss_pair", "max_regression_shift",
            "extremal_regression_pair", "flipped_donor_pair", "max_obj_evidence",
-           "obj_hockey_stick",
-           "standard_pairs"]
+           "obj_hockey_stick"]
