@@ -255,26 +255,39 @@ def _randomized_response(mech, noise, probe, n, rng, alpha):
     return [iv], "keep frequency ~ Bin(N, p_true): Clopper–Pearson"
 
 
-def _exponential_mechanism(mech, noise, probe, n, rng, alpha):
-    claimed = noise.parameters["beta"]
-    u = _query(mech, probe, "exponential-mechanism").ravel()
-    top = np.flatnonzero(u == u.max())
-    if top.size == u.size:
-        raise CalibrationError("the probe's utilities are all equal: the output law does not "
-                               "depend on β; declare a probe with distinct utilities")
-    gaps = u - u.max()
-    p_of = lambda beta: top.size / float(np.exp(beta * gaps).sum())  # noqa: E731
+def _argmax_frequency(mech, probe, n, rng, alpha, *, scores, parameter, claimed, p_of,
+                      increasing, what, constant):
+    """One Clopper–Pearson interval for a noise parameter from how often the output lands in
+    argmax(scores): the count is Bin(N, p(parameter)) with p monotone in the parameter.
+
+    Raises:
+      CalibrationError: every score is equal (``constant`` says why that is useless).
+    """
+    top = np.flatnonzero(scores == scores.max())
+    if top.size == scores.size:
+        raise CalibrationError(constant)
     out = _sample(mech, probe, n, rng).ravel()
     k = int(np.isin(out, top).sum())
-    iv = _binomial_parameter("beta", p_of, True, k, n, claimed, alpha,
-                             f"#{{output ∈ argmax u}}, u = {u.tolist()}")
+    return _binomial_parameter(parameter, lambda v: p_of(v, top), increasing, k, n, claimed,
+                               alpha, what)
+
+
+def _exponential_mechanism(mech, noise, probe, n, rng, alpha):
+    u = _query(mech, probe, "exponential-mechanism").ravel()
+    gaps = u - u.max()
+    iv = _argmax_frequency(
+        mech, probe, n, rng, alpha, scores=u, parameter="beta",
+        claimed=noise.parameters["beta"], increasing=True,
+        p_of=lambda beta, top: top.size / float(np.exp(beta * gaps).sum()),
+        what=f"#{{output ∈ argmax u}}, u = {u.tolist()}",
+        constant="the probe's utilities are all equal: the output law does not depend on β; "
+                 "declare a probe with distinct utilities")
     return [iv], "argmax frequency ~ Bin(N, p(β)), p increasing: Clopper–Pearson inverted for β"
 
 
 def _noisy_max_argmax(mech, noise, probe, n, rng, alpha):
     from dpaudit.mechanisms.noisy_max import exact
 
-    claimed = noise.parameters["b"]
     dist = noise.options.get("distribution", "laplace")
     probs = {"laplace": exact.laplace_argmax_probabilities,
              "exponential": exact.exponential_argmax_probabilities}.get(dist)
@@ -282,15 +295,12 @@ def _noisy_max_argmax(mech, noise, probe, n, rng, alpha):
         raise CalibrationError(f"noisy-max distribution must be 'laplace' or 'exponential', "
                                f"got {dist!r}")
     q = _query(mech, probe, "noisy-max-argmax").ravel()
-    top = np.flatnonzero(q == q.max())
-    if top.size == q.size:
-        raise CalibrationError("the probe's answers are all equal: the argmax law does not "
-                               "depend on b; declare a probe with distinct answers")
-    p_of = lambda b: float(np.sum(probs(q, b)[top]))  # noqa: E731
-    out = _sample(mech, probe, n, rng).ravel()
-    k = int(np.isin(out, top).sum())
-    iv = _binomial_parameter("b", p_of, False, k, n, claimed, alpha,
-                             f"#{{argmax ∈ argmax q}}, q = {q.tolist()}, {dist} noise")
+    iv = _argmax_frequency(
+        mech, probe, n, rng, alpha, scores=q, parameter="b", claimed=noise.parameters["b"],
+        increasing=False, p_of=lambda b, top: float(np.sum(probs(q, b)[top])),
+        what=f"#{{argmax ∈ argmax q}}, q = {q.tolist()}, {dist} noise",
+        constant="the probe's answers are all equal: the argmax law does not depend on b; "
+                 "declare a probe with distinct answers")
     return [iv], "argmax frequency ~ Bin(N, p(b)), p decreasing: Clopper–Pearson inverted for b"
 
 

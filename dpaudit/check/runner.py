@@ -33,6 +33,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from dpaudit.jsonable import to_jsonable
+
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError, check_calibration
 from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.mechanisms.base import Mechanism
@@ -67,7 +69,7 @@ class StepResult:
 
     def to_dict(self) -> dict:
         return {"step": self.step, "verdict": self.verdict, "summary": self.summary,
-                "lines": list(self.lines), "data": _jsonable(self.data),
+                "lines": list(self.lines), "data": to_jsonable(self.data),
                 "seconds": round(self.seconds, 4)}
 
 
@@ -101,25 +103,9 @@ class CheckResult:
         from dpaudit import __version__
 
         return {"dpaudit_version": __version__, "spec": self.spec, "mechanism": self.mechanism,
-                "parameters": _jsonable(self.params), "samples": self.samples,
+                "parameters": to_jsonable(self.params), "samples": self.samples,
                 "seed": self.seed, "verdict": self.verdict, "exit_status": self.exit_status,
                 "seconds": round(self.seconds, 3), "steps": [s.to_dict() for s in self.steps]}
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
 
 
 def _g(x: float) -> str:

@@ -24,7 +24,8 @@ from dpaudit import validation
 from dpaudit.claims import SymbolicFormula
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
-from dpaudit.mechanisms.capabilities import GreyBoxQuery, SearchableDatasets
+from dpaudit.mechanisms.capabilities import CalibratedNoise, GreyBoxQuery, SearchableDatasets
+from dpaudit.mechanisms.noise import Noise
 from dpaudit.neighbours import NeighbourRelation, add_remove_one
 from dpaudit.neighbours.spaces import BoundedRecords
 
@@ -130,3 +131,16 @@ class BoundedSumMechanism(GreyBoxQuery, SearchableDatasets, Mechanism):
             "adding one record of value Δ moves the sum by the full sensitivity Δ; the pair "
             "is a pure shift by Δ, the worst case of the noise-addition proof")]
 
+
+class ClaimedLaplaceNoise(CalibratedNoise):
+    """The calibration capability of a mechanism that adds i.i.d. Lap(b) noise to every output
+    coordinate, b = ``scale_formula`` (a certified :class:`SymbolicFormula`): the noise law with
+    the value of b the *claim* states (:meth:`Mechanism.claimed_value`), which
+    :mod:`dpaudit.check.calibration` tests against the sampler's output."""
+
+    scale_formula: SymbolicFormula
+
+    def noise(self) -> Noise:
+        name = self.scale_formula.name
+        return Noise("laplace", {name: self.claimed_value(name)},
+                     source=f"claim: {self.scale_formula}")

@@ -11,15 +11,15 @@ import numpy as np
 
 from dpaudit.claims import PureDP
 from dpaudit.exact import laplace_epsilon
-from dpaudit.mechanisms.base import Noise
-from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
+from dpaudit.mechanisms.capabilities import LogDensity
 
 #: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
 from dpaudit import validation
-from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, LAPLACE_SCALE, claim_expression)
+from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, ClaimedLaplaceNoise, LAPLACE_SCALE,
+                                             claim_expression)
 
 
-class LaplaceMechanism(LogDensity, CalibratedNoise, BoundedSumMechanism):
+class LaplaceMechanism(LogDensity, ClaimedLaplaceNoise, BoundedSumMechanism):
     """Laplace mechanism on a bounded sum: M(D) = Σ D + Z, Z ~ Lap(0, b), b = Δ/ε.
 
     Source: Dwork, McSherry, Nissim & Smith, TCC 2006; Dwork & Roth 2014, Thm 3.6.  Density
@@ -45,10 +45,6 @@ class LaplaceMechanism(LogDensity, CalibratedNoise, BoundedSumMechanism):
         n = validation.draw_request(n, rng)
         return rng.laplace(self.query(dataset), self.scale, size=n)
 
-    def noise(self) -> Noise:
-        name = self.scale_formula.name
-        return Noise("laplace", {name: self.claimed_value(name)},
-                     source=f"claim: {self.scale_formula}")
 
     def log_density(self, dataset, outputs) -> np.ndarray:
         y = np.asarray(outputs, dtype=float)

@@ -18,9 +18,10 @@ from dpaudit.claims import PureDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import laplace_twofold_epsilon
 from dpaudit.mechanisms.classic import LaplaceMechanism
-from dpaudit.mechanisms.classic.common import LAPLACE_SCALE, BoundedSumMechanism, claim_expression
-from dpaudit.mechanisms.base import Noise, Parameter
-from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
+from dpaudit.mechanisms.classic.common import (LAPLACE_SCALE, BoundedSumMechanism,
+                                             ClaimedLaplaceNoise, claim_expression)
+from dpaudit.mechanisms.base import Parameter
+from dpaudit.mechanisms.capabilities import LogDensity
 
 #: the bug: the Laplace scale is ε, not Δ/ε
 BUGGY_LAPLACE_SCALE = load_formula("classic", "laplace_scale_epsilon_scale")  # b = ε
@@ -50,7 +51,7 @@ class LaplaceScaleEpsilon(LaplaceMechanism):
         return self.true_epsilon_formula(epsilon=self.epsilon, Delta=self._sensitivity)
 
 
-class DoubleSpending(LogDensity, CalibratedNoise, BoundedSumMechanism):
+class DoubleSpending(LogDensity, ClaimedLaplaceNoise, BoundedSumMechanism):
     """Releases the same bounded sum twice, each with fresh Lap(Δ/ε) noise, but claims ε total.
 
     Source: Cebere, Erb, Desfontaines, Bellet & Fitzsimons, dp-recorder / Re:cord-play
@@ -85,11 +86,6 @@ class DoubleSpending(LogDensity, CalibratedNoise, BoundedSumMechanism):
         n = validation.draw_request(n, rng)
         return rng.laplace(q, self.scale, size=(n, 2))
 
-    def noise(self) -> Noise:
-        """Both coordinates carry i.i.d. Lap(b) noise (the bug is the accounting, not this)."""
-        name = self.scale_formula.name
-        return Noise("laplace", {name: self.claimed_value(name)},
-                     source=f"claim: {self.scale_formula}")
 
     def log_density(self, dataset, outputs) -> np.ndarray:
         y = np.asarray(outputs, dtype=float)
