@@ -1,6 +1,6 @@
 """Calibration: does the noise the sampler really draws have the parameter the claim states?
 
-A mechanism declares its noise law with :meth:`~dpaudit.mechanisms.base.Mechanism.noise`
+A mechanism declares its noise law with :meth:`~dpaudit.mechanisms.capabilities.CalibratedNoise.noise`
 (a :class:`~dpaudit.mechanisms.base.Noise`: the law, and each parameter's value *as the claim
 states it*).  :func:`check_calibration` samples the mechanism on one dataset (the declared
 ``probe``, else d0 of its first worst-case pair) and builds an exact — or conservative —

@@ -1,6 +1,6 @@
 """Deliberately broken copies of the Laplace mechanism, for tests and demos of ``dpaudit check``.
 
-Each is the correct :class:`~dpaudit.mechanisms.classic.mechanisms.LaplaceMechanism` (a bounded sum plus
+Each is the correct :class:`~dpaudit.mechanisms.classic.LaplaceMechanism` (a bounded sum plus
 Lap(Δ/ε) noise, claiming ε-DP) with one realistic bug, and says which check step must catch it:
 
 * :class:`WrongSensitivitySum` — records are clipped to [0, 2Δ] but the noise is calibrated
@@ -20,10 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from dpaudit import validation
-
 from dpaudit.exact import laplace_epsilon
-from dpaudit.mechanisms.classic import LaplaceMechanism
 from dpaudit.mechanisms.base import Parameter
+from dpaudit.mechanisms.classic import LaplaceMechanism
 from dpaudit.mechanisms.classic.common import bounded_records
 from dpaudit.neighbours.spaces import BoundedRecords
 

@@ -20,9 +20,9 @@ from dpaudit.claims.conversions import (RdpConversion, analytic_gaussian_delta,
 from dpaudit.claims.notions import (ALPHA, EPSILON, GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim,
                                     PrivacyProfile, PureDP)
 from dpaudit.claims.structure import claimed_renyi, has_renyi_claim, iter_claims
-from dpaudit.claims.symbolic import SymbolicFormula
+from dpaudit.claims.symbolic import SymbolicFormula, claim_expression
 
-__all__ = [
+__all__ = ["claim_expression", 
     "ALPHA", "EPSILON", "AllOf", "ApproxDP", "Claim", "GDP", "PrivacyProfile", "PureDP", "RDP",
     "TCDP", "ZCDP", "SymbolicFormula", "claimed_renyi", "has_renyi_claim", "iter_claims",
     "RdpConversion", "analytic_gaussian_delta", "analytic_gaussian_epsilon", "dp_to_gdp_mu",

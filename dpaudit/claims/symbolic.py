@@ -50,3 +50,10 @@ class SymbolicFormula:
 
     def __str__(self) -> str:
         return f"{self.name} = {self.expression}"
+
+
+def claim_expression(*formulas: SymbolicFormula) -> sp.Tuple:
+    """A claim's expression: the equations ``name = formula`` its sampler evaluated, so a
+    reader (and :meth:`dpaudit.mechanisms.base.Mechanism.claimed_value`) can re-evaluate the
+    noise parameters the claim states."""
+    return sp.Tuple(*(sp.Eq(sp.Symbol(f.name), f.expression) for f in formulas))

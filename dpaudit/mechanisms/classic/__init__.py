@@ -7,11 +7,11 @@ Modules: :mod:`~.common` (certified formulas, bounded-sum base, record validatio
 (:mod:`dpaudit.mechanisms.families`).
 """
 
-from dpaudit.mechanisms.classic.laplace import LaplaceMechanism
-from dpaudit.mechanisms.classic.gaussian import GaussianMechanism
-from dpaudit.mechanisms.classic.randomized_response import RandomizedResponse
-from dpaudit.mechanisms.classic.geometric import GeometricMechanism
 from dpaudit.mechanisms.classic.exponential import ExponentialMechanism
+from dpaudit.mechanisms.classic.gaussian import GaussianMechanism
+from dpaudit.mechanisms.classic.geometric import GeometricMechanism
+from dpaudit.mechanisms.classic.laplace import LaplaceMechanism
+from dpaudit.mechanisms.classic.randomized_response import RandomizedResponse
 
 MECHANISMS = (LaplaceMechanism, GaussianMechanism, RandomizedResponse, GeometricMechanism, ExponentialMechanism,)
 

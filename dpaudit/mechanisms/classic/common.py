@@ -16,7 +16,6 @@ sup_S P₀(S) − e^ε P₁(S) ≤ δ and the same with D₀, D₁ swapped.
 
 from __future__ import annotations
 
-
 import numpy as np
 import sympy as sp
 
@@ -46,9 +45,6 @@ GEOMETRIC_ALPHA = load_formula("classic", "geometric_alpha")  # e^{−ε/Δ}
 EXPONENTIAL_BETA = load_formula("classic", "exponential_beta")  # ε/(2Δ)
 
 
-def claim_expression(*formulas: SymbolicFormula) -> sp.Tuple:
-    """The claim's expression: the equations ``name = formula`` the sampler evaluated."""
-    return sp.Tuple(*(sp.Eq(sp.Symbol(f.name), f.expression) for f in formulas))
 
 
 

@@ -10,17 +10,15 @@ import math
 import numpy as np
 from scipy.special import log_softmax
 
-from dpaudit.claims import PureDP
+from dpaudit import validation
+from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import discrete_epsilon
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
 from dpaudit.mechanisms.capabilities import (CalibratedNoise, GreyBoxQuery, LogDensity,
                                              SearchableDatasets)
+from dpaudit.mechanisms.classic.common import EPSILON_PARAMETER, EXPONENTIAL_BETA, bounded_records
 from dpaudit.neighbours import NeighbourRelation, linf
 from dpaudit.neighbours.spaces import QueryAnswers
-
-#: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
-from dpaudit import validation
-from dpaudit.mechanisms.classic.common import (EPSILON_PARAMETER, EXPONENTIAL_BETA, bounded_records, claim_expression)
 
 
 class ExponentialMechanism(LogDensity, CalibratedNoise, GreyBoxQuery, SearchableDatasets,

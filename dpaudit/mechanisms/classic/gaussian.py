@@ -1,4 +1,5 @@
-"""The Gaussian mechanism on a bounded sum: classical (Dwork & Roth 2014, Thm A.1) and analytic (Balle & Wang 2018, Alg. 1) calibration.
+"""The Gaussian mechanism on a bounded sum: classical (Dwork & Roth 2014, Thm A.1) and
+analytic (Balle & Wang 2018, Alg. 1) calibration.
 
 Conventions and certified formulas: :mod:`dpaudit.mechanisms.classic.common`.
 """
@@ -11,14 +12,13 @@ import numbers
 import numpy as np
 from scipy.optimize import brentq
 
-from dpaudit.claims import AllOf, ApproxDP, ZCDP
+from dpaudit import validation
+from dpaudit.claims import ZCDP, AllOf, ApproxDP, claim_expression
 from dpaudit.exact import gaussian_epsilon
 from dpaudit.mechanisms.base import Noise, Parameter
 from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
-
-#: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
-from dpaudit import validation
-from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, GAUSSIAN_ANALYTIC_DELTA, GAUSSIAN_RHO, GAUSSIAN_SIGMA_CLASSICAL, claim_expression)
+from dpaudit.mechanisms.classic.common import (GAUSSIAN_ANALYTIC_DELTA, GAUSSIAN_RHO,
+                                               GAUSSIAN_SIGMA_CLASSICAL, BoundedSumMechanism)
 
 
 def _open_unit_delta(name: str, value) -> float:

@@ -1,4 +1,5 @@
-"""The two-sided geometric mechanism on an integer bounded sum (Ghosh, Roughgarden & Sundararajan 2009).
+"""The two-sided geometric mechanism on an integer bounded sum (Ghosh, Roughgarden & Sundararajan
+2009).
 
 Conventions and certified formulas: :mod:`dpaudit.mechanisms.classic.common`.
 """
@@ -9,16 +10,14 @@ import math
 
 import numpy as np
 
-from dpaudit.claims import PureDP
+from dpaudit import validation
+from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import discrete_epsilon
 from dpaudit.mechanisms.base import NeighbourPair, Noise, Parameter
 from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
+from dpaudit.mechanisms.classic.common import GEOMETRIC_ALPHA, BoundedSumMechanism, bounded_records
 from dpaudit.neighbours import NeighbourRelation, add_remove_one
 from dpaudit.neighbours.spaces import BoundedRecords
-
-#: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
-from dpaudit import validation
-from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, GEOMETRIC_ALPHA, bounded_records, claim_expression)
 
 
 class GeometricMechanism(LogDensity, CalibratedNoise, BoundedSumMechanism):

@@ -9,14 +9,12 @@ import math
 
 import numpy as np
 
-from dpaudit.claims import PureDP
+from dpaudit import validation
+from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import laplace_epsilon
 from dpaudit.mechanisms.capabilities import LogDensity
-
-#: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
-from dpaudit import validation
-from dpaudit.mechanisms.classic.common import (BoundedSumMechanism, ClaimedLaplaceNoise, LAPLACE_SCALE,
-                                             claim_expression)
+from dpaudit.mechanisms.classic.common import (LAPLACE_SCALE, BoundedSumMechanism,
+                                               ClaimedLaplaceNoise)
 
 
 class LaplaceMechanism(LogDensity, ClaimedLaplaceNoise, BoundedSumMechanism):

@@ -10,17 +10,16 @@ import numbers
 
 import numpy as np
 
-from dpaudit.claims import PureDP
+from dpaudit import validation
+from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import discrete_epsilon
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
 from dpaudit.mechanisms.capabilities import (CalibratedNoise, DeterministicQuery, LogDensity,
                                              SearchableDatasets)
+from dpaudit.mechanisms.classic.common import (EPSILON_PARAMETER, RR_P_OTHER, RR_P_TRUE,
+                                               bounded_records)
 from dpaudit.neighbours import NeighbourRelation, any_single_record
 from dpaudit.neighbours.spaces import SingleCategorical
-
-#: formula symbols; Delta is the sensitivity Δ (the ``sensitivity`` parameter)
-from dpaudit import validation
-from dpaudit.mechanisms.classic.common import (EPSILON_PARAMETER, RR_P_OTHER, RR_P_TRUE, bounded_records, claim_expression)
 
 
 class RandomizedResponse(LogDensity, CalibratedNoise, DeterministicQuery, SearchableDatasets,

@@ -13,15 +13,14 @@ import math
 import numpy as np
 
 from dpaudit import validation
-
-from dpaudit.claims import PureDP
+from dpaudit.claims import PureDP, claim_expression
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import laplace_twofold_epsilon
-from dpaudit.mechanisms.classic import LaplaceMechanism
-from dpaudit.mechanisms.classic.common import (LAPLACE_SCALE, BoundedSumMechanism,
-                                             ClaimedLaplaceNoise, claim_expression)
 from dpaudit.mechanisms.base import Parameter
 from dpaudit.mechanisms.capabilities import LogDensity
+from dpaudit.mechanisms.classic import LaplaceMechanism
+from dpaudit.mechanisms.classic.common import (LAPLACE_SCALE, BoundedSumMechanism,
+                                               ClaimedLaplaceNoise)
 
 #: the bug: the Laplace scale is ε, not Δ/ε
 BUGGY_LAPLACE_SCALE = load_formula("classic", "laplace_scale_epsilon_scale")  # b = ε

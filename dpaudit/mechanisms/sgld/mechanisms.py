@@ -4,7 +4,7 @@ Datasets are (n, 2) arrays of records (x, y) (or the multiset form of :func:`exp
 from the domain 𝒟(n, γ₁, x_h, x_l, c) of eq. (5):
 x_l ≤ x ≤ x_h, x, y > 0 and |y/x − c| ≤ n^γ₁; neighbours replace one record.  The model is
 eq. (4) (prior N(0, α⁻¹), noise precision β).  Both mechanisms claim what the paper proves for
-the posterior — Lemma 4.2's Rényi bound converted by Lemma 4.3 (:mod:`.sgld_claim`) — because
+the posterior — Lemma 4.2's Rényi bound converted by Lemma 4.3 (:mod:`.claim`) — because
 that is the claim made for SGLD when it is used as an approximate posterior sampler.
 
 * ``posterior`` — one exact sample from p(θ|D) = N(μ, σ²) (Lemma 4.1).  Exact ε(δ) and D_α of a
@@ -102,7 +102,7 @@ class LinearRegressionDomain(Mechanism):
 
     # -- contract ---------------------------------------------------------------------------
     def claim(self):
-        """The posterior's claim (:func:`.sgld_claim.posterior_claim`); ``ValueError`` when
+        """The posterior's claim (:func:`.claim.posterior_claim`); ``ValueError`` when
         Lemma 4.2 allows no order (n too small) — such parameters can be simulated but not
         audited."""
         return _claim(self.n, self.c, self.alpha, self.beta, self.x_h, self.x_l, self.gamma1)

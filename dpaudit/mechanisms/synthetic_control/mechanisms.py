@@ -30,20 +30,19 @@ products X̃_postᵀf of the end-to-end mechanisms have no closed-form density (
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from dpaudit import validation
-from dpaudit.claims import PureDP
+from dpaudit.claims import PureDP, claim_expression
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,
                                       sample_l2_laplace)
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
 from dpaudit.mechanisms.capabilities import (CalibratedNoise, GreyBoxQuery, LogDensity,
                                              SearchableDatasets)
-from dpaudit.neighbours import NeighbourRelation
 from dpaudit.mechanisms.synthetic_control import pairs
 from dpaudit.mechanisms.synthetic_control.donor_pool import (DonorPool, DonorPools, as_donor_pool,
-                                           replace_one_donor)
+                                                             replace_one_donor)
+from dpaudit.neighbours import NeighbourRelation
 
 FAMILY = "synthetic_control"
 FREG_SENSITIVITY = load_formula(FAMILY, "freg_sensitivity")        # 4T₀√(8+n)/λ (Lemma 3.7)
@@ -53,9 +52,6 @@ POST_SENSITIVITY = load_formula(FAMILY, "post_sensitivity")        # 2√(T − 
 POST_SCALE = load_formula(FAMILY, "post_scale")                    # b = 2√(T − T₀)/ε₂
 
 
-def claim_expression(*formulas) -> sp.Tuple:
-    """The equations ``name = formula`` a sampler evaluated (see :mod:`.classic`)."""
-    return sp.Tuple(*(sp.Eq(sp.Symbol(f.name), f.expression) for f in formulas))
 
 
 positive_number = validation.positive
