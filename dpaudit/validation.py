@@ -66,6 +66,13 @@ def delta(name: str, value, *, allow_zero: bool = True) -> float:
                   strict_maximum=True)
 
 
+def choice(name: str, value, choices):
+    """One of ``choices`` (compared with ``==``), returned unchanged."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
 def draw_request(n, rng) -> int:
     """The arguments of ``sample(dataset, n, rng)``: n a non-negative integer (not a bool, not a
     float), rng a :class:`numpy.random.Generator` — a legacy ``RandomState`` or an int seed would
@@ -91,5 +98,5 @@ def finite_entries(name: str, array: np.ndarray) -> np.ndarray:
     return array
 
 
-__all__ = ["number", "positive", "nonnegative", "positive_int", "delta", "draw_request",
+__all__ = ["number", "positive", "nonnegative", "positive_int", "delta", "choice", "draw_request",
            "finite_entries"]

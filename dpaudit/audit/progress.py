@@ -8,7 +8,7 @@ import sys
 from dpaudit.audit.records import CertificateRecord
 
 
-def _num(x) -> str:
+def _display_number(x) -> str:
     if x is None:
         return "-"
     return "inf" if math.isinf(x) else f"{x:.4g}"
@@ -24,13 +24,13 @@ def format_progress(record: CertificateRecord) -> str:
         where = (f"{record.sweep.parameter}={value:g} " if isinstance(value, float) else
                  f"{record.sweep.parameter}={value} ") + where
     white = record.white_box_epsilon_lower_bound
-    white_text = "" if white is None else f" white-box={_num(white)}"
+    white_text = "" if white is None else f" white-box={_display_number(white)}"
     line = (f"[{record.suite}] {record.audit} pair={pair} {where} "
-            f"ε_LB={_num(record.epsilon_lower_bound)}{white_text} "
-            f"claim={_num(record.claimed_epsilon)} {record.verdict} "
+            f"ε_LB={_display_number(record.epsilon_lower_bound)}{white_text} "
+            f"claim={_display_number(record.claimed_epsilon)} {record.verdict} "
             f"({record.seconds:.1f}s)")
     if record.exact_verdict == "violation" and record.verdict != "violation":
-        line += f" [exact ε={_num(record.exact_epsilon)} > claim: not certifiable here]"
+        line += f" [exact ε={_display_number(record.exact_epsilon)} > claim: not certifiable here]"
     if record.warnings:
         line += f" [{len(record.warnings)} warning(s) in results.json]"
     if record.error:

@@ -181,7 +181,7 @@ class AllOf(Claim):
 
 # -- curves given as sympy expressions (or callables) ----------------------------------------
 
-def _num(value):
+def _json_number(value):
     """JSON-able number: ±inf → "inf"/"-inf" (JSON has no infinity), others via _jsonable."""
     if isinstance(value, float) and math.isinf(value):
         return "inf" if value > 0 else "-inf"
@@ -290,13 +290,13 @@ class RDP(_CompiledCurve, Claim):
 
     def to_dict(self) -> dict:
         out = super().to_dict()
-        out["parameters"] = {k: _num(v) for k, v in out["parameters"].items()}
+        out["parameters"] = {k: _json_number(v) for k, v in out["parameters"].items()}
         symbolic = isinstance(self.curve, sp.Basic)
         out["curve"] = str(self.curve) if symbolic else "<callable>"
         if symbolic:
             out["curve_latex"] = sp.latex(self.curve)
         out["values"] = dict(self.values)
-        out["alpha_range"] = [_num(a) for a in self.alpha_range]
+        out["alpha_range"] = [_json_number(a) for a in self.alpha_range]
         out["alpha_max_inclusive"] = self.alpha_max_inclusive
         return out
 
@@ -336,7 +336,7 @@ class TCDP(Claim):
 
     def to_dict(self) -> dict:
         out = super().to_dict()
-        out["parameters"] = {k: _num(v) for k, v in out["parameters"].items()}
+        out["parameters"] = {k: _json_number(v) for k, v in out["parameters"].items()}
         return out
 
 

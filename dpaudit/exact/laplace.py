@@ -35,6 +35,8 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
+from dpaudit.exact.arguments import check_curve_delta
+
 
 def _mu(shift: float, scale: float) -> float:
     shift, scale = float(shift), float(scale)
@@ -52,11 +54,15 @@ def _check_eps(eps) -> np.ndarray:
     return arr
 
 
-def _check_delta(delta) -> float:
-    delta = float(delta)
-    if math.isnan(delta) or delta < 0:
-        raise ValueError(f"delta must be ≥ 0, got {delta!r}")
-    return delta
+
+def laplace_pdf(x: float, b: float) -> float:
+    """Density of Lap(0, b) at x."""
+    return math.exp(-abs(x) / b) / (2.0 * b)
+
+
+def laplace_cdf(x: float, b: float) -> float:
+    """P(Lap(0, b) ≤ x)."""
+    return 0.5 * math.exp(x / b) if x < 0 else 1.0 - 0.5 * math.exp(-x / b)
 
 
 def laplace_delta(eps, shift: float, scale: float):
@@ -70,7 +76,7 @@ def laplace_delta(eps, shift: float, scale: float):
 def laplace_epsilon(delta: float, shift: float, scale: float) -> float:
     """Smallest ε ≥ 0 with δ(ε) ≤ δ: ε = max(0, μ + 2 ln(1 − δ)), μ = |shift|/scale."""
     mu = _mu(shift, scale)
-    delta = _check_delta(delta)
+    delta = check_curve_delta(delta)
     if delta >= 1.0:
         return 0.0
     return max(0.0, mu + 2.0 * math.log1p(-delta))
@@ -91,7 +97,7 @@ def laplace_twofold_epsilon(delta: float, shift: float, scale: float) -> float:
     δ = 0 gives 2μ.  Otherwise w ∈ (0, 2μ] solves −expm1(log1p(w/4) − w/2) = δ (the left side
     increases strictly in w), and ε = 2μ − w (0 if δ ≥ δ₂(0))."""
     mu = _mu(shift, scale)
-    delta = _check_delta(delta)
+    delta = check_curve_delta(delta)
     if delta >= 1.0 or mu == 0.0:
         return 0.0
     if delta == 0.0:

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, logsumexp, ndtr, ndtri
 
+from dpaudit.exact.arguments import check_curve_delta
 from dpaudit.exact.discrete import discrete_delta, discrete_epsilon
 from dpaudit.exact.gaussian import gaussian_delta, gaussian_epsilon
 
@@ -200,7 +201,7 @@ class PrivacyProfile:
 
     def epsilon(self, delta: float) -> float:
         """Smallest ε ≥ 0 with δ(ε) ≤ ``delta`` (monotone inversion on the log scale)."""
-        delta = _check_delta(delta)
+        delta = check_curve_delta(delta)
         if delta >= 1.0:
             return 0.0
         m_inf = self.mismatch()
@@ -238,12 +239,6 @@ class PrivacyProfile:
 
 PrivacyCurve = PrivacyProfile
 
-
-def _check_delta(delta) -> float:
-    delta = float(delta)
-    if math.isnan(delta) or delta < 0:
-        raise ValueError(f"delta must be ≥ 0, got {delta!r}")
-    return delta
 
 
 class SymmetricProfile(PrivacyProfile):
@@ -317,7 +312,7 @@ class GaussianShiftProfile(PrivacyProfile):
         return 0.0 if self.mu == 0.0 else math.inf
 
     def epsilon(self, delta):
-        return gaussian_epsilon(_check_delta(delta), self.mu)
+        return gaussian_epsilon(check_curve_delta(delta), self.mu)
 
     def _renyi(self, alpha):
         return 0.5 * alpha * self.mu ** 2
@@ -361,7 +356,7 @@ class DiscreteProfile(PrivacyProfile):
         return float(np.max(self.lp[sel] - self.lq[sel])) if sel.any() else 0.0
 
     def epsilon(self, delta):
-        delta = _check_delta(delta)
+        delta = check_curve_delta(delta)
         if delta >= self.total_variation():  # exact 0 (the enumeration may round to ~1e-16)
             return 0.0
         m_inf = self.mismatch()

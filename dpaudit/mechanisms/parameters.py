@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from dpaudit import validation
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -111,4 +113,10 @@ def bind_parameters(cls, given: dict) -> dict:
     return {name: p.validate(given.get(name, p.default)) for name, p in params.items()}
 
 
-__all__ = ["Parameter", "bind_parameters", "declared_parameters"]
+def choice_parameter(default, choices, doc: str, *, name: str = "") -> Parameter:
+    """A declared parameter that must be one of ``choices`` (:func:`dpaudit.validation.choice`)."""
+    choices = tuple(choices)
+    return Parameter(default, lambda n, v: validation.choice(n, v, choices), doc, name=name)
+
+
+__all__ = ["Parameter", "bind_parameters", "choice_parameter", "declared_parameters"]

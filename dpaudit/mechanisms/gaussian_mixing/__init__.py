@@ -7,9 +7,10 @@ Modules: :mod:`~.gaussmix`, :mod:`~.regression`, :mod:`~.baselines`, :mod:`~.com
 (:mod:`dpaudit.mechanisms.families`).
 """
 
+from dpaudit.mechanisms.gaussian_mixing.baselines import (AdaSSP, ObjectivePerturbation, Sheffet,
+                                                          SheffetOurAnalysis)
 from dpaudit.mechanisms.gaussian_mixing.gaussmix import GaussMix, ModifiedGaussMix
-from dpaudit.mechanisms.gaussian_mixing.regression import LinearMixing, GaussMixLogistic
-from dpaudit.mechanisms.gaussian_mixing.baselines import AdaSSP, Sheffet, SheffetOurAnalysis, ObjectivePerturbation
+from dpaudit.mechanisms.gaussian_mixing.regression import GaussMixLogistic, LinearMixing
 
 MECHANISMS = (GaussMix, ModifiedGaussMix, LinearMixing, GaussMixLogistic, AdaSSP, Sheffet, SheffetOurAnalysis, ObjectivePerturbation,)
 

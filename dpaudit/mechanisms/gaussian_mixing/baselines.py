@@ -21,12 +21,12 @@ from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.profile import GaussianShiftProfile
 from dpaudit.mechanisms.gaussian_mixing.common import (CKS, RDP_CURVE, check_draw,
-                                                       choice_parameter, int_parameter,
-                                                       number_parameter, formula_expression, lambda_min,
-                                                       lemma1_epsilon, sketch, smallest_gamma)
+                                                       formula_expression, int_parameter,
+                                                       lambda_min, lemma1_epsilon,
+                                                       number_parameter, sketch, smallest_gamma)
 from dpaudit.mechanisms.gaussian_mixing.regression import (LM_ROW_BOUND, RegressionMechanism,
-                                                           solve_batched, theta_from_gram,
-                                                           wishart)
+                                                           solve_batched, theta_from_gram, wishart)
+from dpaudit.mechanisms.parameters import choice_parameter
 
 SH_GAMMA = load_formula("gaussian_mixing", "sheffet_gamma")
 SH_LAPLACE = load_formula("gaussian_mixing", "sheffet_laplace_scale")

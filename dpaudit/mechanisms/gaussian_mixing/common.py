@@ -15,10 +15,11 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import brentq
 
-from dpaudit.claims.certificates import load_formula
 from dpaudit import validation
+from dpaudit.claims.certificates import load_formula
 from dpaudit.claims.conversions import optimal_rdp_to_dp
 from dpaudit.mechanisms.parameters import Parameter
+
 FAMILY = "gaussian_mixing"
 NEIGHBOURING = ("zero-out: one row of the n × d data matrix is replaced by 0⃗ (the dataset with "
                 "the row must meet the row bound and the scale bound)")
@@ -56,10 +57,6 @@ def check_mixing_delta(value) -> float:
     return validation.delta("delta", value, allow_zero=False)
 
 
-def check_choice(name: str, value, choices) -> str:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
-    return value
 
 
 def number_parameter(default: float, doc: str, *, name: str = "") -> Parameter:
@@ -72,9 +69,6 @@ def int_parameter(default: int, doc: str, minimum: int = 1) -> Parameter:
     return Parameter(default, lambda name, v: check_int(name, v, minimum), doc)
 
 
-def choice_parameter(default: str, choices, doc: str, *, name: str = "") -> Parameter:
-    """A declared parameter that must be one of ``choices`` (:func:`check_choice`)."""
-    return Parameter(default, lambda n, v: check_choice(n, v, choices), doc, name=name)
 
 
 #: δ of a Gaussian-mixing mechanism, in (0, 1)
@@ -203,7 +197,7 @@ def theorem1_epsilon(eta: float, gamma: float, k: int, delta: float) -> tuple[fl
 
 
 __all__ = ["FAMILY", "NEIGHBOURING", "check_number", "check_int", "check_mixing_delta",
-           "check_choice", "DELTA_PARAMETER", "number_parameter", "int_parameter",
-           "choice_parameter", "data_matrix", "lambda_min", "check_draw", "sketch", "matrix_normal_logpdf",
+           "DELTA_PARAMETER", "number_parameter", "int_parameter",
+           "data_matrix", "lambda_min", "check_draw", "sketch", "matrix_normal_logpdf",
            "formula_expression", "rdp_value", "smallest_gamma", "lemma1_epsilon",
            "gaussmix_gamma", "theorem1_epsilon"]

@@ -31,21 +31,27 @@ import math
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
+from dpaudit import validation
 from dpaudit.claims import RDP, TCDP, AllOf, ApproxDP, PrivacyProfile
-from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import (ChiSquareScaleMixtureProfile, sketch_pair_profile,
-                                  sketch_pair_renyi)
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.capabilities import ExactRenyi, LogDensity
-from dpaudit.neighbours import NeighbourRelation
-from dpaudit.mechanisms.gaussian_mixing.common import (
-    CLOSED_DELTA, FAMILY, GAMMA, LAMBDA_EPS, LAMBDA_SCALE, NEIGHBOURING, RDP_CURVE, SHEFFET_DELTA,
-    DELTA_PARAMETER, SIGMA, T1_CLOSED, T1_OBJECTIVE, TAU, TCDP_OMEGA, TCDP_RHO, check_choice,
-    check_mixing_delta, check_draw, check_int, check_number, choice_parameter, int_parameter,
-    number_parameter, data_matrix, formula_expression, gaussmix_gamma, lambda_min,
-    matrix_normal_logpdf, sketch, theorem1_epsilon)
+from dpaudit.mechanisms.gaussian_mixing.common import (CLOSED_DELTA, DELTA_PARAMETER, FAMILY,
+                                                       GAMMA, LAMBDA_EPS, LAMBDA_SCALE,
+                                                       NEIGHBOURING, RDP_CURVE, SHEFFET_DELTA,
+                                                       SIGMA, T1_CLOSED, T1_OBJECTIVE, TAU,
+                                                       TCDP_OMEGA, TCDP_RHO, check_draw, check_int,
+                                                       check_mixing_delta, check_number,
+                                                       data_matrix, formula_expression,
+                                                       gaussmix_gamma, int_parameter, lambda_min,
+                                                       matrix_normal_logpdf, number_parameter,
+                                                       sketch, theorem1_epsilon)
 from dpaudit.mechanisms.gaussian_mixing.pair_search import search_gaussmix_pair
+from dpaudit.mechanisms.gaussian_mixing.sketch_profiles import (ChiSquareScaleMixtureProfile,
+                                                                sketch_pair_profile,
+                                                                sketch_pair_renyi)
+from dpaudit.mechanisms.parameters import choice_parameter
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.neighbours.zero_out import removed_row, zero_out_one_row
-
 
 # -- GaussMix --------------------------------------------------------------------------------------
 
@@ -84,7 +90,7 @@ class GaussMix(LogDensity, ExactRenyi, Mechanism):
         k = check_int("k", k)
         C = check_number("row_bound", row_bound)
         lam = check_number("lambda_bar", lambda_bar, strict=False)
-        claim = check_choice("claim", claim, self.CLAIMS)
+        claim = validation.choice("claim", claim, self.CLAIMS)
         dim = check_int("dim", dim)
         given = {"sigma": sigma, "gamma": gamma}
         if epsilon is not None or delta is not None:

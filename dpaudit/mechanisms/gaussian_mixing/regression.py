@@ -33,15 +33,13 @@ import numpy as np
 from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
-from dpaudit.neighbours import NeighbourRelation
-from dpaudit.mechanisms.gaussian_mixing.gaussmix import ModifiedGaussMix
-from dpaudit.mechanisms.parameters import Parameter
-from dpaudit.mechanisms.gaussian_mixing.common import (DELTA_PARAMETER, FAMILY, choice_parameter,
-                                                       int_parameter, number_parameter,
-                                                       check_draw,
+from dpaudit.mechanisms.gaussian_mixing.common import (DELTA_PARAMETER, FAMILY, check_draw,
                                                        data_matrix, formula_expression,
-                                                       lambda_min, sketch, smallest_gamma,
-                                                       theorem1_epsilon)
+                                                       int_parameter, lambda_min, number_parameter,
+                                                       sketch, smallest_gamma, theorem1_epsilon)
+from dpaudit.mechanisms.gaussian_mixing.gaussmix import ModifiedGaussMix
+from dpaudit.mechanisms.parameters import Parameter, choice_parameter
+from dpaudit.neighbours import NeighbourRelation
 from dpaudit.neighbours.zero_out import zero_out_one_row
 
 LM_ETA = load_formula("gaussian_mixing", "linear_mixing_eta")              # γ/√k

@@ -24,6 +24,8 @@ import numpy as np
 from scipy import integrate, optimize
 from scipy.special import logsumexp
 
+from dpaudit.exact.laplace import laplace_cdf, laplace_pdf
+
 _QUAD = dict(epsabs=0.0, epsrel=1e-11, limit=200)
 
 
@@ -40,12 +42,6 @@ def _laplace_logcdf(x, b):
                         np.log1p(-0.5 * np.exp(-np.abs(x) / b)))
 
 
-def _laplace_pdf(x, b):
-    return math.exp(-abs(x) / b) / (2.0 * b)
-
-
-def _laplace_cdf(x, b):
-    return 0.5 * math.exp(x / b) if x < 0 else 1.0 - 0.5 * math.exp(-x / b)
 
 
 def _exponential_pdf(x, b):
@@ -94,7 +90,7 @@ def laplace_argmax_probabilities(q, b: float) -> np.ndarray:
     """P(argmaxᵢ (qᵢ + Lap(b)) = i) for every i, by quad on the pieces between the qᵢ."""
     q, b = _check_queries(q), _check_scale(b)
     edges = [-math.inf, *np.unique(q).tolist(), math.inf]
-    return _argmax_probabilities(q, b, _laplace_pdf, _laplace_cdf,
+    return _argmax_probabilities(q, b, laplace_pdf, laplace_cdf,
                                  list(zip(edges[:-1], edges[1:])))
 
 

@@ -33,17 +33,18 @@ from collections import Counter
 import numpy as np
 
 from dpaudit import validation
-from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.mixture_density import MixtureLogDensity
+from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.renyi import gaussian_renyi
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
 from dpaudit.mechanisms.capabilities import ClosedFormSeries, ExactRenyi, LogDensity
+from dpaudit.mechanisms.parameters import choice_parameter
 from dpaudit.mechanisms.sgld.claim import (KHAT, ONE_MINUS_SLOPE, POSTERIOR_MEAN,
                                            POSTERIOR_VARIANCE, PUSH, SLOPE, STEP_SIZE_PAPER,
                                            posterior_claim)
 from dpaudit.mechanisms.sgld.law import CyclicLaw, GaussianStep
-from dpaudit.mechanisms.sgld.parameters import (choice_parameter, count_parameter,
-                                                parameter_number, positive_parameter)
+from dpaudit.mechanisms.sgld.parameters import (count_parameter, parameter_number,
+                                                positive_parameter)
 from dpaudit.mechanisms.sgld.simulation import SCHEMES, LinearGaussianModel, simulate_sgld
 from dpaudit.neighbours import NeighbourRelation, replace_one
 

@@ -30,10 +30,3 @@ def count_parameter(default: int, doc: str, minimum: int) -> Parameter:
     return Parameter(default, check, doc)
 
 
-def choice_parameter(default: str, choices, doc: str) -> Parameter:
-    """A declared parameter that must be one of ``choices``."""
-    def check(name, value):
-        if value not in choices:
-            raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-        return value
-    return Parameter(default, check, doc)

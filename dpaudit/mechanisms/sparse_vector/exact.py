@@ -28,6 +28,7 @@ from collections.abc import Iterator
 import numpy as np
 from scipy import integrate
 
+from dpaudit.exact.laplace import laplace_cdf, laplace_pdf
 from dpaudit.mechanisms.noisy_max.exact import discrete_pair_epsilon
 
 _QUAD = dict(epsabs=0.0, epsrel=1e-11, limit=200)
@@ -35,16 +36,10 @@ _QUAD = dict(epsabs=0.0, epsrel=1e-11, limit=200)
 TOP, BOTTOM, UNANSWERED = 1, 0, -1
 
 
-def _laplace_pdf(x: float, b: float) -> float:
-    return math.exp(-abs(x) / b) / (2.0 * b)
-
-
-def _laplace_cdf(x: float, b: float) -> float:
-    return 0.5 * math.exp(x / b) if x < 0 else 1.0 - 0.5 * math.exp(-x / b)
 
 
 def _laplace_sf(x: float, b: float) -> float:
-    return _laplace_cdf(-x, b)
+    return laplace_cdf(-x, b)
 
 
 def svt_patterns(m: int, c: int | None) -> Iterator[tuple[int, ...]]:
@@ -91,15 +86,15 @@ def pattern_probability(pattern, q, T: float, b_rho: float, b_nu: float) -> floa
         lower = max((q[i] - T for i, a in answered if a == BOTTOM), default=-math.inf)
         if lower >= upper:
             return 0.0
-        cdf = lambda x: 0.0 if x == -math.inf else 1.0 if x == math.inf else _laplace_cdf(x, b_rho)
+        cdf = lambda x: 0.0 if x == -math.inf else 1.0 if x == math.inf else laplace_cdf(x, b_rho)
         return max(0.0, cdf(upper) - cdf(lower))
 
     shifts = [(T - q[i], a == TOP) for i, a in answered]
 
     def integrand(r):
-        value = _laplace_pdf(r, b_rho)
+        value = laplace_pdf(r, b_rho)
         for shift, top in shifts:
-            value *= _laplace_sf(r + shift, b_nu) if top else _laplace_cdf(r + shift, b_nu)
+            value *= _laplace_sf(r + shift, b_nu) if top else laplace_cdf(r + shift, b_nu)
         return value
 
     knots = sorted({0.0, *(-s for s, _ in shifts)})
@@ -202,16 +197,16 @@ def values_density(q, j: int, v: float, T: float, b_rho: float, b_nu: float) -> 
     shifts = T - q[:j]
 
     def phi(r):
-        value = _laplace_pdf(r, b_rho)
+        value = laplace_pdf(r, b_rho)
         for s in shifts:
-            value *= _laplace_cdf(r + s, b_nu)
+            value *= laplace_cdf(r + s, b_nu)
         return value
 
     u = float(v) - T
     knots = sorted(k for k in {0.0, *(-shifts)} if k < u)
     edges = [-math.inf, *knots, u]
     g = sum(integrate.quad(phi, lo, hi, **_QUAD)[0] for lo, hi in zip(edges[:-1], edges[1:]))
-    return _laplace_pdf(float(v) - q[j], b_nu) * g
+    return laplace_pdf(float(v) - q[j], b_nu) * g
 
 
 def _log_phi(r, q, j, T, b_rho, b_nu):
