@@ -69,9 +69,8 @@ def _measure(task: Task, found: list[dict]) -> dict | None:
     """Fill ``found`` (one dict per record: claim, claimed and true ε, certificates, bounds,
     exact values) and return the figure's curve data; raises on any failure."""
     from dpaudit.distinguish.lower_bound import estimate_privacy_curve_lower_bound
-    from dpaudit.mechanisms.registry import create_mechanism
 
-    mechanism = create_mechanism(task.mechanism, **task.params)
+    mechanism = task.build_mechanism()
     claim = mechanism.claim()
     true_eps = mechanism.true_epsilon()
     for entry in found:
