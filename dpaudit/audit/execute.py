@@ -26,7 +26,7 @@ import numpy as np
 from dpaudit.audit.plan import Task
 from dpaudit.audit.records import CertificateRecord, describe_exception
 from dpaudit.audit.renyi_claims import claimed_renyi
-from dpaudit.processes import process_pool
+from dpaudit.processes import process_pool, submit
 
 Progress = Callable[[CertificateRecord], None]
 
@@ -191,8 +191,8 @@ def execute_with_jobs(tasks: list[Task], jobs: list[tuple], *, workers: int = 1,
         # larger tasks first, so that a long one does not start last
         order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
         with process_pool(min(workers, len(tasks) + len(jobs))) as pool:
-            futures = {pool.submit(fn, *args): ("job", k) for k, (fn, args) in enumerate(jobs)}
-            futures.update({pool.submit(run_task, tasks[i]): ("task", i) for i in order})
+            futures = {submit(pool, fn, *args): ("job", k) for k, (fn, args) in enumerate(jobs)}
+            futures.update({submit(pool, run_task, tasks[i]): ("task", i) for i in order})
             try:
                 for future in as_completed(futures):
                     kind, i = futures[future]

@@ -34,7 +34,7 @@ import numpy as np
 from dpaudit.audit import sweeps
 from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite
-from dpaudit.audit.targets import Target, as_target
+from dpaudit.audit.targets import Target, as_target, for_workers
 from dpaudit.stats.multiple_testing import split_significance
 
 #: extra values of a swept parameter per dense-exact job (the jobs run in parallel)
@@ -164,6 +164,7 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
     tasks = []
     for audit, point, params, expect, pairs, white, error in planned:
         n = resolve_samples(audit, samples=samples, scale=scale)
+        target = for_workers(audit.target or Target(audit.mechanism))
         sweep = audit.sweep
         for j, pair in enumerate(pairs):
             tasks.append(Task(
@@ -177,7 +178,7 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
                 note=audit.note, setup_error=error,
                 sweep_parameter=None if sweep is None else sweep.parameter,
                 sweep_value=None if sweep is None else sweep.values[point],
-                sweep_index=point, target=audit.target))
+                sweep_index=point, target=target))
     info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
                         family_size=family_size, per_certificate_confidence=per_cert,
                         seed=suite_seed, audits=len(suite.audits), error=None,
@@ -206,7 +207,8 @@ def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list
                     explicit = NeighbourPair(p.name, p.d0, p.d1, p.description)
                 for c in range(0, len(values), DENSE_CHUNK):
                     jobs.append((sweeps.dense_exact_job,
-                                 (audit.target or audit.mechanism, dict(audit.params),
+                                 (for_workers(audit.target or Target(audit.mechanism)),
+                                  dict(audit.params),
                                   audit.sweep.parameter,
                                   values[c:c + DENSE_CHUNK], j, explicit, audit.deltas)))
                     keys.append(("dense", suite.path, audit.index, j, audit.deltas))

@@ -20,7 +20,7 @@ crosses a process boundary and the worker re-imports the code.  :meth:`Target.bu
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -176,11 +176,25 @@ def claim_from_dict(table) -> Any:
         raise ValueError(f"bad {notion} claim {table}: {exc}") from None
 
 
+def for_workers(target: Target) -> Target:
+    """``target`` ready to cross a process boundary: a registered name also carries its class,
+    so that mechanisms added with :func:`dpaudit.mechanisms.registry.register` in the calling
+    process (which a worker's registry does not have) are found; cloudpickle sends an
+    importable class by reference and a class defined in ``__main__`` by value."""
+    if target.kind != MECHANISM or target.obj is not None or ":" in target.reference:
+        return target
+    from dpaudit.mechanisms.registry import get_mechanism_class
+    try:
+        return replace(target, obj=get_mechanism_class(target.reference))
+    except KeyError:  # reported when the task runs
+        return target
+
+
 def as_target(mechanism) -> Target:
     """A :class:`Target` for a registry name or a Target (unchanged)."""
     return mechanism if isinstance(mechanism, Target) else Target(str(mechanism))
 
 
 __all__ = ["CLAIM_NOTIONS", "MECHANISM", "SAMPLER", "NotAMechanismError", "SamplerMechanism",
-           "Target", "as_target",
+           "Target", "as_target", "for_workers",
            "check_mechanism_class", "check_sampler", "claim_from_dict"]
