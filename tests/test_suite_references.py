@@ -131,3 +131,15 @@ def test_load_reference_forms(code_dir, monkeypatch):
     for bad in ("no-colon", "x.py:", "x.py:1bad"):
         with pytest.raises(CodeReferenceError):
             load_reference(bad, code_dir)
+
+
+def test_objects_from_a_loaded_file_cross_to_workers(code_dir):
+    from dpaudit.audit.api import audit_mechanism
+
+    cls = load_reference("lib/my_mech.py:ClippedMean", code_dir)
+    pairs = [([0.0, 0.0], [0.0, 1.0]), ([1.0, 0.0], [1.0, 1.0])]  # two tasks: a real pool
+    results = [audit_mechanism(cls(epsilon=1.0), pairs=pairs, samples=5000, workers=w)
+               for w in (1, 2)]
+    assert [r.verdict for r in results] == ["consistent", "consistent"]
+    assert [r.epsilon_lower_bound for r in results[0].records] == \
+        [r.epsilon_lower_bound for r in results[1].records]

@@ -13,6 +13,9 @@ Contract:
   the attribute (``Attr`` may be dotted: ``Outer.Inner``).  A file is imported once per
   absolute path, under a module name derived from that path, so loading it again (e.g. in a
   worker process) gives the same objects.
+* A file's module is not importable by name in another process, so it is registered with
+  cloudpickle to be pickled by value: its classes and functions (and instances of them) can
+  be sent to worker processes.
 * Every failure raises :class:`CodeReferenceError` (a :class:`ValueError`) with a one-line
   message naming the reference and the problem: malformed string, missing file, module that
   cannot be imported (or raised while importing, with the file and line), missing attribute.
@@ -112,6 +115,8 @@ def _import_file(left: str, text: str, base_dir) -> object:
             raise
         raise CodeReferenceError(f"{text!r}: importing {path} raised "
                                  f"{_where(exc)}") from None
+    import cloudpickle
+    cloudpickle.register_pickle_by_value(module)
     return module
 
 
