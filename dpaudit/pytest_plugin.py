@@ -27,7 +27,8 @@ Two things:
   deselecting items never changes the numbers of the selected ones.  Each item records its
   verdict and its certified ε lower bounds as ``user_properties`` (``<property>`` entries of
   the JUnit XML).  ``--dpaudit-workers N``
-  sets the worker processes (default 1; the numbers do not depend on it).
+  sets the worker processes (default 1; the numbers do not depend on it) and
+  ``--dpaudit-profile quick|default|deep`` scales the samples as ``dpaudit run --profile``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def pytest_addoption(parser):
                     help="collect *.toml files with [[audit]] tables as tests")
     group.addoption("--dpaudit-workers", type=int, default=1, metavar="N",
                     help="worker processes for dpaudit suites and the dpaudit_audit fixture")
+    group.addoption("--dpaudit-profile", default="default", choices=("quick", "default", "deep"),
+                    help="samples scale of collected suites, as `dpaudit run --profile`")
     parser.addini("dpaudit_suites", type="bool", default=False,
                   help="collect *.toml files with [[audit]] tables as tests")
 
@@ -90,7 +93,8 @@ class SuiteFile(pytest.File):
             from dpaudit.audit.runner import run_suites
 
             self._run = run_suites([str(self.path)],
-                                   workers=self.config.getoption("dpaudit_workers"))
+                                   workers=self.config.getoption("dpaudit_workers"),
+                                   profile=self.config.getoption("dpaudit_profile"))
         return self._run
 
 
