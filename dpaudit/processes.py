@@ -5,8 +5,20 @@ plain ``fork`` of the calling process.  A forked child inherits the parent's Ope
 thread pools in whatever state they were (scikit-learn's gradient boosting, OpenBLAS), and the
 first parallel region in the child can then wait forever on threads that do not exist there.
 The fork server is a clean, single-threaded process started once; workers forked from it
-import what they need, which is why everything a task carries must be picklable by reference
-(registry names, plain data, module-level callables).
+import what they need.
+
+Work goes in through :func:`submit`, which serialises the function and its arguments with
+cloudpickle: closures, lambdas and classes defined in ``__main__`` (a script, a Jupyter
+notebook) travel by value, everything importable by reference.
+
+Workers never re-execute the caller's ``__main__``.  multiprocessing normally sends every
+child the path (or module name) of the main script, and the child runs it again as
+``__mp_main__`` so that pickles can find ``__main__`` functions; a script without an ``if
+__name__ == "__main__":`` guard then starts its whole audit again in every worker and the pool
+breaks.  The pool's processes (``_ForkServerProcess``, ``_SpawnProcess``) drop that entry from their preparation data;
+they need nothing from ``__main__`` because cloudpickle carried it by value.  So
+:func:`process_pool` works from a plain script without a guard, from ``python -m``, and from
+Jupyter (whose main module has no file).
 
 Each worker also limits OpenMP/BLAS to one thread: the pool already runs one worker per core,
 and a worker whose gradient-boosting or BLAS call started a thread per core on top of that
@@ -16,8 +28,13 @@ would oversubscribe the machine (OpenMP's spinning threads make that far slower 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
+import multiprocessing.spawn
 import os
-from concurrent.futures import ProcessPoolExecutor
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+
+import cloudpickle
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 _limits = None  # keeps the threadpoolctl limit alive for the worker's lifetime
@@ -35,9 +52,90 @@ def _one_thread_per_worker() -> None:
     _limits = threadpool_limits(limits=1)  # for libraries already loaded
 
 
+_MAIN_KEYS = ("init_main_from_path", "init_main_from_name")
+_starting = threading.local()  # set while one of our processes is being started
+_install_lock = threading.Lock()
+_installed = False
+
+
+def _install_main_filter() -> None:
+    """Wrap :func:`multiprocessing.spawn.get_preparation_data` once: while one of this module's
+    processes starts (in this thread), the main script's path and name are left out."""
+    global _installed
+    with _install_lock:
+        if _installed:
+            return
+        original = multiprocessing.spawn.get_preparation_data
+
+        def get_preparation_data(name):
+            data = original(name)
+            if getattr(_starting, "active", False):
+                for key in _MAIN_KEYS:
+                    data.pop(key, None)
+            return data
+
+        multiprocessing.spawn.get_preparation_data = get_preparation_data
+        _installed = True
+
+
+def _start_without_main(base_process, process_obj):
+    """``base_process._Popen(process_obj)`` with the main script left out of the child's
+    preparation data."""
+    _starting.active = True
+    try:
+        return base_process._Popen(process_obj)
+    finally:
+        _starting.active = False
+
+
+class _SpawnProcess(multiprocessing.context.SpawnProcess):
+    @staticmethod
+    def _Popen(process_obj):  # noqa: N802 - multiprocessing's name
+        return _start_without_main(multiprocessing.context.SpawnProcess, process_obj)
+
+
+class _SpawnContext(multiprocessing.context.SpawnContext):
+    Process = _SpawnProcess
+
+
+if hasattr(multiprocessing.context, "ForkServerContext"):  # not on Windows
+    class _ForkServerProcess(multiprocessing.context.ForkServerProcess):
+        @staticmethod
+        def _Popen(process_obj):  # noqa: N802 - multiprocessing's name
+            return _start_without_main(multiprocessing.context.ForkServerProcess, process_obj)
+
+    class _ForkServerContext(multiprocessing.context.ForkServerContext):
+        Process = _ForkServerProcess
+
+
 def process_pool(max_workers: int) -> ProcessPoolExecutor:
-    """A :class:`ProcessPoolExecutor` of ``max_workers`` processes from a clean fork server."""
+    """A :class:`ProcessPoolExecutor` of ``max_workers`` processes from a clean fork server,
+    whose workers do not re-run the caller's ``__main__``; give it work with :func:`submit`."""
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    _install_main_filter()
     return ProcessPoolExecutor(max_workers=max(1, int(max_workers)),
-                               mp_context=multiprocessing.get_context(method),
+                               mp_context=(_ForkServerContext() if method == "forkserver"
+                                           else _SpawnContext()),
                                initializer=_one_thread_per_worker)
+
+
+def call_pickled(payload: bytes):
+    """Worker side of :func:`submit`: unpickle ``(fn, args)`` and call ``fn(*args)``."""
+    fn, args = cloudpickle.loads(payload)
+    return fn(*args)
+
+
+def submit(pool: ProcessPoolExecutor, fn, *args) -> Future:
+    """``pool.submit(fn, *args)`` with ``fn`` and ``args`` serialised by cloudpickle.
+
+    Raises:
+      TypeError: something in ``fn`` or ``args`` cannot be serialised even by value (an open
+        file, a lock, a generator); the message names it.
+    """
+    try:
+        payload = cloudpickle.dumps((fn, args))
+    except Exception as exc:
+        raise TypeError(f"cannot send {getattr(fn, '__name__', fn)!r} to a worker process: "
+                        f"{type(exc).__name__}: {exc} (use workers=1, or pass picklable "
+                        f"objects)") from None
+    return pool.submit(call_pickled, payload)

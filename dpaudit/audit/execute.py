@@ -27,7 +27,7 @@ from dpaudit.audit.plan import Task
 from dpaudit.audit.records import CertificateRecord, describe_exception
 from dpaudit.claims import claimed_renyi
 from dpaudit.mechanisms.capabilities import ExactRenyi
-from dpaudit.processes import process_pool
+from dpaudit.processes import process_pool, submit
 
 Progress = Callable[[CertificateRecord], None]
 
@@ -70,9 +70,8 @@ def _measure(task: Task, found: list[dict]) -> dict | None:
     """Fill ``found`` (one dict per record: claim, claimed and true ε, certificates, bounds,
     exact values) and return the figure's curve data; raises on any failure."""
     from dpaudit.distinguish.lower_bound import estimate_privacy_curve_lower_bound
-    from dpaudit.mechanisms.registry import create_mechanism
 
-    mechanism = create_mechanism(task.mechanism, **task.params)
+    mechanism = task.build_mechanism()
     claim = mechanism.claim()
     true_eps = mechanism.true_epsilon()
     for entry in found:
@@ -191,8 +190,8 @@ def execute_with_jobs(tasks: list[Task], jobs: list[tuple], *, workers: int = 1,
         # larger tasks first, so that a long one does not start last
         order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
         with process_pool(min(workers, len(tasks) + len(jobs))) as pool:
-            futures = {pool.submit(fn, *args): ("job", k) for k, (fn, args) in enumerate(jobs)}
-            futures.update({pool.submit(run_task, tasks[i]): ("task", i) for i in order})
+            futures = {submit(pool, fn, *args): ("job", k) for k, (fn, args) in enumerate(jobs)}
+            futures.update({submit(pool, run_task, tasks[i]): ("task", i) for i in order})
             try:
                 for future in as_completed(futures):
                     kind, i = futures[future]

@@ -14,8 +14,11 @@ Contract and invariants:
   seed s draws from ``SeedSequence([s, i, j, 0]).generate_state(1)[0]`` (the white-box
   certificate from that seed + 1); point p of a swept audit from ``SeedSequence([s, i, j, 0,
   p])``.  The number of workers and the completion order cannot change a number.
-* **Nothing unpicklable crosses a process boundary.**  A :class:`Task` holds the mechanism's
-  registry name and parameters and plain datasets; the worker re-creates the mechanism.
+* **Nothing unpicklable crosses a process boundary.**  A :class:`Task` holds a
+  :class:`~dpaudit.audit.targets.Target` (a registry name, or a reference to user code and the
+  suite's directory, or an object given through the Python API), the parameters and plain
+  datasets; the worker re-imports the code and re-creates the mechanism.  Tasks are
+  serialised with cloudpickle, so Python-API closures and lambdas cross too.
 * **Jobs.**  :func:`plan_jobs` lists the non-certifying work of a run — dense exact ε over a
   swept parameter (``exact_points``) and ``[[series]]`` entries — as (function, args) pairs of
   module-level functions of :mod:`dpaudit.audit.sweeps`.
@@ -31,6 +34,7 @@ import numpy as np
 from dpaudit.audit import sweeps
 from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite
+from dpaudit.audit.targets import Target, as_target, for_workers
 from dpaudit.mechanisms.capabilities import LogDensity
 from dpaudit.stats.multiple_testing import split_significance
 
@@ -66,6 +70,11 @@ class Task:
     sweep_parameter: str | None = None
     sweep_value: Any = None
     sweep_index: int | None = None
+    target: Target | None = None  # None: the registered mechanism named ``mechanism``
+
+    def build_mechanism(self):
+        """The mechanism under audit, built in this process (raises ValueError)."""
+        return as_target(self.target or self.mechanism).build(self.params)
 
     def sweep(self) -> SweepPoint | None:
         if self.sweep_index is None:
@@ -122,11 +131,10 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None):
     worst-case pairs (for the mechanism built with ``params``, default the audit's), and
     whether the mechanism offers a white-box log-density."""
     from dpaudit.mechanisms.base import NeighbourPair
-    from dpaudit.mechanisms.registry import create_mechanism
 
     try:
-        mechanism = create_mechanism(audit.mechanism, **(audit.params if params is None
-                                                         else params))
+        mechanism = as_target(audit.target or audit.mechanism).build(
+            audit.params if params is None else params)
         white = isinstance(mechanism, LogDensity)
         if audit.pairs != "worst-case":
             return ([NeighbourPair(p.name, p.d0, p.d1, p.description) for p in audit.pairs],
@@ -157,6 +165,7 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
     tasks = []
     for audit, point, params, expect, pairs, white, error in planned:
         n = resolve_samples(audit, samples=samples, scale=scale)
+        target = for_workers(audit.target or Target(audit.mechanism))
         sweep = audit.sweep
         for j, pair in enumerate(pairs):
             tasks.append(Task(
@@ -170,7 +179,7 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
                 note=audit.note, setup_error=error,
                 sweep_parameter=None if sweep is None else sweep.parameter,
                 sweep_value=None if sweep is None else sweep.values[point],
-                sweep_index=point))
+                sweep_index=point, target=target))
     info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
                         family_size=family_size, per_certificate_confidence=per_cert,
                         seed=suite_seed, audits=len(suite.audits), error=None,
@@ -199,7 +208,9 @@ def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list
                     explicit = NeighbourPair(p.name, p.d0, p.d1, p.description)
                 for c in range(0, len(values), DENSE_CHUNK):
                     jobs.append((sweeps.dense_exact_job,
-                                 (audit.mechanism, dict(audit.params), audit.sweep.parameter,
+                                 (for_workers(audit.target or Target(audit.mechanism)),
+                                  dict(audit.params),
+                                  audit.sweep.parameter,
                                   values[c:c + DENSE_CHUNK], j, explicit, audit.deltas)))
                     keys.append(("dense", suite.path, audit.index, j, audit.deltas))
         for spec in suite.series:

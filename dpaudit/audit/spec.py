@@ -17,7 +17,11 @@ Format::
 
     [[audit]]
     name = "laplace-eps1"            # required, unique within the file
-    mechanism = "laplace"            # required, a name from `dpaudit list`
+    mechanism = "laplace"            # a name from `dpaudit list`, or "package.module:Class",
+                                     # or "path/file.py:Class" (relative to this file);
+                                     # or instead: sampler = "file.py:fn" and
+                                     # claim = { notion = "pure-dp", epsilon = 1.0 }
+                                     # (see dpaudit.audit.spec_targets)
     params = { epsilon = 1.0 }       # keyword arguments of the mechanism (default {})
     delta = 0.0                      # a number or a list of numbers in [0, 1) (default 0.0);
                                      # a list is a full-curve audit of ε(δ) on that grid
@@ -85,6 +89,8 @@ from dpaudit.mechanisms.capabilities import ClosedFormSeries
 from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
                                        check_keys, delta_value, is_int, is_number, parse_sweep,
                                        read_samples, read_string)
+from dpaudit.audit.spec_targets import check_mechanism, parse_target
+from dpaudit.audit.targets import Target
 
 EXPECTATIONS = ("consistent", "violation")
 DEFAULT_CONFIDENCE = 0.95
@@ -93,7 +99,7 @@ DEFAULT_SEED = 0
 
 _TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "samples", "seed", "description"}
-_AUDIT_KEYS = {"name", "mechanism", "params", "delta", "pairs", "samples", "expect", "note",
+_AUDIT_KEYS = {"name", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
                "alphas", "distinguisher", "white_box", "sweep", "exact_points"}
 _SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
                 "options"}
@@ -120,6 +126,7 @@ class AuditSpec:
     mechanism: str
     params: dict = field(default_factory=dict)
     deltas: tuple[float, ...] = (0.0,)
+    target: "Target | None" = None  # None: the registered mechanism named ``mechanism``
     pairs: str | tuple[PairSpec, ...] = "worst-case"
     samples: int = DEFAULT_SAMPLES
     expect: str = "consistent"
@@ -250,7 +257,8 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         where = Where(path, f"audit #{index} {table['name']!r}")
     check_keys(table, _AUDIT_KEYS, where, "[[audit]]")
     name = read_string(table, "name", where, required=True)
-    mechanism = read_string(table, "mechanism", where, required=True)
+    target = parse_target(table, where, path)
+    mechanism = target.reference
 
     params = table.get("params", {})
     if not isinstance(params, dict):
@@ -316,15 +324,14 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         raise where.error("white_box", "true or false", white_box)
 
     if sweep is None:
-        _check_mechanism(mechanism, params, where)
+        check_mechanism(target, params, where)
     else:
         for i, value in enumerate(sweep.values):
-            _check_mechanism(mechanism, {**params, sweep.parameter: value},
-                             where, f" at sweep value {sweep.label(i)}")
+            check_mechanism(target, {**params, sweep.parameter: value},
+                            where, f" at sweep value {sweep.label(i)}")
     if alphas:
-        from dpaudit.mechanisms.registry import create_mechanism
         first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
-        claim = create_mechanism(mechanism, **first).claim()
+        claim = target.build(first).claim()
         if not has_renyi_claim(claim):
             raise where.error("alphas", f"a mechanism with a Rényi claim (the claim of "
                                         f"{mechanism} is {claim.describe()}, which has no rdp(α))",
@@ -332,7 +339,7 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     return AuditSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
                      deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note,
                      alphas=alphas, distinguisher=distinguisher, white_box=white_box,
-                     sweep=sweep, expects=expects, exact_points=exact_points)
+                     sweep=sweep, expects=expects, exact_points=exact_points, target=target)
 
 
 def _parse_pairs(value, where: Where):
@@ -368,22 +375,6 @@ def _parse_pairs(value, where: Where):
     return tuple(pairs)
 
 
-def _check_mechanism(mechanism: str, params: dict, where: Where, at: str = "") -> None:
-    """Unknown mechanism or parameters it rejects → SuiteError (at parse time, not at run time)."""
-    from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
-
-    names = mechanism_names()
-    if mechanism not in names:
-        raise where.error("mechanism", f"a registered mechanism ({', '.join(names)}; "
-                                       f"see `dpaudit list`)", mechanism)
-    try:
-        mech = create_mechanism(mechanism, **params)
-        mech.claim()
-    except Exception as exc:  # any rejection of the parameters is a malformed suite
-        raise where.error("params", f"parameters {mechanism!r} accepts{at} ({exc})",
-                          params) from None
-
-
 def _parse_series(table, index: int, path: str) -> SeriesSpec:
     where = Where(path, f"series #{index}")
     if not isinstance(table, dict):
@@ -409,10 +400,13 @@ def _parse_series(table, index: int, path: str) -> SeriesSpec:
     options = table.get("options", {})
     if not isinstance(options, dict):
         raise where.error("options", "a table of keyword arguments of series()", options)
-    _check_mechanism(mechanism, params, where)
+    if ":" in mechanism:
+        raise where.error("mechanism", "a registered mechanism (series take registry names "
+                                       "only)", mechanism)
+    check_mechanism(Target(mechanism), params, where)
     for i in (0, len(sweep.values) - 1):
-        _check_mechanism(mechanism, {**params, sweep.parameter: sweep.values[i]}, where,
-                         f" at sweep value {sweep.label(i)}")
+        check_mechanism(Target(mechanism), {**params, sweep.parameter: sweep.values[i]}, where,
+                        f" at sweep value {sweep.label(i)}")
     from dpaudit.mechanisms.registry import create_mechanism
     if not isinstance(create_mechanism(mechanism, **params), ClosedFormSeries):
         raise where.error("mechanism", f"a mechanism with a series() method ({mechanism} has "

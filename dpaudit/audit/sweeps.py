@@ -48,16 +48,17 @@ def dense_values(values, count: int) -> list:
     return out
 
 
-def dense_exact_job(mechanism: str, params: dict, parameter: str, values: list, pair_index: int,
+def dense_exact_job(mechanism, params: dict, parameter: str, values: list, pair_index: int,
                     explicit_pair, deltas: tuple) -> dict:
-    """Exact ε (and the claimed ε) at each δ for every value of the swept parameter."""
-    from dpaudit.mechanisms.registry import create_mechanism
+    """Exact ε (and the claimed ε) at each δ for every value of the swept parameter
+    (``mechanism``: a registry name or a :class:`~dpaudit.audit.targets.Target`)."""
+    from dpaudit.audit.targets import as_target
 
     start = time.perf_counter()
     rows, errors = [], []
     for value in values:
         try:
-            mech = create_mechanism(mechanism, **{**params, parameter: value})
+            mech = as_target(mechanism).build({**params, parameter: value})
             pair = explicit_pair if explicit_pair is not None else \
                 mech.worst_case_pairs()[pair_index]
             d0, d1 = mech.validate_dataset(pair.d0), mech.validate_dataset(pair.d1)

@@ -37,7 +37,7 @@ from dpaudit.distinguish.sampling import (CERTIFICATION, SELECTION, Stream, draw
                                           draw_stream)
 from dpaudit.distinguish.auto import fit_auto_statistics
 from dpaudit.distinguish.statistics import Linear, Sanitizer
-from dpaudit.processes import process_pool
+from dpaudit.processes import process_pool, submit
 from dpaudit.stats.epsilon import epsilon_from_counts, renyi_from_bounds
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 
@@ -229,8 +229,8 @@ def estimate_privacy_curve_lower_bound(
                (d1, Stream(entropy, CERTIFICATION, 1, n_cert), "d1")]
     if workers > 1:
         with process_pool(min(int(workers), 2)) as pool:
-            futures = [pool.submit(_count_stream, sampler_used, d, st, stats, chosen, side,
-                                   shape) for d, st, side in streams]
+            futures = [submit(pool, _count_stream, sampler_used, d, st, stats, chosen, side,
+                              shape) for d, st, side in streams]
             counts = [f.result() for f in futures]
     else:
         counts = [_count_stream(sampler_used, d, st, stats, chosen, side, shape)

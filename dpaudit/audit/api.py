@@ -1,0 +1,208 @@
+"""Audit code that is not in the registry from Python: a mechanism (class, instance, registry
+name or ``module:Class`` reference) or a plain sampler function with a stated claim.
+
+:func:`audit_mechanism` and :func:`audit_sampler` build an in-memory :class:`Suite` of one
+audit and send it through the same stages as a suite file — :func:`plan_suite` (one
+Bonferroni family per call, seeds from the task's position), :func:`execute_with_jobs`
+(in-process, or ``workers`` processes; callables travel with cloudpickle, so closures and
+lambdas work and the numbers do not depend on ``workers``) and :func:`judge` — and return an
+:class:`AuditResult`.  Bad arguments raise ``ValueError`` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from dpaudit.audit.execute import execute_with_jobs
+from dpaudit.audit.explain import explain_point
+from dpaudit.audit.plan import plan_suite
+from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
+from dpaudit.audit.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, EXPECTATIONS,
+                                MIN_SAMPLES, AuditSpec, PairSpec, Suite)
+from dpaudit.audit.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_from_dict
+
+PYTHON_SUITE = "<python>"
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The judged records of one audit call.
+
+    Attributes:
+      records: one :class:`CertificateRecord` per (pair, δ or α), judged.
+      outcomes: one :class:`AuditOutcome` per audit point (one without a sweep).
+      suite: the family: its size and per-certificate confidence.
+    """
+
+    records: tuple[CertificateRecord, ...]
+    outcomes: tuple[AuditOutcome, ...]
+    suite: SuiteSummary
+
+    @property
+    def verdict(self) -> str:
+        """``"error"``, ``"violation"`` or ``"consistent"`` (worst over the points)."""
+        verdicts = {o.verdict for o in self.outcomes}
+        for verdict in ("error", "violation"):
+            if verdict in verdicts:
+                return verdict
+        return "consistent"
+
+    @property
+    def met_expectation(self) -> bool:
+        return all(o.met_expectation for o in self.outcomes)
+
+    @property
+    def epsilon_lower_bound(self) -> float:
+        """The largest certified ε_LB of the dp records (0 when none)."""
+        values = [r.epsilon_lower_bound for r in self.records
+                  if r.notion == "dp" and r.epsilon_lower_bound is not None]
+        return max(values, default=0.0)
+
+    def explain(self) -> str:
+        """Every audit point and its certificates as text (see :mod:`dpaudit.audit.explain`)."""
+        return "\n".join(explain_point(o, self.records) for o in self.outcomes)
+
+
+def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
+                    delta: float | Iterable[float] = 0.0, alphas: Iterable[float] = (),
+                    samples: int = DEFAULT_SAMPLES, confidence: float = DEFAULT_CONFIDENCE,
+                    seed: int = DEFAULT_SEED, workers: int = 1, expect: str = "consistent",
+                    distinguisher: str = "auto", white_box: bool = True,
+                    name: str | None = None) -> AuditResult:
+    """Audit a mechanism against its own claim.
+
+    Args:
+      mechanism: a :class:`~dpaudit.mechanisms.base.Mechanism` subclass or instance, a
+        registered name, or a ``"module:Class"`` / ``"path/file.py:Class"`` reference
+        (relative to the current directory).
+      params: keyword arguments of the class (not with an instance).
+      pairs: ``None`` for the mechanism's worst-case pairs, or neighbouring pairs: each a
+        ``NeighbourPair``, a ``(d0, d1)`` tuple or a dict with ``d0``, ``d1`` (and ``name``).
+      delta: the δ (or list of δs) at which ε is certified.
+      alphas: Rényi orders to audit as well (claims with an RDP curve).
+      samples, confidence, seed: per side; family-wise over the pairs; the run's seed.
+      workers: processes (1: in this process); the numbers do not depend on it.
+      expect: ``"consistent"`` or ``"violation"``.
+
+    Returns:
+      An :class:`AuditResult`.
+
+    Raises:
+      ValueError: a bad argument, a mechanism that cannot be loaded or built.
+    """
+    if isinstance(mechanism, str):
+        target = Target(mechanism, MECHANISM, str(Path.cwd()) if ":" in mechanism else "")
+    else:
+        cls = mechanism if isinstance(mechanism, type) else type(mechanism)
+        target = Target(getattr(cls, "name", None) or cls.__qualname__, MECHANISM, "",
+                        None, mechanism)
+    params = dict(params or {})
+    target.build(params).claim()  # fail here, with a clear message, rather than per task
+    return _run(target, params, pairs, delta, alphas, samples, confidence, seed, workers,
+                expect, distinguisher, white_box, name)
+
+
+def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
+                  delta: float | Iterable[float] = 0.0, samples: int = DEFAULT_SAMPLES,
+                  confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
+                  workers: int = 1, expect: str = "consistent", distinguisher: str = "auto",
+                  name: str | None = None) -> AuditResult:
+    """Audit a plain sampler ``sampler(dataset, n, rng) -> n outputs`` against a claim.
+
+    Args:
+      sampler: a callable (closures and lambdas included) or a ``"file.py:fn"`` reference.
+      claim: a :class:`~dpaudit.claims.notions.Claim` or a table such as
+        ``{"notion": "zcdp", "rho": 0.5}``; or leave it out and give ``epsilon``.
+      pairs: neighbouring pairs (required): ``NeighbourPair``\\ s, ``(d0, d1)`` tuples or
+        dicts with ``d0``, ``d1`` (and ``name``).
+      epsilon: shorthand claim: ε-DP, or (ε, δ)-DP when ``delta`` is a positive number.
+      delta, samples, confidence, seed, workers, expect: as in :func:`audit_mechanism`.
+
+    Returns:
+      An :class:`AuditResult`.
+
+    Raises:
+      ValueError: a bad argument (no claim, no pairs, a sampler of the wrong signature).
+    """
+    if (claim is None) == (epsilon is None):
+        raise ValueError("give exactly one of claim (a Claim or a table) and epsilon")
+    if claim is None:
+        positive = isinstance(delta, (int, float)) and delta > 0
+        claim = ({"notion": "approx-dp", "epsilon": epsilon, "delta": delta} if positive
+                 else {"notion": "pure-dp", "epsilon": epsilon})
+    claim = claim_from_dict(claim)
+    if pairs is None:
+        raise ValueError("a sampler needs explicit pairs=[(d0, d1), ...] (it has no "
+                         "worst-case pairs)")
+    if isinstance(sampler, str):
+        target = Target(sampler, SAMPLER, str(Path.cwd()), claim)
+        target.build()  # loads and checks the signature
+    else:
+        label = getattr(sampler, "__qualname__", None) or type(sampler).__name__
+        check_sampler(sampler, label)
+        target = Target(label, SAMPLER, "", claim, sampler)
+    return _run(target, {}, pairs, delta, (), samples, confidence, seed, workers, expect,
+                distinguisher, False, name)
+
+
+def _pairs(pairs) -> str | tuple[PairSpec, ...]:
+    if pairs is None or pairs == "worst-case":
+        return "worst-case"
+    out = []
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, dict):
+            pair = PairSpec(pair.get("name", f"pair-{i}"), pair["d0"], pair["d1"],
+                            pair.get("description", ""))
+        elif isinstance(pair, tuple) and len(pair) == 2:
+            pair = PairSpec(f"pair-{i}", pair[0], pair[1])
+        elif hasattr(pair, "d0") and hasattr(pair, "d1"):
+            pair = PairSpec(getattr(pair, "name", f"pair-{i}"), pair.d0, pair.d1,
+                            getattr(pair, "description", ""))
+        else:
+            raise ValueError(f"pairs[{i}]: expected a NeighbourPair, a (d0, d1) tuple or a "
+                             f"dict with d0 and d1, got {type(pair).__name__}")
+        out.append(pair)
+    if not out:
+        raise ValueError("pairs: expected at least one pair")
+    return tuple(out)
+
+
+def _check(samples, confidence, seed, workers, expect, deltas) -> None:
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < MIN_SAMPLES:
+        raise ValueError(f"samples: expected an integer >= {MIN_SAMPLES}, got {samples!r}")
+    if not isinstance(confidence, float) or not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence: expected a number in (0, 1), got {confidence!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers: expected a positive integer, got {workers!r}")
+    if expect not in EXPECTATIONS:
+        raise ValueError(f"expect: expected one of {EXPECTATIONS}, got {expect!r}")
+    if not deltas or any(isinstance(d, bool) or not isinstance(d, (int, float))
+                         or not math.isfinite(d) or not 0.0 <= d < 1.0 for d in deltas):
+        raise ValueError(f"delta: expected a number in [0, 1) or a list of them, got "
+                         f"{list(deltas)!r}")
+
+
+def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed, workers,
+         expect, distinguisher, white_box, name) -> AuditResult:
+    deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
+    _check(samples, float(confidence) if isinstance(confidence, int) else confidence, seed,
+           workers, expect, deltas)
+    audit = AuditSpec(index=0, name=name or target.reference, mechanism=target.reference,
+                      params=params, deltas=tuple(float(d) for d in deltas),
+                      pairs=_pairs(pairs), samples=samples, expect=expect,
+                      alphas=tuple(float(a) for a in alphas), distinguisher=distinguisher,
+                      white_box=white_box, target=target)
+    suite = Suite(path=PYTHON_SUITE, name=name or target.reference,
+                  confidence=float(confidence), samples=samples, seed=seed, audits=(audit,))
+    tasks, info = plan_suite(suite)
+    records, _, _ = execute_with_jobs(tasks, [], workers=workers)
+    judged, outcomes = judge(records)
+    return AuditResult(tuple(judged), tuple(outcomes), info)
+
+
+__all__ = ["PYTHON_SUITE", "AuditResult", "audit_mechanism", "audit_sampler"]

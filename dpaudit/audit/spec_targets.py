@@ -1,0 +1,90 @@
+"""The ``mechanism`` / ``sampler`` / ``claim`` keys of a suite's ``[[audit]]`` table.
+
+* ``mechanism = "laplace"`` — a registered mechanism (``dpaudit list``, plug-in families
+  included);
+* ``mechanism = "package.module:Class"`` or ``"path/to/file.py:Class"`` — a
+  :class:`~dpaudit.mechanisms.base.Mechanism` subclass in user code; a relative path (and a
+  top-level module) resolves against the suite file's directory;
+* ``sampler = "samplers.py:noisy_count"`` with ``claim = { notion = "pure-dp", epsilon = 1.0 }``
+  — a plain function ``(dataset, n, rng) -> n outputs``; it needs explicit ``[[audit.pairs]]``
+  and takes no ``params`` or ``sweep``.
+
+:func:`parse_target` checks all of this at parse time — the code is imported, a class must be
+a Mechanism subclass built with the audit's params, a sampler must accept three positional
+arguments — and raises :class:`SuiteError` naming the file, the audit and the key.  Whether a
+sampler returns ``n`` outputs is checked when the audit runs (an ``error`` record of that audit).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dpaudit.audit.spec_fields import SuiteError, Where, read_string
+from dpaudit.audit.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, NotAMechanismError,
+                                   Target, check_sampler, claim_from_dict)
+from dpaudit.mechanisms.references import CodeReferenceError, load_reference
+
+
+def parse_target(table: dict, where: Where, suite_path: str) -> Target:
+    """The audit's :class:`Target` from its ``mechanism`` or ``sampler`` (and ``claim``) keys."""
+    base_dir = str(Path(suite_path).resolve().parent)
+    if "sampler" in table:
+        if "mechanism" in table:
+            raise where.error("sampler", "either mechanism or sampler, not both",
+                              table["sampler"])
+        reference = read_string(table, "sampler", where, required=True)
+        if ":" not in reference:
+            raise where.error("sampler", "module:function or path/file.py:function",
+                              reference)
+        if "claim" not in table:
+            raise where.error("claim", "the sampler's claim, e.g. { notion = \"pure-dp\", "
+                                       "epsilon = 1.0 } (required with sampler)")
+        try:
+            claim = claim_from_dict(table["claim"])
+        except ValueError as exc:
+            raise where.error("claim", f"a claim with notion one of "
+                                       f"{', '.join(CLAIM_NOTIONS)} ({exc})",
+                              table["claim"]) from None
+        for key in ("params", "sweep"):
+            if key in table:
+                raise where.error(key, "no params or sweep with a sampler (its parameters are "
+                                       "fixed in its code)", table[key])
+        if not isinstance(table.get("pairs"), list):
+            raise where.error("pairs", "explicit [[audit.pairs]] (a sampler has no worst-case "
+                                       "pairs)", table.get("pairs", "worst-case"))
+        try:
+            check_sampler(load_reference(reference, base_dir), reference)
+        except (CodeReferenceError, ValueError) as exc:
+            raise where.error("sampler", f"a function (dataset, n, rng) -> n outputs "
+                                         f"({exc})", reference) from None
+        return Target(reference, SAMPLER, base_dir, claim)
+    if "claim" in table:
+        raise where.error("claim", "no claim with mechanism (a mechanism states its own "
+                                   "claim; claim goes with sampler)", table["claim"])
+    reference = read_string(table, "mechanism", where, required=True)
+    return Target(reference, MECHANISM, base_dir if ":" in reference else "")
+
+
+def check_mechanism(target: Target, params: dict, where: Where, at: str = "") -> None:
+    """Unknown mechanism, code that cannot be loaded or parameters it rejects → SuiteError
+    (at parse time, not at run time)."""
+    from dpaudit.mechanisms.registry import mechanism_names
+
+    if target.kind == MECHANISM and ":" not in target.reference:
+        names = mechanism_names()
+        if target.reference not in names:
+            raise where.error("mechanism", f"a registered mechanism ({', '.join(names)}; see "
+                                           f"`dpaudit list`), or module:Class or "
+                                           f"path/file.py:Class", target.reference)
+    try:
+        mech = target.build(params)
+        mech.claim()
+    except (CodeReferenceError, NotAMechanismError) as exc:
+        raise where.error("mechanism", f"a loadable Mechanism subclass ({exc})",
+                          target.reference) from None
+    except Exception as exc:  # any rejection of the parameters is a malformed suite
+        raise where.error("params", f"parameters {target.reference!r} accepts{at} ({exc})",
+                          params) from None
+
+
+__all__ = ["SuiteError", "check_mechanism", "parse_target"]

@@ -1,0 +1,200 @@
+"""pytest plugin (installed with dpaudit, entry point ``pytest11``): audits as tests.
+
+Two things:
+
+* **The** ``dpaudit_audit`` **fixture** audits a mechanism or a sampler inside a test and fails
+  the test, with the certificate in the message (event, counts, ε_LB against the claim,
+  confidence), when the audit does not meet its ``expect``::
+
+      def test_my_mechanism(dpaudit_audit):
+          dpaudit_audit.mechanism(ClippedMean, params={"epsilon": 1.0}, samples=50_000)
+          dpaudit_audit.sampler(noisy_count, epsilon=1.0, pairs=[([0, 1], [1, 1])])
+
+  The methods take the keywords of :func:`dpaudit.audit.api.audit_mechanism` and
+  :func:`~dpaudit.audit.api.audit_sampler` and return the
+  :class:`~dpaudit.audit.api.AuditResult`.  An audit error fails the test as well.
+
+* **Suite files as tests**, opt-in with ``--dpaudit-suites`` (or ``dpaudit_suites = true`` in
+  the pytest ini options): every ``*.toml`` file under the given paths that has an
+  ``[[audit]]`` table is collected, one test item per audit point (per swept value of a swept
+  audit), named after the audit (``audit[param=value]`` for sweep points), so ``-k``, ``-x``
+  and ``--junitxml`` work.  An item passes when its point meets its ``expect``, fails with the
+  certificate summary otherwise, and errors (in setup) when the point's audit is an
+  ``error``; a malformed suite is one erroring item.
+
+  One suite file is one Bonferroni family regardless of ``-k``: the whole file runs once per
+  session, lazily, when its first selected item runs, and each item reports its own point —
+  deselecting items never changes the numbers of the selected ones.  Each item records its
+  verdict and its certified ε lower bounds as ``user_properties`` (``<property>`` entries of
+  the JUnit XML).  ``--dpaudit-workers N``
+  sets the worker processes (default 1; the numbers do not depend on it) and
+  ``--dpaudit-profile quick|default|deep`` scales the samples as ``dpaudit run --profile``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+_AUDIT_TABLE = re.compile(r"^\s*\[\[\s*audit\s*\]\]", re.MULTILINE)
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("dpaudit", "dpaudit audit suites")
+    group.addoption("--dpaudit-suites", action="store_true", default=False,
+                    help="collect *.toml files with [[audit]] tables as tests")
+    group.addoption("--dpaudit-workers", type=int, default=1, metavar="N",
+                    help="worker processes for dpaudit suites and the dpaudit_audit fixture")
+    group.addoption("--dpaudit-profile", default="default", choices=("quick", "default", "deep"),
+                    help="samples scale of collected suites, as `dpaudit run --profile`")
+    parser.addini("dpaudit_suites", type="bool", default=False,
+                  help="collect *.toml files with [[audit]] tables as tests")
+
+
+def _collect_suites(config) -> bool:
+    return bool(config.getoption("dpaudit_suites") or config.getini("dpaudit_suites"))
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix != ".toml" or not _collect_suites(parent.config):
+        return None
+    try:
+        text = file_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not _AUDIT_TABLE.search(text):
+        return None
+    return SuiteFile.from_parent(parent, path=file_path)
+
+
+class SuiteFile(pytest.File):
+    """One suite file: one item per audit point; the file runs once, when first needed."""
+
+    _run = None
+
+    def collect(self):
+        from dpaudit.audit.spec import SuiteError, load_suite
+
+        try:
+            suite = load_suite(self.path)
+        except SuiteError as exc:
+            yield SuiteErrorItem.from_parent(self, name="suite", message=str(exc))
+            return
+        for audit in suite.audits:
+            for point, _, _ in audit.points():
+                name = audit.name if point is None else \
+                    f"{audit.name}[{audit.sweep.label(point)}]"
+                yield AuditItem.from_parent(self, name=name, audit=audit.name, point=point)
+
+    def run(self):
+        """The judged run of the whole file (computed once per session)."""
+        if self._run is None:
+            from dpaudit.audit.runner import run_suites
+
+            self._run = run_suites([str(self.path)],
+                                   workers=self.config.getoption("dpaudit_workers"),
+                                   profile=self.config.getoption("dpaudit_profile"))
+        return self._run
+
+
+class AuditFailed(Exception):
+    """An audit point that did not meet its expectation; the message is the certificate."""
+
+
+class SuiteErrorItem(pytest.Item):
+    """The single item of a malformed suite file: errors with the parse message."""
+
+    def __init__(self, *, message: str, **kwargs):
+        super().__init__(**kwargs)
+        self.message = message
+
+    def setup(self):
+        # an exception in setup is reported as an error; pytrace=False: the message only
+        pytest.fail(self.message, pytrace=False)
+
+    def runtest(self):  # pragma: no cover - setup always raises
+        pass
+
+    def reportinfo(self):
+        return self.path, None, f"dpaudit suite {self.path.name}"
+
+
+class AuditItem(pytest.Item):
+    """One audit point of a suite file."""
+
+    def __init__(self, *, audit: str, point: int | None, **kwargs):
+        super().__init__(**kwargs)
+        self.audit, self.point = audit, point
+        self.outcome = None
+
+    def setup(self):
+        from dpaudit.audit.explain import explain_point
+
+        run = self.parent.run()
+        found = [o for o in run.outcomes if o.audit == self.audit
+                 and (None if o.sweep is None else o.sweep.index) == self.point]
+        if not found:
+            pytest.fail(f"{self.path.name}::{self.name}: the run has no outcome for this "
+                        f"audit point", pytrace=False)
+        self.outcome = found[0]
+        for record in run.records:  # junitxml <property> entries, one per certificate
+            if record.audit == self.audit and record.sweep == self.outcome.sweep:
+                at = f"delta={record.delta:g}" if record.notion == "dp" else \
+                    f"alpha={record.alpha:g}"
+                self.user_properties.append(
+                    (f"epsilon_lower_bound[{record.pair_name} {at}]",
+                     record.epsilon_lower_bound))
+        self.user_properties.append(("verdict", self.outcome.verdict))
+        if self.outcome.verdict == "error":  # in setup: reported as an error, not a failure
+            pytest.fail(explain_point(self.outcome, run.records), pytrace=False)
+
+    def runtest(self):
+        from dpaudit.audit.explain import explain_point
+
+        if not self.outcome.met_expectation:
+            raise AuditFailed(explain_point(self.outcome, self.parent.run().records))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, AuditFailed):
+            return f"{self.path.name}::{self.name}\n{excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"dpaudit audit {self.name}"
+
+
+class Auditor:
+    """The ``dpaudit_audit`` fixture: audit, and fail the test unless the audit met its
+    expectation."""
+
+    def __init__(self, workers: int = 1):
+        self.workers = workers
+
+    def mechanism(self, mechanism, **kwargs):
+        """:func:`dpaudit.audit.api.audit_mechanism`, then fail the test on an unmet
+        expectation (the message is the certificate)."""
+        from dpaudit.audit.api import audit_mechanism
+
+        kwargs.setdefault("workers", self.workers)
+        return self._judge(audit_mechanism(mechanism, **kwargs))
+
+    def sampler(self, sampler, claim=None, pairs=None, **kwargs):
+        """:func:`dpaudit.audit.api.audit_sampler`, then fail the test on an unmet
+        expectation."""
+        from dpaudit.audit.api import audit_sampler
+
+        kwargs.setdefault("workers", self.workers)
+        return self._judge(audit_sampler(sampler, claim, pairs, **kwargs))
+
+    @staticmethod
+    def _judge(result):
+        if not result.met_expectation:
+            pytest.fail(f"dpaudit: {result.verdict}\n{result.explain()}", pytrace=False)
+        return result
+
+
+@pytest.fixture
+def dpaudit_audit(request) -> Auditor:
+    """Audit a mechanism (``.mechanism(...)``) or a sampler (``.sampler(...)``) in a test."""
+    return Auditor(request.config.getoption("dpaudit_workers"))

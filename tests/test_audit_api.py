@@ -1,0 +1,85 @@
+"""The Python entry for code that is not registered: audit_mechanism, audit_sampler."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpaudit.audit.api import audit_mechanism, audit_sampler
+from dpaudit.claims.notions import ZCDP
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.claims.notions import PureDP
+
+
+class Counting(Mechanism):
+    name = "api-test-counting"
+    family = "user"
+
+    def __init__(self, epsilon=1.0, scale=None):
+        super().__init__(epsilon=epsilon, scale=scale)
+        self.epsilon, self.scale = epsilon, scale or 1.0 / epsilon
+
+    def sample(self, dataset, n, rng):
+        return float(np.sum(dataset)) + rng.laplace(0.0, self.scale, size=n)
+
+    def claim(self):
+        return PureDP(self.epsilon)
+
+    def worst_case_pairs(self):
+        return [NeighbourPair("one", [0.0], [1.0], "")]
+
+
+def test_unregistered_class_and_instance():
+    ok = audit_mechanism(Counting, params={"epsilon": 1.0}, samples=5000)
+    assert ok.verdict == "consistent" and ok.met_expectation
+    assert ok.records[0].mechanism == "api-test-counting"
+    bad = audit_mechanism(Counting(epsilon=1.0, scale=0.5), samples=20_000,
+                          expect="violation")
+    assert bad.verdict == "violation" and bad.met_expectation
+    assert "ε_LB" in bad.explain() and "event E" in bad.explain()
+
+
+def test_registered_name_one_family_per_call():
+    result = audit_mechanism("laplace", samples=5000, confidence=0.9, white_box=False)
+    assert result.suite.family_size == len(result.records)
+    assert result.records[0].per_certificate_confidence == pytest.approx(
+        1 - 0.1 / result.suite.family_size)
+
+
+def test_sampler_with_claim_table_and_deltas():
+    result = audit_sampler(lambda d, n, rng: rng.normal(float(np.sum(d)), 1.0, size=n),
+                           {"notion": "zcdp", "rho": 0.5}, [{"d0": [0], "d1": [1]}],
+                           delta=[0.0, 1e-3], samples=5000)
+    assert [r.delta for r in result.records] == [0.0, 1e-3]
+    assert result.records[0].claim["notion"] == "zcdp"
+    assert result.verdict == "consistent"
+    assert audit_sampler(lambda d, n, rng: rng.normal(np.sum(d), 1, size=n), ZCDP(0.5),
+                         [([0], [1])], samples=5000).verdict == "consistent"
+
+
+def test_sampler_errors_are_records_or_one_line_value_errors():
+    wrong = audit_sampler(lambda d, n, rng: np.zeros(2), epsilon=1.0, pairs=[([0], [1])],
+                          samples=5000)
+    assert wrong.verdict == "error" and "n outputs" in wrong.records[0].error
+    for kwargs, words in [
+            (dict(sampler=lambda d, n: 0, epsilon=1.0, pairs=[([0], [1])]), "(dataset, n, rng)"),
+            (dict(sampler=lambda d, n, r: 0, pairs=[([0], [1])]), "exactly one of claim"),
+            (dict(sampler=lambda d, n, r: 0, epsilon=1.0), "explicit pairs"),
+            (dict(sampler=lambda d, n, r: 0, epsilon=1.0, pairs=[([0], [1])], samples=10),
+             "samples"),
+            (dict(sampler=lambda d, n, r: 0, epsilon=1.0, pairs=[([0], [1])], delta=2.0),
+             "delta"),
+            (dict(sampler=lambda d, n, r: 0, claim={"notion": "nope"}, pairs=[([0], [1])]),
+             "notion")]:
+        with pytest.raises(ValueError) as info:
+            audit_sampler(**kwargs)
+        assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_bad_mechanism_arguments():
+    with pytest.raises(ValueError, match="not a subclass"):
+        audit_mechanism(int)
+    with pytest.raises(ValueError, match="bad parameters"):
+        audit_mechanism(Counting, params={"bogus": 1})
+    with pytest.raises(ValueError, match="no such file"):
+        audit_mechanism("missing_file.py:X")

@@ -1,0 +1,116 @@
+"""The pytest plugin (issue 13, item 4): suite files collected as tests, and the
+``dpaudit_audit`` fixture; exercised with pytest's own ``pytester``."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+SUITE = """
+[suite]
+samples = 5000
+confidence = 0.95
+[[audit]]
+name = "laplace-ok"
+mechanism = "laplace"
+params = { epsilon = 1.0 }
+white_box = false
+[[audit]]
+name = "scale-bug"
+mechanism = "laplace-scale-epsilon"
+white_box = false
+[[audit]]
+name = "swept"
+mechanism = "laplace"
+white_box = false
+sweep = { epsilon = [0.5, 1.0] }
+"""
+
+
+@pytest.fixture
+def suite_dir(pytester):
+    pytester.makefile(".toml", classic=SUITE)
+    pytester.makefile(".toml", other="[tool]\nx = 1\n")  # no [[audit]]: not collected
+    return pytester
+
+
+@pytest.mark.slow
+def test_suites_are_collected_only_when_asked(suite_dir):
+    assert suite_dir.runpytest("--collect-only", "-q").ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result = suite_dir.runpytest("--dpaudit-suites", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["classic.toml::laplace-ok", "classic.toml::scale-bug",
+                                 "classic.toml::swept[[]epsilon=0.5[]]",
+                                 "classic.toml::swept[[]epsilon=1[]]", "4 tests collected*"])
+    suite_dir.makeini("[pytest]\ndpaudit_suites = true\n")
+    suite_dir.runpytest("--collect-only", "-q").stdout.fnmatch_lines(["4 tests collected*"])
+
+
+def test_failing_item_shows_the_certificate_and_junitxml_lists_testcases(suite_dir):
+    xml = suite_dir.path / "out.xml"
+    result = suite_dir.runpytest("--dpaudit-suites", f"--junitxml={xml}")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines([
+        "*scale-bug (laplace-scale-epsilon): verdict violation, expected consistent*",
+        "*VIOLATION: ε_LB = * > claimed ε = *",
+        "*event E = *d0 in E */4000 times*",
+        "*confidence * for this certificate (family-wise 0.95)*"])
+    text = xml.read_text()
+    for name in ("laplace-ok", "scale-bug", "swept[epsilon=0.5]", "swept[epsilon=1]"):
+        assert f'name="{name}"' in text
+
+
+def _properties(xml_path) -> dict:
+    import xml.etree.ElementTree as ET
+
+    return {(case.get("name"), p.get("name")): p.get("value")
+            for case in ET.parse(xml_path).iter("testcase")
+            for p in case.iter("property")}
+
+
+@pytest.mark.slow
+def test_k_and_x_do_not_change_the_family(suite_dir):
+    full_xml, selected_xml = suite_dir.path / "full.xml", suite_dir.path / "k.xml"
+    full = suite_dir.runpytest("--dpaudit-suites", f"--junitxml={full_xml}")
+    assert full.ret == pytest.ExitCode.TESTS_FAILED
+    selected = suite_dir.runpytest("--dpaudit-suites", "-k", "laplace-ok",
+                                   f"--junitxml={selected_xml}")
+    selected.assert_outcomes(passed=1)
+    chosen = _properties(selected_xml)
+    assert chosen and all(name == "laplace-ok" for name, _ in chosen)
+    assert chosen == {k: v for k, v in _properties(full_xml).items() if k[0] == "laplace-ok"}
+    stop = suite_dir.runpytest("--dpaudit-suites", "-x")
+    stop.assert_outcomes(passed=1, failed=1)
+
+
+def test_error_records_and_malformed_suites_are_errors(pytester):
+    pytester.makefile(".toml", broken='[[audit]]\nname = "x"\nmechanism = "nope"\n')
+    pytester.makepyfile(samplers="def two(d, n, rng):\n    return [0.0]\n")
+    pytester.makefile(".toml", rows='[suite]\nsamples = 5000\n[[audit]]\nname = "rows"\n'
+                                    'sampler = "samplers.py:two"\n'
+                                    'claim = { notion = "pure-dp", epsilon = 1.0 }\n'
+                                    '[[audit.pairs]]\nd0 = [0]\nd1 = [1]\n')
+    result = pytester.runpytest("--dpaudit-suites", "broken.toml", "rows.toml")
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*broken.toml: audit #0 'x': key 'mechanism'*",
+                                 "*must return n outputs*"])
+
+
+def test_fixture_fails_on_a_known_bad_mechanism_and_passes_on_laplace(pytester):
+    pytester.makepyfile("""
+        def test_good(dpaudit_audit):
+            result = dpaudit_audit.mechanism("laplace", samples=5000, white_box=False)
+            assert result.verdict == "consistent"
+
+        def test_bad(dpaudit_audit):
+            dpaudit_audit.mechanism("laplace-scale-epsilon", samples=20000, white_box=False)
+
+        def test_sampler(dpaudit_audit):
+            import numpy as np
+            dpaudit_audit.sampler(lambda d, n, rng: np.sum(d) + rng.laplace(0, 1, size=n),
+                                  epsilon=1.0, pairs=[([0], [1])], samples=5000)
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*test_bad*", "dpaudit: violation",
+                                 "*VIOLATION: ε_LB = * > claimed ε = *", "*event E = *"])
