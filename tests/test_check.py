@@ -333,7 +333,7 @@ def test_load_mechanism_specs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert load_mechanism_class(f"{user}:Mine").name == "mine"      # a file path
     assert load_mechanism_class("usermech:Mine").name == "mine"     # a module in the cwd
-    for spec, message in [("nocolon", "neither module:Class"), (":X", "bad mechanism spec"),
+    for spec, message in [("nocolon", "neither module:Class"), (":X", "bad reference"),
                           ("no_such_module_xyz:X", "cannot import"),
                           ("dpaudit.check.examples:Nope", "has no attribute"),
                           ("dpaudit.check.examples:__doc__", "is not a class"),

@@ -20,27 +20,23 @@ step passed or was skipped, 1 when one FAILed, 2 when one was an ERROR.  Step k 
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
 import math
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-from dpaudit.jsonable import to_jsonable
-
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError, check_calibration
-from dpaudit.claims import ApproxDP, iter_claims
-from dpaudit.mechanisms.base import Mechanism
-from dpaudit.mechanisms.capabilities import CalibratedNoise
 from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
                                    search_sensitivity, short)
+from dpaudit.claims import ApproxDP, iter_claims
+from dpaudit.jsonable import to_jsonable
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.capabilities import CalibratedNoise
+from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 
 PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
 STEPS = ("claim", "sensitivity", "calibration", "black-box")
@@ -131,17 +127,10 @@ def load_mechanism_class(spec: str):
         raise CheckSetupError(f"{spec!r} is neither module:Class (e.g. mymodule:MyMechanism, "
                               f"path/to/file.py:MyMechanism) nor a registered mechanism name "
                               f"(see `dpaudit list`)")
-    module_name, _, attr = spec.rpartition(":")
-    if not module_name or not attr or not attr.replace(".", "_").isidentifier():
-        raise CheckSetupError(f"bad mechanism spec {spec!r}: expected module:Class, e.g. "
-                              f"mymodule:MyMechanism")
-    module = _import(module_name, spec)
-    obj = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)  # attribute path of the spec, not a capability probe
-        except AttributeError:
-            raise CheckSetupError(f"module {module_name!r} has no attribute {attr!r}") from None
+    try:
+        obj = load_reference(spec)
+    except CodeReferenceError as exc:
+        raise CheckSetupError(str(exc)) from None
     if not inspect.isclass(obj):
         raise CheckSetupError(f"{spec!r} is not a class (got {type(obj).__name__}); point at "
                               f"the mechanism class")
@@ -150,32 +139,6 @@ def load_mechanism_class(spec: str):
                               f"dpaudit.mechanisms.base.Mechanism (which needs sample, claim, "
                               f"worst_case_pairs)")
     return obj
-
-
-def _import(module_name: str, spec: str):
-    try:
-        if module_name.endswith(".py") or "/" in module_name or "\\" in module_name:
-            path = Path(module_name)
-            if not path.is_file():
-                raise CheckSetupError(f"no such file: {module_name}")
-            name = f"_dpaudit_check_{path.stem}"
-            mod_spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(mod_spec)
-            sys.modules[name] = module
-            mod_spec.loader.exec_module(module)
-            return module
-        cwd = str(Path.cwd())
-        if cwd not in sys.path and "" not in sys.path:
-            sys.path.insert(0, cwd)
-        return importlib.import_module(module_name)
-    except CheckSetupError:
-        raise
-    except ModuleNotFoundError as exc:
-        raise CheckSetupError(f"cannot import {module_name!r} (from {spec!r}): {exc}") from None
-    except Exception as exc:  # noqa: BLE001 - the user's module raised while importing
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        raise CheckSetupError(f"importing {module_name!r} raised {type(exc).__name__}: {exc} "
-                              f"(at {where.filename}:{where.lineno})") from None
 
 
 def build_mechanism(cls, params: dict):
