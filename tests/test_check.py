@@ -382,7 +382,7 @@ def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["check", "not a spec"], "neither module:Class"),
-    (["check", "no_such_module_xyz:Mech"], "cannot import 'no_such_module_xyz'"),
+    (["check", "no_such_module_xyz:Mech"], "cannot import module 'no_such_module_xyz'"),
     (["check", "dpaudit.check.examples:Missing"], "has no attribute 'Missing'"),
     (["check", "laplace", "--params", "epsilon=-1"], "bad parameters"),
     (["check", "laplace", "--params", "bogus=1"], "unexpected keyword argument 'bogus'"),
