@@ -32,7 +32,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from dpaudit import __version__
+from dpaudit.version import __version__
 
 
 def _int_at_least(minimum: int, what: str):

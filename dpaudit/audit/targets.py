@@ -134,8 +134,8 @@ def check_sampler(fn, label: str) -> None:
 
 #: the claim notions a sampler may state: notion → (class, {key: field})
 CLAIM_NOTIONS = {
-    "pure-dp": ("PureDP", {"epsilon": "eps"}),
-    "approx-dp": ("ApproxDP", {"epsilon": "eps", "delta": "delta"}),
+    "pure-dp": ("PureDP", {"epsilon": "epsilon"}),
+    "approx-dp": ("ApproxDP", {"epsilon": "epsilon", "delta": "delta"}),
     "zcdp": ("ZCDP", {"rho": "rho"}),
     "gdp": ("GDP", {"mu": "mu"}),
     "tcdp": ("TCDP", {"rho": "rho", "omega": "omega"}),

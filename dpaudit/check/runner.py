@@ -96,7 +96,7 @@ class CheckResult:
         return next(s for s in self.steps if s.step == name)
 
     def to_dict(self) -> dict:
-        from dpaudit import __version__
+        from dpaudit.version import __version__
 
         return {"dpaudit_version": __version__, "spec": self.spec, "mechanism": self.mechanism,
                 "parameters": to_jsonable(self.params), "samples": self.samples,
@@ -272,7 +272,7 @@ def audit_delta(claim) -> float:
 
 
 def step_black_box(mech, claim, samples: int, seed: int, confidence: float) -> StepResult:
-    from dpaudit import estimate_epsilon_lower_bound
+    from dpaudit.distinguish.lower_bound import estimate_epsilon_lower_bound
 
     if claim is None:
         return StepResult("black-box", SKIP, "no usable claim (step 1 failed)")

@@ -77,17 +77,28 @@ def _jsonable(value):
         return str(value)
 
 
-@dataclass(frozen=True)
+def _init_claim(claim, expression, substitutions, **values) -> None:
+    """Set a frozen claim's fields (the constructors below take ``epsilon=`` like every other
+    dpaudit API, while the field is ``eps`` because ``epsilon(δ)`` is the conversion)."""
+    for name, value in values.items():
+        object.__setattr__(claim, name, value)
+    object.__setattr__(claim, "expression", expression)
+    object.__setattr__(claim, "substitutions", dict(substitutions or {}))
+
+
+@dataclass(frozen=True, init=False)
 class PureDP(Claim):
     """ε-DP: P[M(D) ∈ S] ≤ e^ε P[M(D′) ∈ S] for all S and neighbours D, D′.
 
-    Implies (ε, δ)-DP for every δ ≥ 0 (pure → approximate is the identity on ε)."""
+    Implies (ε, δ)-DP for every δ ≥ 0 (pure → approximate is the identity on ε).  Built as
+    ``PureDP(epsilon)``; the value is the field ``eps``."""
 
     eps: float = 1.0
     notion = "pure-dp"
 
-    def __post_init__(self):
-        object.__setattr__(self, "eps", _check_epsilon(self.eps))
+    def __init__(self, epsilon: float = 1.0, *, expression: Any = None,
+                 substitutions: dict | None = None):
+        _init_claim(self, expression, substitutions, eps=_check_epsilon(epsilon))
 
     def epsilon(self, delta: float) -> float:
         _check_delta(delta)
@@ -97,19 +108,21 @@ class PureDP(Claim):
         return {"epsilon": self.eps}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ApproxDP(Claim):
     """(ε₀, δ₀)-DP: P[M(D) ∈ S] ≤ e^ε₀ P[M(D′) ∈ S] + δ₀.
 
-    Implies (ε₀, δ)-DP for δ ≥ δ₀ and nothing (ε = ∞) for δ < δ₀."""
+    Implies (ε₀, δ)-DP for δ ≥ δ₀ and nothing (ε = ∞) for δ < δ₀.  Built as
+    ``ApproxDP(epsilon, delta)``; the values are the fields ``eps`` and ``delta``."""
 
     eps: float = 1.0
     delta: float = 1e-5
     notion = "approx-dp"
 
-    def __post_init__(self):
-        object.__setattr__(self, "eps", _check_epsilon(self.eps))
-        object.__setattr__(self, "delta", _check_delta(self.delta))
+    def __init__(self, epsilon: float = 1.0, delta: float = 1e-5, *, expression: Any = None,
+                 substitutions: dict | None = None):
+        _init_claim(self, expression, substitutions, eps=_check_epsilon(epsilon),
+                    delta=_check_delta(delta))
 
     def epsilon(self, delta: float) -> float:
         _check_delta(delta)

@@ -47,7 +47,7 @@ class Provenance:
     def collect(cls, command: str) -> "Provenance":
         import scipy
 
-        from dpaudit import __version__
+        from dpaudit.version import __version__
 
         return cls(created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                    command=command, dpaudit_version=__version__,

@@ -127,7 +127,7 @@ def pure_claim(loss: SymbolicFormula, scales: Iterable[SymbolicFormula], values:
     eps = loss(**{**values, **scale_values})
     expression = sp.Tuple(*(sp.Eq(sp.Symbol(f.name), f.expression) for f in scales),
                           sp.Eq(sp.Symbol(loss.name), loss.expression))
-    return PureDP(eps=eps, expression=expression,
+    return PureDP(epsilon=eps, expression=expression,
                   substitutions={**values, **scale_values})
 
 
