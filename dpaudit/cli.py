@@ -14,6 +14,9 @@ four quick checks of one mechanism (claim, grey-box sensitivity, noise calibrati
 see :mod:`dpaudit.check.runner`).  Exit status: 0 when every step passed or was skipped, 1 when
 one failed, 2 on an error (bad spec, import error, bad parameters, a step that could not run).
 
+``dpaudit init [DIR] [--force]`` writes a mechanism skeleton, a suite naming it and a pytest test,
+which pass as written (:mod:`dpaudit.scaffold`).
+
 ``dpaudit prove [FAMILY ...] [--check] [-v]`` re-runs the sympy derivations in ``proofs/`` and
 writes ``proofs/certificates/FAMILY.json`` (see :mod:`proofs`); with ``--check`` (what CI runs)
 it writes nothing and fails when a committed certificate differs from what the derivation
@@ -104,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--json", metavar="FILE", dest="json_out",
                      help="also write the step results as JSON to FILE")
     _add_prove_parser(sub)
+    _add_init_parser(sub)
     return parser
 
 
@@ -126,6 +130,32 @@ def _add_prove_parser(sub) -> None:
                        help="certificate directory (default: the installed proofs/certificates)")
 
 
+def _add_init_parser(sub) -> None:
+    init = sub.add_parser(
+        "init", help="write a mechanism skeleton, a suite and a pytest test to start from",
+        description="Write DIR/my_mechanism.py (a clipped mean with Laplace noise), "
+                    "DIR/audits/my_mechanism.toml and DIR/tests/test_my_mechanism.py; they pass "
+                    "as written. Exit 0, or 2 when a file exists (use --force).")
+    init.add_argument("directory", nargs="?", default=".", metavar="DIR",
+                      help="where to write (default: the current directory)")
+    init.add_argument("--force", action="store_true", help="overwrite existing files")
+
+
+def _cmd_init(args) -> int:
+    from dpaudit.scaffold import ScaffoldError, write_scaffold
+
+    try:
+        written = write_scaffold(args.directory, force=args.force)
+    except ScaffoldError as exc:
+        print(f"dpaudit init: error: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path}")
+    print(f"next: cd {args.directory} && dpaudit check my_mechanism.py:ClippedMean && "
+          f"dpaudit run audits/ --out reports && python -m pytest -q")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -142,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_prove(args)
     if args.command == "check":
         return _cmd_check(args, argv)
+    if args.command == "init":
+        return _cmd_init(args)
     parser.print_help(sys.stderr)
     return 2
 
