@@ -393,3 +393,19 @@ def test_cli_check_bad_input_exits_2_with_a_message(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+# -- issue 13: no false assurance -----------------------------------------------------------
+
+def test_leaky_size_clipped_mean_is_a_valid_broken_example():
+    """The buggy clipped mean (scale C/(len(D)·ε)) is right on its n_min-record probe and its
+    worst-case pair, and wrong on every larger dataset."""
+    good, bad = examples.ClippedMean(), examples.LeakySizeClippedMean()
+    small, large = [0.0] * 50, [0.0] * 80
+    assert bad.scale(small) == good.scale(small) == good.noise().parameters["b"]
+    assert bad.scale(large) < 0.7 * good.scale(large)
+    space = bad.dataset_space()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        d0, d1 = space.random_pair(rng)
+        assert bad.check_pair(d0, d1)[0] and min(len(d0), len(d1)) >= 50
