@@ -323,7 +323,8 @@ def _cmd_check(args, argv: list[str]) -> int:
     why = ("" if not (failed or errored) else
            " — " + "; ".join(x for x in (f"failed: {', '.join(failed)}" if failed else "",
                                         f"error: {', '.join(errored)}" if errored else "") if x))
-    print(f"result: {result.verdict} ({what}){why} in {result.seconds:.1f} s; "
+    warned = f"; {len(result.warnings)} warning(s)" if result.warnings else ""
+    print(f"result: {result.verdict} ({what}){why}{warned} in {result.seconds:.1f} s; "
           f"exit status {result.exit_status}")
     if args.json_out:
         doc = result.to_dict()

@@ -409,3 +409,15 @@ def test_leaky_size_clipped_mean_is_a_valid_broken_example():
     for _ in range(20):
         d0, d1 = space.random_pair(rng)
         assert bad.check_pair(d0, d1)[0] and min(len(d0), len(d1)) >= 50
+
+
+def test_black_box_reports_its_power_and_warns_when_it_is_far_above_the_claim():
+    low = check_mechanism(create_mechanism("laplace"), samples=300, seed=0, greybox=FAST)
+    step = low.step("black-box")
+    assert step.verdict == "PASS" and step.data["detectable_epsilon"] > 1.5
+    assert step.warnings and "samples per side would bring it to 1.1" in step.warnings[0]
+    assert low.to_dict()["warnings"] == [f"black-box: {step.warnings[0]}"]
+    high = run(create_mechanism("laplace"))
+    step = high.step("black-box")
+    assert 1.0 < step.data["detectable_epsilon"] < 1.5 and not step.warnings
+    assert "could detect ε ≥" in step.summary

@@ -27,23 +27,20 @@ import math
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-from dpaudit.jsonable import to_jsonable
-
+from dpaudit.check.blackbox import audit_delta, step_black_box
+from dpaudit.check.result import (ERROR, FAIL, PASS, SKIP, STEPS, CheckResult, StepResult,
+                                  fmt, format_step)
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError, check_calibration
-from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.capabilities import CalibratedNoise
 from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
                                    search_sensitivity, short)
 
-PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
-STEPS = ("claim", "sensitivity", "calibration", "black-box")
 CLAIM_DELTAS = (0.0, 1e-6, 1e-3)
 DEFAULT_SAMPLES = 200_000
 DEFAULT_CONFIDENCE_BLACKBOX = 0.95
@@ -54,64 +51,6 @@ GREYBOX_DEFAULTS = dict(random_pairs=2000, hypothesis_examples=300, optimiser_st
 
 class CheckSetupError(ValueError):
     """The mechanism could not be loaded or built (bad spec, import error, bad parameters)."""
-
-
-@dataclass
-class StepResult:
-    """One step: its verdict, a one-line summary, detail lines and machine-readable data."""
-
-    step: str
-    verdict: str
-    summary: str
-    lines: list[str] = field(default_factory=list)
-    data: dict = field(default_factory=dict)
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict:
-        return {"step": self.step, "verdict": self.verdict, "summary": self.summary,
-                "lines": list(self.lines), "data": to_jsonable(self.data),
-                "seconds": round(self.seconds, 4)}
-
-
-@dataclass
-class CheckResult:
-    """Everything one ``dpaudit check`` found."""
-
-    spec: str
-    mechanism: str
-    params: dict
-    samples: int
-    seed: int
-    steps: list[StepResult] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def verdict(self) -> str:
-        verdicts = {s.verdict for s in self.steps}
-        if ERROR in verdicts:
-            return ERROR
-        return FAIL if FAIL in verdicts else PASS
-
-    @property
-    def exit_status(self) -> int:
-        return {PASS: 0, FAIL: 1, ERROR: 2}[self.verdict]
-
-    def step(self, name: str) -> StepResult:
-        return next(s for s in self.steps if s.step == name)
-
-    def to_dict(self) -> dict:
-        from dpaudit import __version__
-
-        return {"dpaudit_version": __version__, "spec": self.spec, "mechanism": self.mechanism,
-                "parameters": to_jsonable(self.params), "samples": self.samples,
-                "seed": self.seed, "verdict": self.verdict, "exit_status": self.exit_status,
-                "seconds": round(self.seconds, 3), "steps": [s.to_dict() for s in self.steps]}
-
-
-def _g(x: float) -> str:
-    if isinstance(x, float) and math.isinf(x):
-        return "∞"
-    return f"{x:.4g}"
 
 
 # -- loading a mechanism -------------------------------------------------------------------------
@@ -228,7 +167,7 @@ def step_claim(mech) -> tuple[StepResult, Any]:
         return StepResult("claim", FAIL, f"claim() or its conversion raised "
                           f"{type(exc).__name__}: {exc}", data={"error": str(exc)}), None
     text = claim.describe()
-    shown = ", ".join(f"ε({d:g}) = {_g(v)}" for d, v in values.items())
+    shown = ", ".join(f"ε({d:g}) = {fmt(v)}" for d, v in values.items())
     data = {"claim": text, "epsilon": {f"{d:g}": v for d, v in values.items()}}
     bad = {d: v for d, v in values.items() if math.isnan(v) or v < 0}
     if bad:
@@ -249,10 +188,10 @@ def step_sensitivity(mech, seed: int, budget: dict) -> StepResult:
     except SensitivityError as exc:
         return StepResult("sensitivity", ERROR, str(exc), data={"error": str(exc)})
     sym = NORM_SYMBOLS[res.norm]
-    head = (f"max ‖q(D) − q(D′)‖{sym} / Δ = {_g(res.ratio)} (Δ = {res.sensitivity:g}, "
+    head = (f"max ‖q(D) − q(D′)‖{sym} / Δ = {fmt(res.ratio)} (Δ = {res.sensitivity:g}, "
             f"{res.pairs} pairs)")
     counts = "; ".join(
-        f"{s.source}: {s.pairs}" + (f", max {_g(s.best_ratio)}" if s.pairs else "")
+        f"{s.source}: {s.pairs}" + (f", max {fmt(s.best_ratio)}" if s.pairs else "")
         + (f" ({s.note})" if s.note and not s.pairs else "") for s in res.sources)
     lines = [f"{'violating ' if res.violated else 'largest '}pair ({res.source}): "
              f"{format_pair(res.d0, res.d1)}, ‖Δq‖{sym} = {res.distance:.6g}",
@@ -298,61 +237,6 @@ def step_calibration(mech, samples: int, seed: int, confidence: float) -> StepRe
     return StepResult("calibration", PASS if cal.passed else FAIL, head, lines, cal.to_dict())
 
 
-def audit_delta(claim) -> float:
-    """δ = 0 when the claim is finite there, else the claim's own δ (the smallest δ stated by
-    an approximate-DP part), else 1e-6."""
-    if math.isfinite(claim.epsilon(0.0)):
-        return 0.0
-    stated = [float(c.delta) for c in iter_claims(claim)
-              if isinstance(c, ApproxDP) and 0.0 < c.delta < 1.0]
-    return min(stated) if stated else 1e-6
-
-
-def step_black_box(mech, claim, samples: int, seed: int, confidence: float) -> StepResult:
-    from dpaudit import estimate_epsilon_lower_bound
-
-    if claim is None:
-        return StepResult("black-box", SKIP, "no usable claim (step 1 failed)")
-    pairs = list(mech.worst_case_pairs())
-    if not pairs:
-        return StepResult("black-box", SKIP, "worst_case_pairs() is empty")
-    for p in pairs:
-        ok, why = mech.check_pair(p.d0, p.d1)
-        if not ok:
-            return StepResult("black-box", ERROR, f"worst-case pair {p.name!r} is not "
-                              f"neighbouring: {why}")
-    delta = audit_delta(claim)
-    claimed = float(claim.epsilon(delta))
-    per_pair = 1.0 - (1.0 - confidence) / len(pairs)
-    sampler = mech.sampler()
-    rows, best = [], None
-    for j, p in enumerate(pairs):
-        state = int(np.random.SeedSequence([int(seed), 4, j]).generate_state(1)[0])
-        lb = estimate_epsilon_lower_bound(sampler, p.d0, p.d1, delta=delta, samples=samples,
-                                          confidence=per_pair, seed=state)
-        rows.append({"pair": p.name, "d0": p.d0, "d1": p.d1, "epsilon_lower_bound": lb.epsilon,
-                     "event": lb.event, "numerator": lb.numerator,
-                     "counts": [lb.k_numerator, lb.n_numerator, lb.k_denominator,
-                                lb.n_denominator]})
-        if best is None or lb.epsilon > best[1].epsilon:
-            best = (p, lb)
-    p, lb = best
-    violated = lb.epsilon > claimed
-    head = (f"certified ε_LB = {_g(lb.epsilon)} {'>' if violated else '≤'} claimed "
-            f"ε({delta:g}) = {_g(claimed)} (pair {p.name!r}; {len(pairs)} pair(s), "
-            f"{samples} samples per side, confidence {confidence:g} over the pairs)")
-    lines = [f"{r['pair']}: ε_LB = {_g(r['epsilon_lower_bound'])} via {r['event']} "
-             f"({r['numerator']} counts {r['counts'][0]}/{r['counts'][1]} vs "
-             f"{r['counts'][2]}/{r['counts'][3]})" for r in rows]
-    data = {"delta": delta, "claimed_epsilon": claimed, "epsilon_lower_bound": lb.epsilon,
-            "pair": p.name, "confidence": confidence, "per_pair_confidence": per_pair,
-            "samples": samples, "pairs": rows}
-    if violated:
-        return StepResult("black-box", FAIL, head + ": the mechanism leaks more than claimed",
-                          lines, data)
-    return StepResult("black-box", PASS, head, lines, data)
-
-
 def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, seed: int = 0,
                     calibration_confidence: float = DEFAULT_CONFIDENCE,
                     blackbox_confidence: float = DEFAULT_CONFIDENCE_BLACKBOX,
@@ -385,12 +269,6 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
             on_step(i, step)
     result.seconds = time.perf_counter() - t0
     return result
-
-
-def format_step(index: int, step: StepResult) -> str:
-    """The printed block of one step: a verdict line, then indented details."""
-    head = f"[{index}/{len(STEPS)}] {step.step:<12} {step.verdict:<5} {step.summary}"
-    return "\n".join([head] + [f"      {line}" for line in step.lines])
 
 
 __all__ = ["CheckResult", "CheckSetupError", "StepResult", "check_mechanism", "load_mechanism",
