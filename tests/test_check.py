@@ -104,7 +104,9 @@ def test_half_scale_noise_fails_calibration():
     result = run(examples.HalfScaleLaplace())
     v = verdicts(result)
     assert v["calibration"] == "FAIL" and v["sensitivity"] == "PASS"
-    (iv,) = result.step("calibration").data["intervals"]
+    intervals = result.step("calibration").data["intervals"]
+    assert len(intervals) > 1 and not any(iv["inside"] for iv in intervals)  # every dataset
+    iv = intervals[0]  # the probe's
     assert iv["claimed"] == 1.0 and not iv["inside"]
     assert iv["lower"] < 0.5 < iv["upper"] < 0.6  # the interval finds the real scale b/2
     assert v["black-box"] == "FAIL"  # real ε = 2ε
@@ -421,3 +423,19 @@ def test_black_box_reports_its_power_and_warns_when_it_is_far_above_the_claim():
     step = high.step("black-box")
     assert 1.0 < step.data["detectable_epsilon"] < 1.5 and not step.warnings
     assert "could detect ε ≥" in step.summary
+
+
+def test_calibration_samples_several_datasets_and_catches_the_size_dependent_scale():
+    from dpaudit.check.calibration_sets import calibration_datasets
+    from dpaudit.check.runner import step_calibration
+
+    bad = examples.LeakySizeClippedMean()
+    sets = calibration_datasets(bad, bad.noise().probe or [0.0] * 50, np.random.default_rng(0))
+    sizes = [len(d) for _, d in sets]
+    assert sizes[0] == 50 and min(sizes) == 50 and max(sizes) == 100 and len(sets) == 5
+    step = step_calibration(bad, 200_000, 0, 0.999)  # the CLI default
+    assert step.verdict == "FAIL", step.summary
+    assert step.data["confidence"] == 0.999 and len(step.data["intervals"]) == 5
+    assert step.data["intervals"][0]["inside"]  # the probe alone passes
+    good = step_calibration(examples.ClippedMean(), 200_000, 0, 0.999)
+    assert good.verdict == "PASS", good.summary

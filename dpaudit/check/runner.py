@@ -35,7 +35,8 @@ import numpy as np
 from dpaudit.check.blackbox import audit_delta, step_black_box
 from dpaudit.check.result import (ERROR, FAIL, PASS, SKIP, STEPS, CheckResult, StepResult,
                                   fmt, format_step)
-from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError, check_calibration
+from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
+from dpaudit.check.calibration_sets import check_calibration_on
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.capabilities import CalibratedNoise
 from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
@@ -213,9 +214,11 @@ def step_calibration(mech, samples: int, seed: int, confidence: float) -> StepRe
     noise = mech.noise()
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 3]))
     try:
-        cal = check_calibration(mech, noise, samples=samples, rng=rng, confidence=confidence)
+        cal = check_calibration_on(mech, noise, samples=samples, rng=rng, confidence=confidence)
     except CalibrationError as exc:
         return StepResult("calibration", ERROR, str(exc), data={"error": str(exc)})
+    if "datasets" in cal.details:
+        return _calibration_on_datasets(cal, noise)
     if len(cal.intervals) == 1:
         iv = cal.intervals[0]
         where = "inside" if iv.inside else "OUTSIDE"
@@ -234,6 +237,28 @@ def step_calibration(mech, samples: int, seed: int, confidence: float) -> StepRe
                  f"[{iv.lower:.5g}, {iv.upper:.5g}] (observed {iv.estimate:.5g})"
                  for iv in (bad[:5] if bad else [worst])]
     lines.append(f"method: {cal.method}; probe dataset {short(cal.probe)}")
+    return StepResult("calibration", PASS if cal.passed else FAIL, head, lines, cal.to_dict())
+
+
+def _calibration_on_datasets(cal, noise) -> StepResult:
+    """The calibration step's text when it ran on several datasets."""
+    datasets = cal.details["datasets"]
+    bad = [iv for iv in cal.intervals if not iv.inside]
+    params = ", ".join(f"{k} = {v:.6g}" for k, v in noise.parameters.items())
+    where = (f"OUTSIDE on {len({iv.dataset for iv in bad})} of {len(datasets)} datasets"
+             if bad else f"inside on all {len(datasets)} datasets")
+    head = (f"{cal.law}: claimed {params} is {where} ({len(cal.intervals) - len(bad)}/"
+            f"{len(cal.intervals)} intervals hold; family-wise confidence {cal.confidence:g}, "
+            f"N = {cal.samples} in all)")
+    shown = bad[:5] if bad else [cal.worst()]
+    lines = [f"{'outside' if not iv.inside else 'worst'} on {iv.dataset}: {iv.name} = "
+             f"{iv.claimed:.5g} vs [{iv.lower:.5g}, {iv.upper:.5g}] (estimate {iv.estimate:.5g})"
+             for iv in shown]
+    lines.append("datasets: " + "; ".join(f"{d['label']} ({d['samples']} samples, "
+                                            f"{'ok' if d['passed'] else 'FAILS'})"
+                                            for d in datasets))
+    lines += [f"skipped {text}" for text in cal.details.get("skipped", [])]
+    lines.append(f"method: {cal.method}")
     return StepResult("calibration", PASS if cal.passed else FAIL, head, lines, cal.to_dict())
 
 
