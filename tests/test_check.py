@@ -95,8 +95,11 @@ def test_wrong_sensitivity_fails_grey_box_with_ratio_two():
     assert mech.check_pair(d0, d1)[0]
     assert abs(mech.query(d0) - mech.query(d1)) == pytest.approx(2.0 * mech.sensitivity())
     # the claim and the noise are right, and the worst-case pairs move the sum by Δ only:
-    # neither step 3 nor step 4 can see this bug
-    assert v["claim"] == v["calibration"] == v["black-box"] == "PASS"
+    # calibration cannot see this bug; the black-box step's pair search finds a pair that
+    # moves the sum by more than Δ and certifies the leak on fresh samples
+    assert v["claim"] == v["calibration"] == "PASS"
+    assert v["black-box"] == "FAIL"
+    assert result.step("black-box").data["pair"].startswith("searched-")
     assert result.exit_status == 1
 
 
@@ -414,7 +417,7 @@ def test_leaky_size_clipped_mean_is_a_valid_broken_example():
 
 
 def test_black_box_reports_its_power_and_warns_when_it_is_far_above_the_claim():
-    low = check_mechanism(create_mechanism("laplace"), samples=300, seed=0, greybox=FAST)
+    low = check_mechanism(create_mechanism("laplace"), samples=200, seed=0, greybox=FAST)
     step = low.step("black-box")
     assert step.verdict == "PASS" and step.data["detectable_epsilon"] > 1.5
     assert step.warnings and "samples per side would bring it to 1.1" in step.warnings[0]
@@ -439,3 +442,23 @@ def test_calibration_samples_several_datasets_and_catches_the_size_dependent_sca
     assert step.data["intervals"][0]["inside"]  # the probe alone passes
     good = step_calibration(examples.ClippedMean(), 200_000, 0, 0.999)
     assert good.verdict == "PASS", good.summary
+
+
+def test_pair_search_candidates_are_neighbouring_and_only_certified_pairs_count():
+    from dpaudit.check.pair_search import candidate_pairs, plug_in_score, statdp_patterns
+
+    space = QueryAnswers(bound=1.0, m_min=4)
+    patterns = statdp_patterns(space)
+    assert len(patterns) == 8
+    assert all(space.relation()(d0, d1)[0] for _, d0, d1 in patterns)
+    mech = create_mechanism("noisy-max-laplace")
+    found, _ = candidate_pairs(mech, np.random.default_rng(0))
+    assert {s for s, _ in found} >= {"corner", "random", "statdp"}
+    assert all(mech.check_pair(p.d0, p.d1)[0] for _, p in found)
+    rng = np.random.default_rng(1)
+    assert plug_in_score(rng.laplace(0, 1, 5000), rng.laplace(0, 1, 5000)) < 0.3
+    assert plug_in_score(rng.laplace(0, 1, 5000), rng.laplace(2, 1, 5000)) > 1.0
+    step = run(create_mechanism("laplace")).step("black-box")
+    rows, search = step.data["pairs"], step.data["search"]
+    assert len(rows) == 1 + len(search["kept"]) and search["candidates"] >= 10
+    assert step.data["per_pair_confidence"] == pytest.approx(1 - 0.05 / len(rows))

@@ -2,7 +2,7 @@
 
 :func:`step_black_box` certifies :func:`dpaudit.estimate_epsilon_lower_bound` on the pairs to
 audit — the mechanism's ``worst_case_pairs()`` and the pairs a screening search keeps
-(:mod:`dpaudit.check.pair_search`) — at δ = :func:`audit_delta`, each pair at per-pair
+(:mod:`dpaudit.check.pair_search`, on separate screening samples) — at δ = :func:`audit_delta`, each pair at per-pair
 confidence 1 − (1 − confidence)/m for the m certified pairs (Bonferroni: all hold jointly at
 ``confidence``).  FAIL if some ε_LB exceeds the claimed ε(δ).
 
@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from dpaudit.check.pair_search import search_pairs
 from dpaudit.check.result import FAIL, PASS, SKIP, ERROR, StepResult, fmt
 from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.stats.power import certificate_detectable_epsilon, samples_to_detect
@@ -98,6 +99,21 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
                               f"neighbouring: {why}")
     delta = audit_delta(claim)
     claimed = float(claim.epsilon(delta))
+    search, search_line = None, ""
+    try:
+        search = search_pairs(mech, pairs, samples=samples, seed=seed)
+    except Exception as exc:  # noqa: BLE001 - a mechanism rejecting a searched dataset
+        search_line = f"pair search skipped: {type(exc).__name__}: {exc}"
+    if search is not None:
+        pairs = pairs + [s.pair for s in search.kept]
+        kept = ", ".join(f"{s.pair.name} ({s.source}, score {fmt(s.score)})"
+                         for s in search.kept) or "none scored above the worst-case pairs"
+        search_line = (f"pair search: {len(search.screened)} candidate pair(s) from the "
+                       f"dataset space ({', '.join(sorted({s.source for s in search.screened}))}"
+                       f") screened on {search.screen_samples} samples per side (plug-in "
+                       f"score; worst-case pairs {fmt(search.worst_case_score)}); certified "
+                       f"on fresh samples: {kept}") if search.screened else \
+            "pair search: no dataset space (SearchableDatasets) to draw candidate pairs from"
     per_pair = 1.0 - (1.0 - confidence) / len(pairs)
     certified = certify_pairs(mech, pairs, delta=delta, samples=samples, seed=seed,
                               confidence=confidence)
@@ -113,13 +129,14 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
     detectable = rows[j_power]["detectable_epsilon"]
     violated = lb.epsilon > claimed
     head = (f"certified ε_LB = {fmt(lb.epsilon)} {'>' if violated else '≤'} claimed "
-            f"ε({delta:g}) = {fmt(claimed)} (pair {p.name!r}; {len(pairs)} pair(s), "
+            f"ε({delta:g}) = {fmt(claimed)} (pair {p.name!r}; {len(pairs)} certified pair(s), "
             f"{samples} samples per side, confidence {confidence:g} over the pairs)")
     lines = [f"{r['pair']}: ε_LB = {fmt(r['epsilon_lower_bound'])} via {r['event']} "
              f"({r['numerator']} counts {r['counts'][0]}/{r['counts'][1]} vs "
              f"{r['counts'][2]}/{r['counts'][3]}); could detect ε ≥ "
              f"{fmt(r['detectable_epsilon'])}" for r in rows]
-    data = {"delta": delta, "claimed_epsilon": claimed, "epsilon_lower_bound": lb.epsilon,
+    lines.append(search_line)
+    data = {"search": None if search is None else search.to_dict(), "delta": delta, "claimed_epsilon": claimed, "epsilon_lower_bound": lb.epsilon,
             "detectable_epsilon": detectable, "pair": p.name, "confidence": confidence,
             "per_pair_confidence": per_pair, "samples": samples, "pairs": rows}
     warnings = []
