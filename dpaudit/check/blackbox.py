@@ -4,13 +4,13 @@
 audit — the mechanism's ``worst_case_pairs()`` and the pairs a screening search keeps
 (:mod:`dpaudit.check.pair_search`, on separate screening samples) — at δ = :func:`audit_delta`, each pair at per-pair
 confidence 1 − (1 − confidence)/m for the m certified pairs (Bonferroni: all hold jointly at
-``confidence``).  FAIL if some ε_LB exceeds the claimed ε(δ).
+``confidence``).  A violation if some ε_LB exceeds the claimed ε(δ).
 
 **Power.**  Each pair's certificate gets :func:`dpaudit.stats.power.detectable_epsilon`: the
 smallest true ε its test certifies with probability ≥ 1/2.  The step reports the smallest over
 the pairs (the step detects a leak when any pair does) and WARNs when it exceeds
 :data:`POWER_WARNING_RATIO` × the claim: a leak 50 % above the claim would then pass at least
-half the time, so a PASS says little.  The warning gives the samples per side that would bring
+half the time, so ``consistent`` says little.  The warning gives the samples per side that would bring
 the detectable ε down to :data:`POWER_TARGET_RATIO` × the claim on the same event
 (:func:`dpaudit.stats.power.samples_to_detect`, plus the 20 % selection split).
 """
@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from dpaudit.check.pair_search import search_pairs
-from dpaudit.check.result import FAIL, PASS, SKIP, ERROR, StepResult, fmt
+from dpaudit.check.result import VIOLATION, CONSISTENT, SKIPPED, ERROR, StepResult, fmt
 from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.stats.power import certificate_detectable_epsilon, samples_to_detect
 
@@ -88,10 +88,10 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
                    search: dict | None = None) -> StepResult:
     """Step 4 (see the module docstring)."""
     if claim is None:
-        return StepResult("black-box", SKIP, "no usable claim (step 1 failed)")
+        return StepResult("black-box", SKIPPED, "no usable claim (step 1 failed)")
     pairs = list(mech.worst_case_pairs())
     if not pairs:
-        return StepResult("black-box", SKIP, "worst_case_pairs() is empty")
+        return StepResult("black-box", SKIPPED, "worst_case_pairs() is empty")
     for p in pairs:
         ok, why = mech.check_pair(p.d0, p.d1)
         if not ok:
@@ -146,9 +146,9 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
         if text:
             warnings.append(text)
     if violated:
-        return StepResult("black-box", FAIL, head + ": the mechanism leaks more than claimed",
+        return StepResult("black-box", VIOLATION, head + ": the mechanism leaks more than claimed",
                           lines, data)
-    return StepResult("black-box", PASS, head, lines, data, warnings=warnings)
+    return StepResult("black-box", CONSISTENT, head, lines, data, warnings=warnings)
 
 
 __all__ = ["POWER_TARGET_RATIO", "POWER_WARNING_RATIO", "audit_delta", "certify_pairs",

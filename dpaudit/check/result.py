@@ -1,10 +1,20 @@
 """What ``dpaudit check`` found: one :class:`StepResult` per step, one :class:`CheckResult`.
 
-A step's verdict is one of :data:`VERDICTS` (PASS, FAIL, SKIP with the reason, ERROR when the
-step could not run).  A step may also carry *warnings*: statements that do not change its
-verdict but limit what it means (e.g. the black-box step's power is far above the claim).
-:attr:`CheckResult.exit_status` follows ``dpaudit run``: 0 when every step passed or was
-skipped, 1 when one FAILed, 2 when one was an ERROR.
+A step's verdict is one of :data:`VERDICTS`, the words ``dpaudit run`` uses for its
+certificates (:data:`dpaudit.audit.records.VERDICTS`) plus ``skipped``:
+
+* ``consistent`` — the step found no evidence against what the mechanism states (its claim,
+  sensitivity, noise law or ε) at this budget — not a proof;
+* ``violation`` — it found evidence that the implementation contradicts a statement (a claim
+  that does not convert, a pair moving the query by more than Δ, noise outside its interval,
+  a certified ε_LB above the claim);
+* ``skipped`` — the mechanism lacks what the step needs (the reason is given);
+* ``error`` — the step could not run (the message says why).
+
+A step may also carry *warnings*: statements that do not change its verdict but limit what it
+means (e.g. the black-box step's power is far above the claim).  The whole check is
+``error`` if a step errored, else ``violation`` if one found one, else ``consistent``;
+:attr:`CheckResult.exit_status` follows ``dpaudit run``: 0, 1, 2 respectively.
 """
 
 from __future__ import annotations
@@ -14,8 +24,8 @@ from dataclasses import dataclass, field
 
 from dpaudit.jsonable import to_jsonable
 
-PASS, FAIL, SKIP, ERROR = "PASS", "FAIL", "SKIP", "ERROR"
-VERDICTS = (PASS, FAIL, SKIP, ERROR)
+CONSISTENT, VIOLATION, SKIPPED, ERROR = "consistent", "violation", "skipped", "error"
+VERDICTS = (CONSISTENT, VIOLATION, SKIPPED, ERROR)
 STEPS = ("claim", "sensitivity", "calibration", "black-box")
 
 
@@ -62,11 +72,11 @@ class CheckResult:
         verdicts = {s.verdict for s in self.steps}
         if ERROR in verdicts:
             return ERROR
-        return FAIL if FAIL in verdicts else PASS
+        return VIOLATION if VIOLATION in verdicts else CONSISTENT
 
     @property
     def exit_status(self) -> int:
-        return {PASS: 0, FAIL: 1, ERROR: 2}[self.verdict]
+        return {CONSISTENT: 0, VIOLATION: 1, ERROR: 2}[self.verdict]
 
     @property
     def warnings(self) -> list[str]:
@@ -87,10 +97,10 @@ class CheckResult:
 
 def format_step(index: int, step: StepResult) -> str:
     """The printed block of one step: a verdict line, then indented details and warnings."""
-    head = f"[{index}/{len(STEPS)}] {step.step:<12} {step.verdict:<5} {step.summary}"
+    head = f"[{index}/{len(STEPS)}] {step.step:<12} {step.verdict:<10} {step.summary}"
     return "\n".join([head] + [f"      {line}" for line in step.lines]
                      + [f"      WARN: {w}" for w in step.warnings])
 
 
-__all__ = ["CheckResult", "StepResult", "format_step", "fmt", "STEPS", "VERDICTS", "PASS",
-           "FAIL", "SKIP", "ERROR"]
+__all__ = ["CheckResult", "StepResult", "format_step", "fmt", "STEPS", "VERDICTS", "CONSISTENT",
+           "VIOLATION", "SKIPPED", "ERROR"]

@@ -1,21 +1,25 @@
 """``dpaudit check``: four quick checks of one mechanism against its own claim.
 
 1. **claim** — ``claim()`` builds and converts: ε(δ) at δ ∈ {0, 1e-6, 1e-3} is a number ≥ 0
-   or ∞ (FAIL if it raises or gives NaN / a negative value).
+   or ∞ (violation if it raises or gives NaN / a negative value).
 2. **sensitivity** (grey-box) — the largest ‖query(D) − query(D′)‖/Δ over neighbouring pairs
-   found by :func:`dpaudit.check.greybox.search_sensitivity` (FAIL above 1 + 1e-9; SKIP without
-   ``query()`` or a sensitivity).
-3. **calibration** — the sampler's real noise against the values the claim states
-   (:func:`dpaudit.check.calibration.check_calibration`, confidence 0.999; SKIP without
-   ``noise()``).
-4. **black-box** — :func:`dpaudit.estimate_epsilon_lower_bound` on every worst-case pair,
-   Bonferroni over the pairs at family-wise confidence 0.95, at δ = 0 for claims finite there,
-   else at the claim's own δ (FAIL if ε_LB > claimed ε(δ)).
+   found by :func:`dpaudit.check.greybox.search_sensitivity` (violation above 1 + 1e-9;
+   skipped without ``query()`` or a sensitivity).
+3. **calibration** — the sampler's real noise against the values the claim states, on the
+   probe and on further datasets of the mechanism's dataset space
+   (:mod:`dpaudit.check.calibration_sets`, confidence 0.999 over all datasets; skipped
+   without ``noise()``).
+4. **black-box** — :func:`dpaudit.estimate_epsilon_lower_bound` on every worst-case pair and
+   the searched pairs that screen stronger (:mod:`dpaudit.check.blackbox`,
+   :mod:`dpaudit.check.pair_search`), Bonferroni over the certified pairs at family-wise
+   confidence 0.95, at δ = 0 for claims finite there, else at the claim's own δ (violation if
+   ε_LB > claimed ε(δ)); reports the power (could detect ε ≥ …) and warns when it is low.
 
-Each step's verdict is PASS, FAIL, SKIP (with the reason) or ERROR (the step could not run:
-the message says why).  :attr:`CheckResult.exit_status` follows ``dpaudit run``: 0 when every
-step passed or was skipped, 1 when one FAILed, 2 when one was an ERROR.  Step k draws from
-``SeedSequence([seed, k])``, so a result depends on the seed only.
+Each step's verdict is ``consistent``, ``violation``, ``skipped`` (with the reason) or
+``error`` (the step could not run: the message says why) — the words of ``dpaudit run`` (see
+:mod:`dpaudit.check.result`).  :attr:`CheckResult.exit_status` follows ``dpaudit run``: 0
+when every step was consistent or skipped, 1 on a violation, 2 on an error.  Step k draws
+from ``SeedSequence([seed, k])``, so a result depends on the seed only.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any, Callable
 import numpy as np
 
 from dpaudit.check.blackbox import audit_delta, step_black_box
-from dpaudit.check.result import (ERROR, FAIL, PASS, SKIP, STEPS, CheckResult, StepResult,
+from dpaudit.check.result import (ERROR, VIOLATION, CONSISTENT, SKIPPED, STEPS, CheckResult, StepResult,
                                   fmt, format_step)
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
 from dpaudit.check.calibration_sets import check_calibration_on
@@ -151,7 +155,7 @@ def _timed(step: str, fn: Callable[[], StepResult]) -> StepResult:
     t0 = time.perf_counter()
     try:
         result = fn()
-    except Exception as exc:  # noqa: BLE001 - a step that cannot run is an ERROR, not a crash
+    except Exception as exc:  # noqa: BLE001 - a step that cannot run is an error, not a crash
         where = traceback.extract_tb(exc.__traceback__)[-1]
         result = StepResult(step, ERROR, f"{type(exc).__name__}: {exc}",
                             [f"raised at {where.filename}:{where.lineno} ({where.name})"],
@@ -165,25 +169,25 @@ def step_claim(mech) -> tuple[StepResult, Any]:
         claim = mech.claim()
         values = {d: float(claim.epsilon(d)) for d in CLAIM_DELTAS}
     except Exception as exc:  # noqa: BLE001 - the brief: a claim that raises FAILs
-        return StepResult("claim", FAIL, f"claim() or its conversion raised "
+        return StepResult("claim", VIOLATION, f"claim() or its conversion raised "
                           f"{type(exc).__name__}: {exc}", data={"error": str(exc)}), None
     text = claim.describe()
     shown = ", ".join(f"ε({d:g}) = {fmt(v)}" for d, v in values.items())
     data = {"claim": text, "epsilon": {f"{d:g}": v for d, v in values.items()}}
     bad = {d: v for d, v in values.items() if math.isnan(v) or v < 0}
     if bad:
-        return StepResult("claim", FAIL, f"{text}: ε(δ) is NaN or negative at δ = "
+        return StepResult("claim", VIOLATION, f"{text}: ε(δ) is NaN or negative at δ = "
                           f"{', '.join(f'{d:g}' for d in bad)} ({shown})", data=data), claim
     if all(math.isinf(v) for v in values.values()):
-        return StepResult("claim", PASS, f"{text}: {shown} (claims nothing at these δ)",
+        return StepResult("claim", CONSISTENT, f"{text}: {shown} (claims nothing at these δ)",
                           data=data), claim
-    return StepResult("claim", PASS, f"{text}: {shown}", data=data), claim
+    return StepResult("claim", CONSISTENT, f"{text}: {shown}", data=data), claim
 
 
 def step_sensitivity(mech, seed: int, budget: dict) -> StepResult:
     reason = applicable(mech)
     if reason:
-        return StepResult("sensitivity", SKIP, reason)
+        return StepResult("sensitivity", SKIPPED, reason)
     try:
         res = search_sensitivity(mech, seed=seed, **budget)
     except SensitivityError as exc:
@@ -202,14 +206,14 @@ def step_sensitivity(mech, seed: int, budget: dict) -> StepResult:
     if res.rejected_example:
         lines.append(f"pairs rejected by the neighbouring relation: {res.rejected_example}")
     if res.violated:
-        return StepResult("sensitivity", FAIL, f"{head} > 1: the query moves by more than the "
+        return StepResult("sensitivity", VIOLATION, f"{head} > 1: the query moves by more than the "
                           f"claimed sensitivity", lines, res.to_dict())
-    return StepResult("sensitivity", PASS, f"{head} ≤ 1", lines, res.to_dict())
+    return StepResult("sensitivity", CONSISTENT, f"{head} ≤ 1", lines, res.to_dict())
 
 
 def step_calibration(mech, samples: int, seed: int, confidence: float) -> StepResult:
     if not isinstance(mech, CalibratedNoise):
-        return StepResult("calibration", SKIP, "the mechanism declares no noise() law "
+        return StepResult("calibration", SKIPPED, "the mechanism declares no noise() law "
                           "(see dpaudit.mechanisms.capabilities.CalibratedNoise)")
     noise = mech.noise()
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 3]))
@@ -237,7 +241,7 @@ def step_calibration(mech, samples: int, seed: int, confidence: float) -> StepRe
                  f"[{iv.lower:.5g}, {iv.upper:.5g}] (observed {iv.estimate:.5g})"
                  for iv in (bad[:5] if bad else [worst])]
     lines.append(f"method: {cal.method}; probe dataset {short(cal.probe)}")
-    return StepResult("calibration", PASS if cal.passed else FAIL, head, lines, cal.to_dict())
+    return StepResult("calibration", CONSISTENT if cal.passed else VIOLATION, head, lines, cal.to_dict())
 
 
 def _calibration_on_datasets(cal, noise) -> StepResult:
@@ -255,11 +259,11 @@ def _calibration_on_datasets(cal, noise) -> StepResult:
              f"{iv.claimed:.5g} vs [{iv.lower:.5g}, {iv.upper:.5g}] (estimate {iv.estimate:.5g})"
              for iv in shown]
     lines.append("datasets: " + "; ".join(f"{d['label']} ({d['samples']} samples, "
-                                            f"{'ok' if d['passed'] else 'FAILS'})"
+                                            f"{'ok' if d['passed'] else 'outside'})"
                                             for d in datasets))
     lines += [f"skipped {text}" for text in cal.details.get("skipped", [])]
     lines.append(f"method: {cal.method}")
-    return StepResult("calibration", PASS if cal.passed else FAIL, head, lines, cal.to_dict())
+    return StepResult("calibration", CONSISTENT if cal.passed else VIOLATION, head, lines, cal.to_dict())
 
 
 def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, seed: int = 0,
@@ -298,4 +302,4 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
 
 __all__ = ["CheckResult", "CheckSetupError", "StepResult", "check_mechanism", "load_mechanism",
            "load_mechanism_class", "build_mechanism", "format_step", "audit_delta", "STEPS",
-           "PASS", "FAIL", "SKIP", "ERROR", "DEFAULT_SAMPLES", "GREYBOX_DEFAULTS"]
+           "CONSISTENT", "VIOLATION", "SKIPPED", "ERROR", "DEFAULT_SAMPLES", "GREYBOX_DEFAULTS"]
