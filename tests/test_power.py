@@ -74,3 +74,11 @@ def test_certificate_and_sample_size_helpers():
     assert certificate_detectable_epsilon(None, 1.0) is None
     n = samples_to_detect(1.1, 1.0, significance=1e-3, delta=0.0, rate=0.1)
     assert power(n) <= 1.1 < power(int(n * 0.9))
+
+
+def test_a_certificate_detects_with_its_best_event():
+    cert = {"n_denominator": 100_000, "k_denominator": 60_000, "per_bound_significance": 1e-3,
+            "delta": 0.0, "candidates": [{"n_denominator": 100_000, "k_denominator": 60_000},
+                                         {"n_denominator": 100_000, "k_denominator": 10_000}]}
+    assert power(10 ** 5, rate=0.6) == math.inf
+    assert certificate_detectable_epsilon(cert, 1.0) == power(10 ** 5)

@@ -32,8 +32,11 @@ p̂·e^c + δ near 1, or too few samples for the significance).  Always > c, sin
 P* ≥ LCB(k*) > e^c·UCB + δ ≥ e^c·p̂ + δ; it decreases to c as n → ∞ for 0 < p̂ and
 e^c·p̂ + δ < 1.  No normal approximation is used anywhere: only exact binomial/beta quantiles.
 
-It is a statement about *this* event S (the certificate's), not the best event of the pair: a
-different event could detect a smaller ε.  It is deterministic in (c, n, s, δ, k_den).
+It is deterministic in (c, n, s, δ, k_den).  A certificate tests m kept events at once and
+certifies when any of them does, so :func:`certificate_detectable_epsilon` takes the smallest
+value over its events (each with its own denominator count; the same n, s and δ): a true ε
+that large on any one of them is caught with probability ≥ 1/2.  It is a statement about the
+events this test kept, not the best event of the pair: another event could detect less.
 """
 
 from __future__ import annotations
@@ -108,22 +111,22 @@ def detectable_epsilon(claimed_epsilon: float, *, samples: int, significance: fl
 
 def certificate_detectable_epsilon(certificate: dict | None, claimed_epsilon: float | None
                                    ) -> float | None:
-    """:func:`detectable_epsilon` of an estimator certificate (``EpsilonLowerBound.to_dict()``:
-    its event's denominator count, certification samples, per-bound significance and δ); None
-    without a certificate or a claim."""
+    """The smallest :func:`detectable_epsilon` over the events of an estimator certificate
+    (``EpsilonLowerBound.to_dict()``: its best event and its other certified ``candidates``,
+    each with its denominator count and certification samples, at the certificate's per-bound
+    significance and δ); None without a certificate or a claim."""
     if not certificate or claimed_epsilon is None:
         return None
     try:
-        n = int(certificate["n_denominator"])
-        k = int(certificate["k_denominator"])
         s = float(certificate["per_bound_significance"])
         delta = float(certificate["delta"])
+        events = [(int(e["n_denominator"]), int(e["k_denominator"]))
+                  for e in [certificate, *(certificate.get("candidates") or [])]]
     except (KeyError, TypeError, ValueError):
         return None
-    if n < 1:
-        return None
-    return detectable_epsilon(claimed_epsilon, samples=n, significance=s, delta=delta,
-                              k_denominator=k)
+    values = [detectable_epsilon(claimed_epsilon, samples=n, significance=s, delta=delta,
+                                 k_denominator=k) for n, k in set(events) if n >= 1]
+    return min(values) if values else None
 
 
 def samples_to_detect(target_epsilon: float, claimed_epsilon: float, *, significance: float,
