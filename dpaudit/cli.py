@@ -11,8 +11,9 @@ claim, whether it is a known-bad variant and the literature's true ε.
 
 ``dpaudit check module:Class [--params k=v ...] [--samples N] [--seed S] [--json FILE]`` runs
 four quick checks of one mechanism (claim, grey-box sensitivity, noise calibration, black-box;
-see :mod:`dpaudit.check.runner`).  Exit status: 0 when every step passed or was skipped, 1 when
-one failed, 2 on an error (bad spec, import error, bad parameters, a step that could not run).
+see :mod:`dpaudit.check.runner`); each step is consistent, violation, skipped or error, the
+words ``run`` uses.  Exit status: 0 when every step was consistent or skipped, 1 on a
+violation, 2 on an error (bad spec, import error, bad parameters, a step that could not run).
 
 ``dpaudit init [DIR] [--force]`` writes a mechanism skeleton, a suite naming it and a pytest test,
 which pass as written (:mod:`dpaudit.scaffold`).
@@ -347,15 +348,16 @@ def _cmd_check(args, argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130
-    failed = [s.step for s in result.steps if s.verdict == "FAIL"]
-    errored = [s.step for s in result.steps if s.verdict == "ERROR"]
-    counts = {v: sum(s.verdict == v for s in result.steps) for v in ("PASS", "FAIL", "SKIP",
-                                                                      "ERROR")}
+    failed = [s.step for s in result.steps if s.verdict == "violation"]
+    errored = [s.step for s in result.steps if s.verdict == "error"]
+    counts = {v: sum(s.verdict == v for s in result.steps) for v in ("consistent", "violation",
+                                                                      "skipped", "error")}
     what = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     why = ("" if not (failed or errored) else
-           " — " + "; ".join(x for x in (f"failed: {', '.join(failed)}" if failed else "",
+           " — " + "; ".join(x for x in (f"violation: {', '.join(failed)}" if failed else "",
                                         f"error: {', '.join(errored)}" if errored else "") if x))
-    print(f"result: {result.verdict} ({what}){why} in {result.seconds:.1f} s; "
+    warned = f"; {len(result.warnings)} warning(s)" if result.warnings else ""
+    print(f"result: {result.verdict} ({what}){why}{warned} in {result.seconds:.1f} s; "
           f"exit status {result.exit_status}")
     if args.json_out:
         doc = result.to_dict()

@@ -57,14 +57,14 @@ CORRECT = [
 @pytest.mark.parametrize("name,params", CORRECT, ids=lambda v: str(v))
 def test_correct_mechanisms_pass_every_step(name, params):
     result = run(create_mechanism(name, **params))
-    expected = {"claim": "PASS", "sensitivity": "PASS", "calibration": "PASS",
-                "black-box": "PASS"}
+    expected = {"claim": "consistent", "sensitivity": "consistent", "calibration": "consistent",
+                "black-box": "consistent"}
     if name == "randomized-response":  # local DP: no query sensitivity to search
-        expected["sensitivity"] = "SKIP"
+        expected["sensitivity"] = "skipped"
     assert verdicts(result) == expected, [s.summary for s in result.steps]
     assert result.exit_status == 0
     sens = result.step("sensitivity")
-    if sens.verdict == "PASS":
+    if sens.verdict == "consistent":
         # every search ran, and the largest ratio is the claimed sensitivity, attained
         assert all(s["pairs"] > 0 for s in sens.data["sources"]), sens.data["sources"]
         assert sens.data["ratio"] == pytest.approx(1.0, abs=1e-9)
@@ -79,7 +79,7 @@ def test_known_bad_calibration_matches_its_own_formula_but_black_box_fails(name)
     outputs make the estimator fit scikit-learn's OpenMP boosting in this process, and a later
     test forking audit workers would then hang — see test_each_calibration_law… for it.)"""
     v = verdicts(run(create_mechanism(name), seed=1))
-    assert v["calibration"] == "PASS" and v["black-box"] == "FAIL", v
+    assert v["calibration"] == "consistent" and v["black-box"] == "violation", v
 
 
 # -- the broken copies are caught by the step meant to catch them ------------------------------
@@ -88,26 +88,31 @@ def test_wrong_sensitivity_fails_grey_box_with_ratio_two():
     mech = examples.WrongSensitivitySum()
     result = run(mech)
     v = verdicts(result)
-    assert v["sensitivity"] == "FAIL"
+    assert v["sensitivity"] == "violation"
     data = result.step("sensitivity").data
     assert data["ratio"] == pytest.approx(2.0, rel=1e-6)
     d0, d1 = data["d0"], data["d1"]
     assert mech.check_pair(d0, d1)[0]
     assert abs(mech.query(d0) - mech.query(d1)) == pytest.approx(2.0 * mech.sensitivity())
     # the claim and the noise are right, and the worst-case pairs move the sum by Δ only:
-    # neither step 3 nor step 4 can see this bug
-    assert v["claim"] == v["calibration"] == v["black-box"] == "PASS"
+    # calibration cannot see this bug; the black-box step's pair search finds a pair that
+    # moves the sum by more than Δ and certifies the leak on fresh samples
+    assert v["claim"] == v["calibration"] == "consistent"
+    assert v["black-box"] == "violation"
+    assert result.step("black-box").data["pair"].startswith("searched-")
     assert result.exit_status == 1
 
 
 def test_half_scale_noise_fails_calibration():
     result = run(examples.HalfScaleLaplace())
     v = verdicts(result)
-    assert v["calibration"] == "FAIL" and v["sensitivity"] == "PASS"
-    (iv,) = result.step("calibration").data["intervals"]
+    assert v["calibration"] == "violation" and v["sensitivity"] == "consistent"
+    intervals = result.step("calibration").data["intervals"]
+    assert len(intervals) > 1 and not any(iv["inside"] for iv in intervals)  # every dataset
+    iv = intervals[0]  # the probe's
     assert iv["claimed"] == 1.0 and not iv["inside"]
     assert iv["lower"] < 0.5 < iv["upper"] < 0.6  # the interval finds the real scale b/2
-    assert v["black-box"] == "FAIL"  # real ε = 2ε
+    assert v["black-box"] == "violation"  # real ε = 2ε
     assert result.step("black-box").data["epsilon_lower_bound"] > 1.5
 
 
@@ -115,13 +120,13 @@ def test_query_reading_a_record_twice_fails_grey_box_and_reports_the_pair():
     mech = examples.FirstRecordLeak()
     result = run(mech)
     step = result.step("sensitivity")
-    assert step.verdict == "FAIL"
+    assert step.verdict == "violation"
     assert step.data["ratio"] == pytest.approx(11.0, rel=1e-6)
     d0, d1 = step.data["d0"], step.data["d1"]
     assert mech.check_pair(d0, d1)[0]
     assert abs(mech.query(d0) - mech.query(d1)) == pytest.approx(11.0)
     assert step.lines[0].startswith("violating pair") and format_pair(d0, d1) in step.lines[0]
-    assert verdicts(result)["calibration"] == "PASS"
+    assert verdicts(result)["calibration"] == "consistent"
 
 
 @pytest.mark.parametrize("source", ["random pairs", "hypothesis", "optimiser"])
@@ -290,8 +295,8 @@ class MinimalCoin(Mechanism):
 
 def test_missing_declarations_are_skipped_with_reasons():
     result = run(MinimalCoin())
-    assert verdicts(result) == {"claim": "PASS", "sensitivity": "SKIP", "calibration": "SKIP",
-                                "black-box": "PASS"}
+    assert verdicts(result) == {"claim": "consistent", "sensitivity": "skipped", "calibration": "skipped",
+                                "black-box": "consistent"}
     assert "query" in result.step("sensitivity").summary
     assert "noise()" in result.step("calibration").summary
     assert result.exit_status == 0
@@ -307,10 +312,10 @@ def test_bad_claim_fails_step_one_and_a_bad_noise_law_is_an_error():
             return Noise("cauchy", {"b": 1.0})
 
     r = run(NaNClaim())
-    assert verdicts(r)["claim"] == "FAIL" and verdicts(r)["black-box"] == "SKIP"
+    assert verdicts(r)["claim"] == "violation" and verdicts(r)["black-box"] == "skipped"
     assert "sympy blew up" in r.step("claim").summary and r.exit_status == 1
     r = run(BogusNoise())
-    assert verdicts(r)["calibration"] == "ERROR" and r.exit_status == 2
+    assert verdicts(r)["calibration"] == "error" and r.exit_status == 2
 
 
 def test_audit_delta():
@@ -359,7 +364,7 @@ def test_parse_params():
 def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
     assert main(["check", "laplace", "--params", "epsilon=0.5", "--samples", "20000"]) == 0
     out = capsys.readouterr().out
-    assert "[1/4] claim        PASS" in out and "[4/4] black-box    PASS" in out
+    assert "[1/4] claim        consistent" in out and "[4/4] black-box    consistent" in out
     assert "exit status 0" in out
 
     path = tmp_path / "out" / "check.json"
@@ -367,9 +372,9 @@ def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
                    "--seed", "3", "--json", str(path)])
     out = capsys.readouterr().out
     assert status == 1
-    assert "[3/4] calibration  FAIL" in out and "OUTSIDE" in out
+    assert "[3/4] calibration  violation" in out and "OUTSIDE" in out
     doc = json.loads(path.read_text())
-    assert doc["exit_status"] == 1 and doc["seed"] == 3 and doc["verdict"] == "FAIL"
+    assert doc["exit_status"] == 1 and doc["seed"] == 3 and doc["verdict"] == "violation"
     assert [s["step"] for s in doc["steps"]] == ["claim", "sensitivity", "calibration",
                                                  "black-box"]
     assert doc["steps"][2]["data"]["intervals"][0]["inside"] is False
@@ -377,7 +382,7 @@ def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
     assert main(["check", "dpaudit.check.examples:WrongSensitivitySum", "--samples",
                  "20000"]) == 1
     out = capsys.readouterr().out
-    assert "[2/4] sensitivity  FAIL" in out and "violating pair" in out
+    assert "[2/4] sensitivity  violation" in out and "violating pair" in out
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -393,3 +398,67 @@ def test_cli_check_bad_input_exits_2_with_a_message(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+# -- issue 13: no false assurance -----------------------------------------------------------
+
+def test_leaky_size_clipped_mean_is_a_valid_broken_example():
+    """The buggy clipped mean (scale C/(len(D)·ε)) is right on its n_min-record probe and its
+    worst-case pair, and wrong on every larger dataset."""
+    good, bad = examples.ClippedMean(), examples.LeakySizeClippedMean()
+    small, large = [0.0] * 50, [0.0] * 80
+    assert bad.scale(small) == good.scale(small) == good.noise().parameters["b"]
+    assert bad.scale(large) < 0.7 * good.scale(large)
+    space = bad.dataset_space()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        d0, d1 = space.random_pair(rng)
+        assert bad.check_pair(d0, d1)[0] and min(len(d0), len(d1)) >= 50
+
+
+def test_black_box_reports_its_power_and_warns_when_it_is_far_above_the_claim():
+    low = check_mechanism(create_mechanism("laplace"), samples=200, seed=0, greybox=FAST)
+    step = low.step("black-box")
+    assert step.verdict == "consistent" and step.data["detectable_epsilon"] > 1.5
+    assert step.warnings and "samples per side would bring it to 1.1" in step.warnings[0]
+    assert low.to_dict()["warnings"] == [f"black-box: {step.warnings[0]}"]
+    high = run(create_mechanism("laplace"))
+    step = high.step("black-box")
+    assert 1.0 < step.data["detectable_epsilon"] < 1.5 and not step.warnings
+    assert "could detect ε ≥" in step.summary
+
+
+def test_calibration_samples_several_datasets_and_catches_the_size_dependent_scale():
+    from dpaudit.check.calibration_sets import calibration_datasets
+    from dpaudit.check.runner import step_calibration
+
+    bad = examples.LeakySizeClippedMean()
+    sets = calibration_datasets(bad, bad.noise().probe or [0.0] * 50, np.random.default_rng(0))
+    sizes = [len(d) for _, d in sets]
+    assert sizes[0] == 50 and min(sizes) == 50 and max(sizes) == 100 and len(sets) == 5
+    step = step_calibration(bad, 200_000, 0, 0.999)  # the CLI default
+    assert step.verdict == "violation", step.summary
+    assert step.data["confidence"] == 0.999 and len(step.data["intervals"]) == 5
+    assert step.data["intervals"][0]["inside"]  # the probe alone passes
+    good = step_calibration(examples.ClippedMean(), 200_000, 0, 0.999)
+    assert good.verdict == "consistent", good.summary
+
+
+def test_pair_search_candidates_are_neighbouring_and_only_certified_pairs_count():
+    from dpaudit.check.pair_search import candidate_pairs, plug_in_score, statdp_patterns
+
+    space = QueryAnswers(bound=1.0, m_min=4)
+    patterns = statdp_patterns(space)
+    assert len(patterns) == 8
+    assert all(space.relation()(d0, d1)[0] for _, d0, d1 in patterns)
+    mech = create_mechanism("noisy-max-laplace")
+    found, _ = candidate_pairs(mech, np.random.default_rng(0))
+    assert {s for s, _ in found} >= {"corner", "random", "statdp"}
+    assert all(mech.check_pair(p.d0, p.d1)[0] for _, p in found)
+    rng = np.random.default_rng(1)
+    assert plug_in_score(rng.laplace(0, 1, 5000), rng.laplace(0, 1, 5000)) < 0.3
+    assert plug_in_score(rng.laplace(0, 1, 5000), rng.laplace(2, 1, 5000)) > 1.0
+    step = run(create_mechanism("laplace")).step("black-box")
+    rows, search = step.data["pairs"], step.data["search"]
+    assert len(rows) == 1 + len(search["kept"]) and search["candidates"] >= 10
+    assert step.data["per_pair_confidence"] == pytest.approx(1 - 0.05 / len(rows))

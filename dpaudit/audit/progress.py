@@ -16,7 +16,8 @@ def _display_number(x) -> str:
 
 def format_progress(record: CertificateRecord) -> str:
     """One line per finished record: where (suite, audit, pair, δ or α, swept value), the
-    certified bounds, the claim, the verdict and the task's time."""
+    certified bounds, the claim, the verdict and the task's time; for a consistent one, the
+    smallest ε the same test would certify half the time (its ``detectable_epsilon``)."""
     pair = (record.pair or {}).get("name", "-")
     where = f"δ={record.delta:g}" if record.notion == "dp" else f"α={record.alpha:g}"
     if record.sweep is not None:
@@ -29,6 +30,8 @@ def format_progress(record: CertificateRecord) -> str:
             f"ε_LB={_display_number(record.epsilon_lower_bound)}{white_text} "
             f"claim={_display_number(record.claimed_epsilon)} {record.verdict} "
             f"({record.seconds:.1f}s)")
+    if record.verdict == "consistent" and record.detectable_epsilon is not None:
+        line += f" could detect ε ≥ {_display_number(record.detectable_epsilon)}"
     if record.exact_verdict == "violation" and record.verdict != "violation":
         line += f" [exact ε={_display_number(record.exact_epsilon)} > claim: not certifiable here]"
     if record.warnings:

@@ -79,6 +79,11 @@ Numbers that can be infinite are written as the string ``"inf"`` (JSON has no in
          "met_expectation": true,                  # audit_verdict == expect
          "tightness": 0.97,                        # max(black, white ε_LB) / claimed ε; null if
                                                    #   claimed is inf or 0
+         "detectable_epsilon": 1.08,               # power: the smallest true ε(δ) the same
+                                                   #   test certifies with probability ≥ 1/2
+                                                   #   (dpaudit.stats.power; min over black/
+                                                   #   white box); "inf" if none; null for
+                                                   #   errors and rdp records
          "samples": 200000,                        # per side, after --samples/--profile
          "seed": 123456789,                        # SeedSequence([suite seed, audit, pair, 0])
          "seconds": 3.2,
@@ -143,6 +148,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from dpaudit.jsonable import to_jsonable
+from dpaudit.stats.power import certificate_detectable_epsilon
 
 SCHEMA_VERSION = 2
 #: the JSON Schema (draft 2020-12) of results.json, shipped as package data
@@ -237,6 +243,17 @@ def judge_certificate(epsilon_lower_bound: float, white_box_epsilon_lower_bound:
                                 black_box_share=share)
 
 
+def record_detectable_epsilon(certificate: dict | None, white_box_certificate: dict | None,
+                              claimed_epsilon: float) -> float | None:
+    """The power of a (dp) record: the smaller of its black- and white-box certificates'
+    :func:`dpaudit.stats.power.certificate_detectable_epsilon`.  The record's verdict is a
+    violation when *either* certifies one, so it detects that ε with probability ≥ 1/2 when
+    either test does.  None without a certificate."""
+    values = [v for v in (certificate_detectable_epsilon(c, claimed_epsilon)
+                          for c in (certificate, white_box_certificate)) if v is not None]
+    return min(values) if values else None
+
+
 @dataclass(frozen=True)
 class CertificateRecord:
     """One certified comparison of a claim with the evidence: an ``audits`` entry of
@@ -268,6 +285,7 @@ class CertificateRecord:
     expect: str
     met_expectation: bool
     tightness: float | None
+    detectable_epsilon: float | None
     samples: int
     seed: int
     seconds: float
@@ -307,8 +325,12 @@ class CertificateRecord:
                                  "claimed_epsilon")
             judged = judge_certificate(epsilon_lower_bound, white_box_epsilon_lower_bound,
                                        exact_epsilon, claimed_epsilon)
+            detectable = (record_detectable_epsilon(certificate, white_box_certificate,
+                                                    claimed_epsilon)
+                          if notion == "dp" else None)
         else:
             judged = CertificateJudgement("error", None, None, None)
+            detectable = None
         return cls(suite=suite, suite_file=suite_file, audit=audit, audit_index=audit_index,
                    mechanism=mechanism, parameters=dict(parameters), claim=claim, pair=pair,
                    pair_index=pair_index, notion=notion, delta=delta, alpha=alpha,
@@ -318,6 +340,7 @@ class CertificateRecord:
                    true_epsilon=true_epsilon, verdict=judged.verdict,
                    exact_verdict=judged.exact_verdict, black_box_share=judged.black_box_share,
                    expect=expect, met_expectation=False, tightness=judged.tightness,
+                   detectable_epsilon=detectable,
                    samples=samples, seed=seed, seconds=seconds, confidence=confidence,
                    per_certificate_confidence=per_certificate_confidence,
                    distinguisher=distinguisher, certificate=certificate,
@@ -403,4 +426,4 @@ def exit_status(run) -> int:
 
 __all__ = ["EXACT_SLACK", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditOutcome",
            "CertificateJudgement", "CertificateRecord", "SuiteSummary", "SweepPoint", "describe_exception",
-           "exit_status", "judge", "judge_certificate"]
+           "exit_status", "judge", "judge_certificate", "record_detectable_epsilon"]

@@ -4,7 +4,14 @@ calibration, black-box audit — for the mechanism a user just wrote.
 * :mod:`dpaudit.check.greybox` — search neighbouring pairs for ‖query(D) − query(D′)‖ > Δ;
 * :mod:`dpaudit.check.calibration` — confidence intervals for the noise parameters the sampler
   really uses, against the values the claim states;
-* :mod:`dpaudit.check.runner` — the four steps, their verdicts and the exit status;
+* :mod:`dpaudit.check.calibration_sets` — the calibration check on the probe and further
+  datasets of the mechanism's dataset space (Bonferroni over datasets);
+* :mod:`dpaudit.check.pair_search` — candidate pairs beyond the worst-case ones, screened on
+  separate samples, for the black-box step;
+* :mod:`dpaudit.check.blackbox` — the black-box step, its power and its low-power warning;
+* :mod:`dpaudit.check.result` — step and check results, the verdict words (those of
+  ``dpaudit run``, plus ``skipped``);
+* :mod:`dpaudit.check.runner` — loading a mechanism, the four steps in order;
 * :mod:`dpaudit.check.examples` — deliberately broken mechanisms (tests and demos).
 """
 

@@ -64,6 +64,8 @@ class ParameterInterval:
     inside: bool
     #: what was counted or summed, and the interval used
     statistic: str = ""
+    #: which dataset it was measured on (``dpaudit.check.calibration_sets``); "" for the probe
+    dataset: str = ""
 
 
 @dataclass(frozen=True)
@@ -391,9 +393,10 @@ def default_probe(mechanism, noise):
 
 
 def check_calibration(mechanism, noise, *, samples: int, rng: np.random.Generator,
-                      confidence: float = DEFAULT_CONFIDENCE) -> Calibration:
-    """Sample ``mechanism`` ``samples`` times on the probe dataset and test every value in
-    ``noise.parameters`` against its interval at ``confidence`` (see the module docstring)."""
+                      confidence: float = DEFAULT_CONFIDENCE, probe=None) -> Calibration:
+    """Sample ``mechanism`` ``samples`` times on ``probe`` (default :func:`default_probe`) and
+    test every value in ``noise.parameters`` against its interval at ``confidence`` (see the
+    module docstring)."""
     law = noise.law
     if law not in LAWS:
         raise CalibrationError(f"unknown noise law {law!r}; known: {', '.join(sorted(LAWS))}")
@@ -411,7 +414,7 @@ def check_calibration(mechanism, noise, *, samples: int, rng: np.random.Generato
             raise CalibrationError(f"claimed {name} must be a finite number > 0, got {value!r}")
     if not (0.0 < confidence < 1.0):
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    probe = default_probe(mechanism, noise)
+    probe = default_probe(mechanism, noise) if probe is None else probe
     with warnings.catch_warnings():  # quadrature accuracy notes from dpaudit.exact
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         intervals, method = LAWS[law](mechanism, noise, probe, int(samples), rng,

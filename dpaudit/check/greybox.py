@@ -18,7 +18,7 @@ Every pair is first checked against the mechanism's neighbouring relation (``che
 ‖Δq‖/Δ and the pair achieving it; a ratio above 1 + ``tolerance`` (1e-9) is a violation of
 the claimed sensitivity — the noise is then calibrated to a Δ the query does not respect.
 
-A search can only find violations, never prove their absence: a PASS means none was found
+A search can only find violations, never prove their absence: ``consistent`` means none was found
 among the pairs tried (their number is reported per source).
 """
 

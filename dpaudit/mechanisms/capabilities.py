@@ -122,7 +122,16 @@ class CalibratedNoise(abc.ABC):
     evaluated from the *claim* (:meth:`Mechanism.claimed_value`), never read back from the
     attributes the sampler uses; ``dpaudit check`` samples the mechanism and tests those
     values against the real output.
+
+    :attr:`noise_depends_on_dataset` is False when the stated values hold on *every* dataset
+    (the usual contract: the noise is calibrated to Δ and ε only), so the check samples further
+    datasets of the mechanism's ``dataset_space()`` too; a mechanism whose noise is
+    data-dependent by design (e.g. σ_X of DP-LSW) sets it True, and its values are checked on
+    its declared probe only.
     """
+
+    #: the claimed noise values hold on the declared probe only (data-dependent noise)
+    noise_depends_on_dataset: ClassVar[bool] = False
 
     @abc.abstractmethod
     def noise(self) -> Noise:

@@ -15,7 +15,7 @@ from pathlib import Path
 from dpaudit.report.json_report import RunReport
 
 _COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
-            "white-box ε_LB", "exact ε", "verdict", "expected", "✓/✗")
+            "white-box ε_LB", "exact ε", "detectable ε", "verdict", "expected", "✓/✗")
 
 
 def _num(value, digits: int = 4) -> str:
@@ -91,14 +91,16 @@ def render_markdown(report: RunReport) -> str:
                    at, _num(r.claimed_epsilon),
                    _num(r.epsilon_lower_bound),
                    _num(r.white_box_epsilon_lower_bound), _num(r.exact_epsilon),
-                   verdict, r.expect, "✓" if r.met_expectation else "✗"]
+                   _num(r.detectable_epsilon), verdict, r.expect, "✓" if r.met_expectation else "✗"]
             lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
         lines.append("")
         lines.append("ε_LB holds with the suite's family-wise confidence; ✓/✗ is per audit "
                      "(an expected violation is met when any of the audit's pairs/δs "
                      "certifies one).  White-box: the same certificate from the exact "
                      "likelihood ratio, where the mechanism has a log-density.  For RDP rows "
-                     "the numbers are Rényi ε(α).")
+                     "the numbers are Rényi ε(α).  Detectable ε: the smallest true ε(δ) the "
+                     "same test would certify with probability ≥ 1/2 at these samples (the "
+                     "power of a consistent verdict; dpaudit.stats.power).")
         lines.append("")
     exact_only = summary.exact_only_violations
     if exact_only:

@@ -170,6 +170,9 @@ class _PolicyEvaluation(LogDensity, ExactRenyi, CalibratedNoise, GreyBoxQuery,
                         substitutions={"epsilon": self.epsilon, "delta": self.delta,
                                        "d": self.d, "alpha": self.alpha, "beta": self.beta})
 
+    #: σ_X is computed from the data (Algorithm 1/2, line 4): stated at the probe only
+    noise_depends_on_dataset = True
+
     def noise(self) -> Noise:
         probe = self.worst_case_pairs()[0].d0
         return Noise("gaussian", {"sigma": self._claimed_sigma(self.statistics(probe))},

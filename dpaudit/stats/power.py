@@ -1,0 +1,158 @@
+"""Power of a certificate: the smallest true ε the same test would certify, half the time.
+
+A ``consistent`` verdict says "no evidence against the claim at this sample size"; this module
+says how much evidence the test *could* have found.  For one certified event S with ``n``
+certification samples per side, per-bound significance ``s`` (the certificate's
+``per_bound_significance``: the family-wise significance split over its 2m bounds) and δ, the
+test certifies a violation of a claim c iff
+
+    LCB(k_num, n, s) − δ > e^c · UCB(k_den, n, s)                                       (1)
+
+(one-sided Clopper–Pearson bounds, :mod:`dpaudit.stats.intervals`).
+
+**Assumption (pure shift at the observed base rate).**  The denominator side's probability of
+S is the observed rate p̂ = k_den/n (when k_den = 0: the largest rate whose median count is 0,
+p̂ = 1 − 2^{−1/n} ≈ ln 2/n), and a hypothetical true ε moves only the numerator side, to the
+largest value (ε, δ)-DP allows on S:
+
+    P_num(ε) = e^ε · p̂ + δ.
+
+**Method.**  Hold the denominator count at its median under p̂ (k_den itself: the median of
+Bin(n, k/n) is k).  Then (1) holds iff k_num ≥ k*, the smallest count with
+LCB(k*, n, s) > e^c·UCB(k_den, n, s) + δ (LCB increases in k; integer bisection).  The
+numerator count reaches k* with probability P(Bin(n, P) ≥ k*) = I_P(k*, n − k* + 1), which is
+≥ 1/2 exactly when P ≥ P*, the median of Beta(k*, n − k* + 1).  Hence
+
+    detectable ε = ln((P* − δ) / p̂),
+
+the smallest true ε that this test, at these sample sizes and this significance, certifies
+with probability ≥ 1/2 (exactly, with the denominator count at its median; its own spread
+lowers the joint probability somewhat).  It is ∞ when no count can certify (k* > n: e.g.
+p̂·e^c + δ near 1, or too few samples for the significance).  Always > c, since
+P* ≥ LCB(k*) > e^c·UCB + δ ≥ e^c·p̂ + δ; it decreases to c as n → ∞ for 0 < p̂ and
+e^c·p̂ + δ < 1.  No normal approximation is used anywhere: only exact binomial/beta quantiles.
+
+It is deterministic in (c, n, s, δ, k_den).  A certificate tests m kept events at once and
+certifies when any of them does, so :func:`certificate_detectable_epsilon` takes the smallest
+value over its events (each with its own denominator count; the same n, s and δ): a true ε
+that large on any one of them is caught with probability ≥ 1/2.  It is a statement about the
+events this test kept, not the best event of the pair: another event could detect less.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy import stats
+
+from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
+
+
+def denominator_base_rate(k_denominator: int, samples: int) -> float:
+    """p̂ = k/n, or 1 − 2^{−1/n} (the largest rate whose median count is 0) when k = 0."""
+    if k_denominator <= 0:
+        return -math.expm1(-math.log(2.0) / samples)
+    return k_denominator / samples
+
+
+def _certifying_count(threshold: float, samples: int, significance: float) -> int | None:
+    """The smallest k with LCB(k, n, s) > threshold, None if even k = n does not."""
+    if float(clopper_pearson_lower(samples, samples, significance)) <= threshold:
+        return None
+    lo, hi = 0, samples  # LCB(lo) <= threshold < LCB(hi)
+    if threshold < 0:
+        return 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if float(clopper_pearson_lower(mid, samples, significance)) > threshold:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def detectable_epsilon(claimed_epsilon: float, *, samples: int, significance: float,
+                       delta: float, k_denominator: int) -> float:
+    """The smallest true ε the test of one event certifies (ε_LB > ``claimed_epsilon``) with
+    probability ≥ 1/2, under the pure-shift assumption of the module docstring.
+
+    Args:
+      claimed_epsilon: c, the claimed ε(δ) (∞ gives ∞: nothing to detect).
+      samples: n, certification samples per side.
+      significance: s, the significance of each one-sided Clopper–Pearson bound.
+      delta: δ of the certificate.
+      k_denominator: the observed denominator count of the event (its rate p̂ = k/n).
+    """
+    n = int(samples)
+    if n < 1:
+        raise ValueError(f"samples must be >= 1, got {samples!r}")
+    if not 0 <= k_denominator <= n:
+        raise ValueError(f"need 0 <= k_denominator <= samples, got {k_denominator}, {n}")
+    if not (0.0 < significance < 0.5):
+        raise ValueError(f"significance must lie in (0, 0.5), got {significance!r}")
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    c = float(claimed_epsilon)
+    if math.isnan(c) or c < 0:
+        raise ValueError(f"claimed_epsilon must be >= 0, got {claimed_epsilon!r}")
+    if math.isinf(c):
+        return math.inf
+    p_hat = denominator_base_rate(int(k_denominator), n)
+    ucb = float(clopper_pearson_upper(int(k_denominator), n, significance))
+    threshold = math.exp(c) * ucb + delta
+    if threshold >= 1.0:
+        return math.inf
+    k_star = _certifying_count(threshold, n, significance)
+    if k_star is None:
+        return math.inf
+    p_star = float(stats.beta.median(k_star, n - k_star + 1)) if k_star > 0 else 0.0
+    return math.log((p_star - delta) / p_hat)
+
+
+def certificate_detectable_epsilon(certificate: dict | None, claimed_epsilon: float | None
+                                   ) -> float | None:
+    """The smallest :func:`detectable_epsilon` over the events of an estimator certificate
+    (``EpsilonLowerBound.to_dict()``: its best event and its other certified ``candidates``,
+    each with its denominator count and certification samples, at the certificate's per-bound
+    significance and δ); None without a certificate or a claim."""
+    if not certificate or claimed_epsilon is None:
+        return None
+    try:
+        s = float(certificate["per_bound_significance"])
+        delta = float(certificate["delta"])
+        events = [(int(e["n_denominator"]), int(e["k_denominator"]))
+                  for e in [certificate, *(certificate.get("candidates") or [])]]
+    except (KeyError, TypeError, ValueError):
+        return None
+    values = [detectable_epsilon(claimed_epsilon, samples=n, significance=s, delta=delta,
+                                 k_denominator=k) for n, k in set(events) if n >= 1]
+    return min(values) if values else None
+
+
+def samples_to_detect(target_epsilon: float, claimed_epsilon: float, *, significance: float,
+                      delta: float, rate: float, start: int = 1000,
+                      limit: int = 10 ** 12) -> int | None:
+    """The smallest n (to 2 % by bisection on a doubling grid) at which
+    :func:`detectable_epsilon` with denominator count round(rate·n) is ≤ ``target_epsilon``;
+    None beyond ``limit``."""
+    def ok(n: int) -> bool:
+        k = min(n, max(0, int(round(rate * n))))
+        return detectable_epsilon(claimed_epsilon, samples=n, significance=significance,
+                                  delta=delta, k_denominator=k) <= target_epsilon
+
+    n = max(int(start), 1)
+    if ok(n):
+        return n
+    while not ok(2 * n):
+        n *= 2
+        if n > limit:
+            return None
+    lo, hi = n, 2 * n
+    while hi - lo > max(1, lo // 50):
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+__all__ = ["certificate_detectable_epsilon", "denominator_base_rate", "detectable_epsilon",
+           "samples_to_detect"]

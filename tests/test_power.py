@@ -1,0 +1,84 @@
+"""dpaudit.stats.power: the smallest ε a certificate's test detects with probability ≥ 1/2."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpaudit.stats.epsilon import epsilon_from_counts
+from dpaudit.stats.power import (certificate_detectable_epsilon, denominator_base_rate,
+                                 detectable_epsilon, samples_to_detect)
+
+
+def power(n, rate=0.1, claim=1.0, s=1e-3, delta=0.0):
+    return detectable_epsilon(claim, samples=n, significance=s, delta=delta,
+                              k_denominator=int(round(rate * n)))
+
+
+def test_more_samples_detect_smaller_epsilon_and_tend_to_the_claim():
+    values = [power(n) for n in (10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7)]
+    assert all(math.isfinite(v) for v in values)
+    assert all(a > b for a, b in zip(values, values[1:]))
+    assert all(v > 1.0 for v in values)
+    assert values[-1] - 1.0 < 0.01
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-3])
+def test_always_above_the_claim_and_monotone_in_significance(delta):
+    for rate in (0.001, 0.05, 0.3):
+        loose = power(10 ** 5, rate=rate, s=0.05, delta=delta)
+        strict = power(10 ** 5, rate=rate, s=1e-6, delta=delta)
+        assert 1.0 < loose < strict < math.inf
+
+
+def test_deterministic_and_certifies_at_the_median_count():
+    n, s, claim, k_den = 50_000, 1e-3, 0.5, 5_000
+    eps = detectable_epsilon(claim, samples=n, significance=s, delta=0.0, k_denominator=k_den)
+    assert eps == detectable_epsilon(claim, samples=n, significance=s, delta=0.0,
+                                     k_denominator=k_den)
+    # at the detectable ε the numerator's median count certifies, just below it does not
+    p = math.exp(eps) * k_den / n
+    k_med = int(np.floor(n * p))
+    at = [epsilon_from_counts(k, n, k_den, n, significance=s) for k in (k_med, k_med + 1)]
+    assert max(at) > claim
+    below = math.exp(eps - 0.01) * k_den / n
+    assert epsilon_from_counts(int(np.ceil(n * below)), n, k_den, n, significance=s) < claim
+
+
+def test_monte_carlo_power_is_about_one_half():
+    n, s, claim, k_den = 20_000, 1e-2, 1.0, 2_000
+    eps = detectable_epsilon(claim, samples=n, significance=s, delta=0.0, k_denominator=k_den)
+    rng = np.random.default_rng(0)
+    k_num = rng.binomial(n, math.exp(eps) * k_den / n, size=4000)
+    rate = np.mean(epsilon_from_counts(k_num, n, k_den, n, significance=s) > claim)
+    assert 0.45 < rate < 0.6
+
+
+def test_degenerate_cases():
+    assert power(1000, claim=math.inf) == math.inf
+    assert power(1000, rate=0.5) == math.inf  # e^1 · 0.5 > 1: no event probability reaches it
+    assert power(200, rate=0.0, s=1e-6) < math.inf  # zero count: base rate ≈ ln 2 / n
+    assert denominator_base_rate(0, 1000) == pytest.approx(math.log(2) / 1000, rel=1e-3)
+    with pytest.raises(ValueError):
+        detectable_epsilon(1.0, samples=10, significance=0.7, delta=0.0, k_denominator=1)
+    with pytest.raises(ValueError):
+        detectable_epsilon(1.0, samples=10, significance=0.01, delta=0.0, k_denominator=11)
+
+
+def test_certificate_and_sample_size_helpers():
+    cert = {"n_denominator": 100_000, "k_denominator": 10_000, "per_bound_significance": 1e-3,
+            "delta": 0.0}
+    assert certificate_detectable_epsilon(cert, 1.0) == power(10 ** 5)
+    assert certificate_detectable_epsilon(None, 1.0) is None
+    n = samples_to_detect(1.1, 1.0, significance=1e-3, delta=0.0, rate=0.1)
+    assert power(n) <= 1.1 < power(int(n * 0.9))
+
+
+def test_a_certificate_detects_with_its_best_event():
+    cert = {"n_denominator": 100_000, "k_denominator": 60_000, "per_bound_significance": 1e-3,
+            "delta": 0.0, "candidates": [{"n_denominator": 100_000, "k_denominator": 60_000},
+                                         {"n_denominator": 100_000, "k_denominator": 10_000}]}
+    assert power(10 ** 5, rate=0.6) == math.inf
+    assert certificate_detectable_epsilon(cert, 1.0) == power(10 ** 5)
