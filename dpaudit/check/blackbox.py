@@ -71,7 +71,7 @@ def certify_pairs(mech, pairs, *, delta: float, samples: int, seed: int, confide
                   ) -> list[tuple]:
     """(pair, EpsilonLowerBound) for every pair, Bonferroni over them at ``confidence``; pair j
     draws from ``SeedSequence([seed, 4, j])``."""
-    from dpaudit import estimate_epsilon_lower_bound
+    from dpaudit.distinguish.lower_bound import estimate_epsilon_lower_bound
 
     per_pair = 1.0 - (1.0 - confidence) / len(pairs)
     sampler = mech.sampler()

@@ -29,6 +29,7 @@ produce the reported number, and the screened-out ones need no share of the erro
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,7 +152,8 @@ def search_pairs(mech, worst_case: list[NeighbourPair], *, samples: int, seed: i
     n = int(min(SCREEN_SAMPLES, max(2_000, samples // 10)))
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 5]))
     candidates, rejected = candidate_pairs(mech, rng)
-    base = max(screen(mech, p, n, seed, 1 + j) for j, p in enumerate(worst_case))
+    base = max((screen(mech, p, n, seed, 1 + j) for j, p in enumerate(worst_case)),
+               default=-math.inf)  # no named pairs: keep the strongest candidates
     screened = tuple(ScreenedPair(p, source, screen(mech, p, n, seed, 1000 + i))
                      for i, (source, p) in enumerate(candidates))
     stronger = sorted((s for s in screened if s.score > base), key=lambda s: -s.score)
