@@ -27,10 +27,21 @@ CHECKS = {"identity", "sign", "orderings", "vertices", "interval", "solve", "int
           "counterexample", "sum of nonnegative terms"}
 
 
+class _Derivations(dict):
+    """{family: (derivation, certificate document)}, each derivation run once, when a test
+    first asks for it (the fast tests need only the classic one)."""
+
+    def __missing__(self, family):
+        self[family] = proofs.build(family)
+        return self[family]
+
+    def values(self):
+        return [self[family] for family in FAMILIES]
+
+
 @pytest.fixture(scope="module")
 def built():
-    """{family: (derivation, certificate document)}, each derivation run once."""
-    return {family: proofs.build(family) for family in FAMILIES}
+    return _Derivations()
 
 
 # -- the derivations pass and the certificates are current -------------------------------------
@@ -60,6 +71,7 @@ def test_committed_certificate_is_current(built, family):
     assert committed == dumps(doc), "certificate text is not the deterministic rendering"
 
 
+@pytest.mark.slow
 def test_inequalities_are_checked_rigorously(built):
     """No inequality rests on a float spot check: interval steps certify whole boxes."""
     steps = [s for d, _ in built.values() for s in d.steps]

@@ -130,6 +130,7 @@ def test_judge_returns_new_records_and_one_outcome_per_point():
     assert "points" in ok.to_json() and "points" not in run.suites[1].to_json()
 
 
+@pytest.mark.slow
 def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):
     suite = tmp_path / "schema.toml"
     suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")

@@ -145,6 +145,7 @@ def test_mixture_log_density_interpolation_is_accurate():
     assert np.max(np.abs(dens(x) - exact)) < 1e-8
 
 
+@pytest.mark.slow
 def test_exact_profile_shape_and_components_merge():
     mech = create_mechanism("sgld", steps=0)
     d1, d2 = pair(mech)

@@ -133,6 +133,7 @@ def test_load_reference_forms(code_dir, monkeypatch):
             load_reference(bad, code_dir)
 
 
+@pytest.mark.slow
 def test_objects_from_a_loaded_file_cross_to_workers(code_dir):
     from dpaudit.audit.api import audit_mechanism
 

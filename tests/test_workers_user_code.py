@@ -58,6 +58,7 @@ def test_a_script_without_main_guard_runs_with_two_workers(tmp_path, how):
     assert done.stdout.count("VERDICTS") == 1  # the workers did not re-run the script
 
 
+@pytest.mark.slow
 def test_closure_sampler_same_numbers_with_one_and_two_workers():
     scale = 1.0
 
