@@ -143,19 +143,14 @@ def scaled_pairs(pairs: list[tuple[str, list, list, str]],
 
 # -- the mechanisms -------------------------------------------------------------------------------
 
-class NoisyMaxBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism):
-    """Shared part of the report-noisy-max mechanisms: the dataset is the vector of m query
-    answers, neighbours are ALL_DIFFER (‖q − q′‖∞ ≤ Δ), each answer gets i.i.d. noise of scale
-    b = 2Δ/ε (:data:`NOISE_SCALE`); subclasses choose the noise law and what is released.
-    Not registered itself."""
+class AnswerVectorQuery(GreyBoxQuery):
+    """The input is the vector q of m query answers under ALL_DIFFER neighbours
+    (‖q − q′‖∞ ≤ Δ, :func:`all_differ`): the query is q itself and its ℓ∞ sensitivity is the
+    declared ``sensitivity`` parameter Δ.  Shared by noisy max and the sparse vector family."""
 
-    family = "noisy_max"
-
-    epsilon = Parameter(1.0, check_positive_parameter, "privacy parameter ε > 0")
     _sensitivity = Parameter(1.0, check_positive_parameter,
                              "ℓ∞ sensitivity Δ of the answer vector", name="sensitivity")
-    #: m; None: any length (the pairs then use 5)
-    num_queries = num_queries_parameter(None)
+    sensitivity_norm = "linf"
 
     def relation(self) -> NeighbourRelation:
         return all_differ(self._sensitivity)
@@ -164,6 +159,24 @@ class NoisyMaxBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism)
         """Δ: every answer moves by at most Δ (ℓ∞)."""
         return self._sensitivity
 
+    def query(self, dataset) -> np.ndarray:
+        """The query answers themselves (the mechanism's input is the answer vector)."""
+        return self.validate_dataset(dataset)
+
+
+class NoisyMaxBase(CalibratedNoise, AnswerVectorQuery, SearchableDatasets, Mechanism):
+    """Shared part of the report-noisy-max mechanisms: the dataset is the vector of m query
+    answers, neighbours are ALL_DIFFER (‖q − q′‖∞ ≤ Δ), each answer gets i.i.d. noise of scale
+    b = 2Δ/ε (:data:`NOISE_SCALE`); subclasses choose the noise law and what is released.
+    Not registered itself."""
+
+    family = "noisy_max"
+    parameter_order = ("epsilon", "sensitivity", "num_queries")
+
+    epsilon = Parameter(1.0, check_positive_parameter, "privacy parameter ε > 0")
+    #: m; None: any length (the pairs then use 5)
+    num_queries = num_queries_parameter(None)
+
     def derive(self) -> None:
         self._values = {"epsilon": self.epsilon, "Delta": self._sensitivity}
         self.scale = NOISE_SCALE(**self._values)
@@ -171,16 +184,10 @@ class NoisyMaxBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism)
     def validate_dataset(self, dataset) -> np.ndarray:
         return query_vector(dataset, self.num_queries, self.name)
 
-    # -- `dpaudit check`: the dataset is the answer vector, Δ = ``sensitivity()``
-    sensitivity_norm = "linf"
     #: the law of each query's noise ("laplace" or "exponential"), for :meth:`noise`
     noise_distribution = "laplace"
     #: "noisy-max-argmax" or "noisy-max-value" (set by the output mixins)
     noise_law = "noisy-max-argmax"
-
-    def query(self, dataset) -> np.ndarray:
-        """The query answers themselves (the mechanism's input is the answer vector)."""
-        return self.validate_dataset(dataset)
 
     def dataset_space(self) -> QueryAnswers:
         """m answers in [−10Δ, 10Δ] (m = num_queries, or 2..6), ‖q − q′‖∞ ≤ Δ."""

@@ -36,14 +36,14 @@ import sympy as sp
 
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.claims.certificates import load_formula
-from dpaudit.mechanisms.sparse_vector import exact
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
-from dpaudit.mechanisms.capabilities import CalibratedNoise, GreyBoxQuery, SearchableDatasets
-from dpaudit.neighbours import NeighbourRelation
+from dpaudit.mechanisms.capabilities import CalibratedNoise, SearchableDatasets
+from dpaudit.mechanisms.noisy_max.mechanisms import (AnswerVectorQuery, check_finite,
+                                                     check_neighbours, check_positive_parameter,
+                                                     check_sample_size, pure_claim, query_vector,
+                                                     scaled_pairs)
+from dpaudit.mechanisms.sparse_vector import exact
 from dpaudit.neighbours.spaces import QueryAnswers
-from dpaudit.mechanisms.noisy_max.mechanisms import (all_differ, check_finite, check_neighbours,
-                                                     check_positive_parameter, check_sample_size,
-                                                     pure_claim, query_vector, scaled_pairs)
 
 EPSILON, DELTA_Q, C, B_RHO, B_NU = sp.symbols("epsilon Delta c b_rho b_nu")
 
@@ -73,13 +73,14 @@ ALG6_NU = load_formula("sparse_vector", "alg6_b_nu")  # 2Δ/ε
 ALG6_LOSS = load_formula("sparse_vector", "alg6_loss")  # claimed Δ/b_ρ + Δ/b_ν
 
 
-class SVTBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism):
+class SVTBase(CalibratedNoise, AnswerVectorQuery, SearchableDatasets, Mechanism):
     """Shared part of the sparse-vector variants of Lyu, Su & Li (PVLDB 2017, Fig. 1): the
     dataset is the vector of m query answers, neighbours are ALL_DIFFER; a variant names its
     threshold/query noise formulas and the loss its proof claims.  Variants without a cutoff
     set ``has_cutoff = False`` and hide the ``c`` parameter (``c = None``).  Not registered."""
 
     family = "sparse_vector"
+    parameter_order = ("epsilon", "threshold", "num_queries", "sensitivity", "c")
     rho_formula: SymbolicFormula
     nu_formula: SymbolicFormula | None = None
     loss_formula: SymbolicFormula
@@ -89,17 +90,8 @@ class SVTBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism):
     threshold = Parameter(0.0, check_finite, "the public threshold T")
     num_queries = Parameter(6, lambda name, v: check_positive_parameter(name, v, integer=True),
                             "number of queries m")
-    _sensitivity = Parameter(1.0, check_positive_parameter,
-                             "ℓ∞ sensitivity Δ of the answer vector", name="sensitivity")
     c = Parameter(1, lambda name, v: check_positive_parameter(name, v, integer=True),
                   "cutoff c: stop after c ⊤ answers")
-
-    def relation(self) -> NeighbourRelation:
-        return all_differ(self._sensitivity)
-
-    def sensitivity(self) -> float:
-        """Δ: every answer moves by at most Δ (ℓ∞)."""
-        return self._sensitivity
 
     def derive(self) -> None:
         self._values = {"epsilon": self.epsilon, "Delta": self._sensitivity}
@@ -112,12 +104,6 @@ class SVTBase(CalibratedNoise, GreyBoxQuery, SearchableDatasets, Mechanism):
     def validate_dataset(self, dataset) -> np.ndarray:
         return query_vector(dataset, self.num_queries, self.name)
 
-    # -- `dpaudit check`: the dataset is the answer vector, Δ = ``sensitivity()``
-    sensitivity_norm = "linf"
-
-    def query(self, dataset) -> np.ndarray:
-        """The query answers themselves (the mechanism's input is the answer vector)."""
-        return self.validate_dataset(dataset)
 
     def dataset_space(self) -> QueryAnswers:
         """m answers in T ± 10Δ, ‖q − q′‖∞ ≤ Δ."""
