@@ -6,6 +6,8 @@ Exit status: 0 when every audit met its expectation, 1 when one did not (an unex
 violation, or a known bug that was not detected), 2 on any error (bad usage, a malformed suite,
 an audit that raised).
 
+Progress on stderr (:mod:`dpaudit.audit.progress`); ``--only`` (:mod:`dpaudit.audit.select`).
+
 ``dpaudit list [--json]`` shows every registered mechanism: family, neighbouring relation,
 claim, whether it is a known-bad variant and the literature's true ε.
 
@@ -79,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=_int_at_least(1, "--workers"), metavar="W",
                      help="worker processes (default: the number of CPU cores; 1 runs "
                           "in-process)")
+    run.add_argument("--only", action="append", default=[], metavar="PATTERN",
+                     help="run only audits matching this glob on SUITE/AUDIT or AUDIT, e.g. "
+                          "'classic/laplace-*' (repeatable); numbers equal the full run's")
+    run.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress on stderr (the final summary is still printed)")
 
     lst = sub.add_parser("list", help="list the registered mechanisms",
                          description="List every registered mechanism with its claim.")
@@ -199,9 +206,10 @@ def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str
 
 def _cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.execute import default_workers
-    from dpaudit.audit.progress import print_progress
+    from dpaudit.audit.progress import make_progress
     from dpaudit.audit.records import SuiteSummary, exit_status
     from dpaudit.audit.runner import run_suites
+    from dpaudit.audit.select import SelectionError
     from dpaudit.report.json_report import build_report, write_json
     from dpaudit.report.figures import write_figures
     from dpaudit.report.markdown import write_markdown
@@ -212,26 +220,32 @@ def _cmd_run(args, argv: list[str]) -> int:
         print(f"dpaudit: error: {problem}", file=sys.stderr)
     workers = args.workers or default_workers()
 
-    def on_suite_error(exc):
-        print(f"dpaudit: error: {exc}", file=sys.stderr, flush=True)
+    progress = make_progress(sys.stderr, quiet=args.quiet)
 
+    def on_suite_error(exc):
+        progress.note(f"dpaudit: error: {exc}")
     try:
         run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
-                         workers=workers, progress=print_progress,
-                         on_suite_error=on_suite_error)
-    except KeyboardInterrupt:
-        print("dpaudit: interrupted", file=sys.stderr)
-        return 130
+                         workers=workers, progress=progress, on_suite_error=on_suite_error,
+                         only=args.only)
+    except (SelectionError, KeyboardInterrupt) as exc:
+        progress.close()
+        print(f"dpaudit: error: {exc}" if isinstance(exc, SelectionError) else
+              "dpaudit: interrupted", file=sys.stderr)
+        return 2 if isinstance(exc, SelectionError) else 130
     for path, problem in problems:
         run.suites.append(SuiteSummary.failed(path, problem))
     status = exit_status(run)
     out = Path(args.out)
     try:
-        figures = write_figures(run, out)
+        progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
+        figures = write_figures(run, out, on_figure=progress.advance)
+        progress.close()
         report = build_report(run, command=command, exit_status=status, figures=figures)
         json_path = write_json(report, out / "results.json")
         md_path = write_markdown(report, out / "summary.md")
     except OSError as exc:
+        progress.close()
         print(f"dpaudit: error: cannot write reports to {out}: {exc.strerror or exc}",
               file=sys.stderr)
         return 2

@@ -121,9 +121,17 @@ def task_seed(suite_seed: int, audit_index: int, pair_index: int, delta_index: i
 
 
 def resolve_samples(audit: AuditSpec, *, samples: int | None = None, scale: float = 1.0) -> int:
-    """Per-side samples of an audit after the CLI override and the profile scale."""
+    """Per-side samples of an audit after the CLI override and the profile scale.
+
+    ``base`` is ``samples`` (``--samples``) or the audit's own; the result is
+    ``max(MIN_SAMPLES, round(base × scale))``, and under a scale below 1 (``quick``) at least
+    the audit's ``min_samples`` — but never more than ``base``.  ``min_samples`` never changes
+    the default (×1) or the deep (×10) profile."""
     base = audit.samples if samples is None else int(samples)
-    return max(MIN_SAMPLES, int(round(base * scale)))
+    n = max(MIN_SAMPLES, int(round(base * scale)))
+    if scale < 1 and audit.min_samples is not None:
+        n = max(n, min(audit.min_samples, base))
+    return n
 
 
 def audit_pairs(audit: AuditSpec, params: dict | None = None):

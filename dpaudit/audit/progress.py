@@ -1,11 +1,43 @@
-"""Progress lines: one per finished certificate record, for stderr while a run goes on."""
+"""Progress of a run on stderr: what is planned, how far the certificates are, what stands out.
+
+Vocabulary (the same in every line):
+
+* an **audit point** is one ``[[audit]]`` entry, or one swept value of a swept audit;
+* a **test** is one (audit point, pair): one task, which computes one curve certificate — plus
+  a white-box one when the mechanism has a log-density (so a test is one or two members of its
+  suite's Bonferroni family);
+* a **certificate** is one record of results.json: a test at one δ (or one Rényi order α).
+
+A run reports through a :class:`RunProgress`, whose methods are called in this order:
+:meth:`~RunProgress.planning` (before the suites are loaded and their worst-case pairs built),
+:meth:`~RunProgress.suite_planned` once per suite, :meth:`~RunProgress.started` with the
+:class:`RunCounts`, :meth:`~RunProgress.record` once per finished certificate (completion
+order), then optionally :meth:`~RunProgress.phase` / :meth:`~RunProgress.advance` for the work
+after the run (the CLI's figures), and :meth:`~RunProgress.close`.  The base class does
+nothing: the Python API and the pytest plugin are silent unless given a reporter.
+
+:func:`make_progress` picks the CLI's reporter for a stream:
+
+* :class:`BarProgress` when the stream is a terminal: tqdm bars (planning over suite files,
+  the run over certificates with k/N, rate and ETA, figures over figures).  Only the
+  **noteworthy** certificates are printed above the bar (:func:`noteworthy`): a certified
+  ``violation``, an ``error``, and a certificate whose exact ε exceeds the claim although the
+  sample could not certify it.  Every certificate is in results.json and summary.md; unmet
+  expectations are judged per audit point after the run and listed by ``dpaudit run`` at the
+  end.
+* :class:`LineProgress` otherwise (CI logs, pipes, files): every event as one plain line,
+  flushed at once, ``[k/N] `` + :func:`format_progress` per certificate; no carriage returns.
+"""
 
 from __future__ import annotations
 
 import math
 import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence, TextIO
 
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.audit.records import CertificateRecord, SuiteSummary
 
 
 def _display_number(x) -> str:
@@ -42,7 +74,229 @@ def format_progress(record: CertificateRecord) -> str:
 
 
 def print_progress(record: CertificateRecord) -> None:
+    """:func:`format_progress` on stderr, flushed (a per-record callback)."""
     print(format_progress(record), file=sys.stderr, flush=True)
 
 
-__all__ = ["format_progress", "print_progress"]
+def noteworthy(record: CertificateRecord) -> bool:
+    """Whether a terminal shows this certificate above the bar: a certified violation, an
+    error, or an exact ε above the claim that this sample could not certify."""
+    return (record.verdict in ("violation", "error")
+            or (record.exact_verdict == "violation" and record.verdict != "violation"))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@dataclass(frozen=True)
+class RunCounts:
+    """The size of a planned run (see the module docstring for the words).
+
+    Attributes:
+      suites: suite files that run (after ``--only``).
+      audit_points: audit points that run.
+      tests: (audit point, pair) tasks, one curve certificate each (+ a white-box one).
+      certificates: records the run will write (tests × their δs and αs).
+      workers: worker processes.
+      only: the ``--only`` patterns (empty: every audit).
+      all_audit_points: audit points of the planned suites before ``--only``.
+    """
+
+    suites: int
+    audit_points: int
+    tests: int
+    certificates: int
+    workers: int
+    only: tuple[str, ...] = ()
+    all_audit_points: int | None = None
+
+    def describe(self) -> str:
+        """``running 5 suites: 69 audit points, 126 tests, 174 certificates on 2 workers``."""
+        text = (f"running {_plural(self.suites, 'suite')}: "
+                f"{_plural(self.audit_points, 'audit point')}, {_plural(self.tests, 'test')}, "
+                f"{_plural(self.certificates, 'certificate')} on "
+                f"{_plural(self.workers, 'worker')}")
+        if self.only:
+            text += (f" (--only {' '.join(repr(p) for p in self.only)}: "
+                     f"{self.audit_points} of {self.all_audit_points} audit points of these "
+                     f"suites)")
+        return text
+
+
+class RunProgress:
+    """Receives the events of a run; every method does nothing (a silent run)."""
+
+    def planning(self, paths: Sequence[str]) -> None:
+        """Before the suite files are loaded and planned."""
+
+    def suite_planned(self, summary: SuiteSummary, seconds: float) -> None:
+        """After one suite file was planned (its worst-case pairs built)."""
+
+    def started(self, counts: RunCounts) -> None:
+        """After planning, before the first task runs."""
+
+    def record(self, record: CertificateRecord) -> None:
+        """One certificate finished (completion order, not task order)."""
+
+    def phase(self, description: str, total: int) -> None:
+        """Work after the run (e.g. ``"writing figures"``) of ``total`` steps."""
+
+    def advance(self) -> None:
+        """One step of the current phase done."""
+
+    def close(self) -> None:
+        """The run and its phases are over (flushes and removes any bar)."""
+
+    def note(self, text: str) -> None:
+        """A message that must be seen even when quiet (e.g. a malformed suite): stderr."""
+        print(text, file=sys.stderr, flush=True)
+
+
+class CallbackProgress(RunProgress):
+    """Adapts a per-record callable (:data:`dpaudit.audit.execute.Progress`, e.g.
+    :func:`print_progress`) to :class:`RunProgress`; the other events are ignored."""
+
+    def __init__(self, callback: Callable[[CertificateRecord], None]):
+        self.callback = callback
+
+    def record(self, record: CertificateRecord) -> None:
+        self.callback(record)
+
+
+def as_run_progress(progress) -> RunProgress:
+    """``None`` → silent; a :class:`RunProgress` as is; a callable → :class:`CallbackProgress`.
+
+    Raises:
+      TypeError: anything else.
+    """
+    if progress is None:
+        return RunProgress()
+    if isinstance(progress, RunProgress):
+        return progress
+    if callable(progress):
+        return CallbackProgress(progress)
+    raise TypeError(f"progress must be a RunProgress or a callable, got {type(progress).__name__}")
+
+
+class LineProgress(RunProgress):
+    """Plain lines for logs: one per event, flushed, ``[k/N] …`` per certificate."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.total = 0
+        self.done = 0
+        self.phase_total = 0
+        self.phase_done = 0
+        self.phase_start = 0.0
+        self.phase_name = ""
+
+    def _line(self, text: str) -> None:
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def note(self, text):
+        self._line(text)
+
+    def planning(self, paths):
+        self._line(f"planning {_plural(len(paths), 'suite file')}: {', '.join(paths)} "
+                   f"(loading, building worst-case pairs)")
+
+    def suite_planned(self, summary, seconds):
+        self._line(f"planned {summary.name}: {_plural(summary.points or 0, 'audit point')}, "
+                   f"family of {summary.family_size} ({seconds:.1f} s)")
+
+    def started(self, counts):
+        self.total = counts.certificates
+        self._line(counts.describe())
+
+    def record(self, record):
+        self.done += 1
+        self._line(f"[{self.done}/{self.total}] {format_progress(record)}")
+
+    def phase(self, description, total):
+        if total <= 0:
+            return
+        self.phase_name, self.phase_total, self.phase_done = description, total, 0
+        self.phase_start = time.perf_counter()
+        self._line(f"{description} ({total})")
+
+    def advance(self):
+        self.phase_done += 1
+        if self.phase_done == self.phase_total:
+            self._line(f"{self.phase_name}: done ({self.phase_done}/{self.phase_total}, "
+                       f"{time.perf_counter() - self.phase_start:.1f} s)")
+
+
+class BarProgress(RunProgress):
+    """tqdm bars on a terminal; noteworthy certificates (:func:`noteworthy`) printed above."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.bar = None
+
+    def _open(self, total: int, description: str, unit: str):
+        from tqdm import tqdm
+
+        self._close_bar()
+        self.bar = tqdm(total=total, desc=description, unit=unit, file=self.stream,
+                        dynamic_ncols=True, leave=True)
+
+    def _close_bar(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def _write(self, text: str) -> None:
+        from tqdm import tqdm
+
+        tqdm.write(text, file=self.stream)
+
+    def note(self, text):
+        self._write(text)
+
+    def planning(self, paths):
+        self._write(f"planning {_plural(len(paths), 'suite file')} (building worst-case pairs)")
+        self._open(len(paths), "planning", "suite")
+
+    def suite_planned(self, summary, seconds):
+        if self.bar is not None:
+            self.bar.set_postfix_str(str(summary.name), refresh=False)
+            self.bar.update(1)
+
+    def started(self, counts):
+        self._close_bar()
+        self._write(counts.describe())
+        self._open(counts.certificates, "certificates", "cert")
+
+    def record(self, record):
+        if noteworthy(record):
+            self._write(format_progress(record))
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def phase(self, description, total):
+        if total > 0:
+            self._open(total, description, "step")
+
+    def advance(self):
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def close(self):
+        self._close_bar()
+
+
+def make_progress(stream: TextIO | None = None, *, quiet: bool = False) -> RunProgress:
+    """The CLI's reporter for ``stream`` (default stderr): silent when ``quiet``, bars when
+    ``stream.isatty()``, plain lines otherwise."""
+    if quiet:
+        return RunProgress()
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    return BarProgress(stream) if callable(isatty) and isatty() else LineProgress(stream)
+
+
+__all__ = ["BarProgress", "CallbackProgress", "LineProgress", "RunCounts", "RunProgress",
+           "as_run_progress", "format_progress", "make_progress", "noteworthy",
+           "print_progress"]

@@ -35,7 +35,8 @@ Numbers that can be infinite are written as the string ``"inf"`` (JSON has no in
       "command": "dpaudit run audits/ --out reports/latest",
       "python": "3.11.7", "numpy": "...", "scipy": "...",
       "platform": "Linux-...",
-      "options": {"profile": "default", "samples": null, "seed": null, "workers": 2},
+      "options": {"profile": "default", "samples": null, "seed": null, "workers": 2,
+                  "only": null},                   # --only patterns (list), null: all audits
       "seconds": 123.4,                            # wall time of the whole run
       "suites": [                                  # one per suite file, in command-line order
         {"file": "audits/classic.toml", "name": "classic",

@@ -9,22 +9,27 @@ The stages live in their own modules and can be used alone:
 * :mod:`dpaudit.audit.records` — the typed records, their verdicts, per-audit judgement and
   the exit status (and the results.json schema);
 * :mod:`dpaudit.audit.sweeps` — ε-over-sweep curves and closed-form series;
-* :mod:`dpaudit.audit.progress` — one progress line per finished record.
+* :mod:`dpaudit.audit.progress` — what a run reports while it goes (planning, k/N, phases);
+* :mod:`dpaudit.audit.select` — ``--only`` patterns.
 
 :func:`run_suites` loads every suite (a malformed one is recorded, the others still run),
-plans and executes every task and job across ``workers`` processes, collects the
-ε-over-sweep curves and series, and judges every audit point.
+plans every suite with a selected audit in full, drops the tasks of the audits not selected,
+executes the rest (and the jobs) across ``workers`` processes, collects the ε-over-sweep
+curves and series, and judges every audit point.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from dpaudit.audit.execute import Progress, execute_with_jobs
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
+from dpaudit.audit.progress import RunCounts, RunProgress, as_run_progress
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
+from dpaudit.audit.select import AuditFilter
 from dpaudit.audit.spec import Suite, SuiteError, load_suite
 from dpaudit.audit.sweeps import sweep_curves
 
@@ -45,43 +50,96 @@ class AuditRun:
     profile: str = "default"
     samples_override: int | None = None
     seed_override: int | None = None
+    only: tuple[str, ...] = ()  # the --only patterns (empty: every audit)
 
 
 def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str = "default",
-               seed: int | None = None, workers: int = 1, progress: Progress | None = None,
-               on_suite_error: Callable[[SuiteError], None] | None = None) -> AuditRun:
-    """Load every suite, run every task across ``workers`` processes, judge the audits.
+               seed: int | None = None, workers: int = 1,
+               progress: RunProgress | Progress | None = None,
+               on_suite_error: Callable[[SuiteError], None] | None = None,
+               only: Sequence[str] = ()) -> AuditRun:
+    """Load every suite, run every selected task across ``workers`` processes, judge the
+    audits.
 
-    A malformed suite is recorded (``suites[i]["error"]``) and reported through
-    ``on_suite_error``; the other suites still run."""
+    Args:
+      paths: suite files, run in this order.
+      samples, profile, seed: the ``--samples``, ``--profile`` and ``--seed`` overrides.
+      workers: worker processes (1 runs in-process).
+      progress: a :class:`~dpaudit.audit.progress.RunProgress`, or a per-record callable;
+        None (default) is silent.
+      on_suite_error: called with the error of each malformed suite.
+      only: ``--only`` glob patterns (:mod:`dpaudit.audit.select`); empty runs every audit.
+
+    Returns:
+      The :class:`AuditRun`.  A malformed suite is recorded (``suites[i]["error"]``) and
+      reported through ``on_suite_error``; the other suites still run.
+
+    Raises:
+      ValueError: an unknown profile.
+      dpaudit.audit.select.SelectionError: an ``only`` pattern that matches nothing.
+    """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     start = time.perf_counter()
+    reporter = as_run_progress(progress)
+    selection = AuditFilter(tuple(only))
+    paths = [str(p) for p in paths]
     run = AuditRun(workers=workers, profile=profile, samples_override=samples,
-                   seed_override=seed)
-    tasks: list[Task] = []
-    loaded: list[Suite] = []
-    for index, path in enumerate(paths):
+                   seed_override=seed, only=selection.patterns)
+    reporter.planning(paths)
+    entries: list[SuiteSummary | Suite] = []
+    for path in paths:
         try:
-            suite = load_suite(path)
+            entries.append(load_suite(path))
         except SuiteError as exc:
-            run.suites.append(SuiteSummary.failed(path, str(exc)))
+            entries.append(SuiteSummary.failed(path, str(exc)))
             if on_suite_error:
                 on_suite_error(exc)
+    suites = [e for e in entries if isinstance(e, Suite)]
+    selection.check([(s.name, a.name) for s in suites for a in s.audits]
+                    + [(s.name, x.name) for s in suites for x in s.series])
+    tasks: list[Task] = []
+    loaded: list[Suite] = []
+    all_points = 0
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, Suite):
+            run.suites.append(entry)
             continue
-        suite_tasks, info = plan_suite(suite, index, samples=samples, scale=PROFILES[profile],
+        selected = _selected(entry, selection)
+        if not (selected.audits or selected.series):
+            continue  # --only selects nothing here: not planned, not in the results
+        began = time.perf_counter()
+        suite_tasks, info = plan_suite(entry, index, samples=samples, scale=PROFILES[profile],
                                        seed=seed)
+        reporter.suite_planned(info, time.perf_counter() - began)
+        all_points += info.points or 0
+        names = {a.name for a in selected.audits}
         run.suites.append(info)
-        loaded.append(suite)
-        tasks.extend(suite_tasks)
+        loaded.append(selected)
+        tasks.extend(t for t in suite_tasks if t.audit in names)
     jobs, keys = plan_jobs(loaded, tasks)
+    reporter.started(RunCounts(
+        suites=len(loaded), audit_points=len({(t.suite_file, t.audit_index, t.sweep_index)
+                                              for t in tasks}),
+        tests=len(tasks), certificates=sum(len(t.grid()) for t in tasks), workers=workers,
+        only=selection.patterns, all_audit_points=all_points))
     records, run.curves, job_results = execute_with_jobs(tasks, jobs, workers=workers,
-                                                         progress=progress)
+                                                         progress=reporter.record)
     run.curves.extend(sweep_curves(records, _dense_rows(keys, job_results)))
     run.series = [r for key, r in zip(keys, job_results) if key[0] == "series"]
     run.records, run.outcomes = judge(records)
     run.seconds = time.perf_counter() - start
     return run
+
+
+def _selected(suite: Suite, selection: AuditFilter) -> Suite:
+    """``suite`` with only the audits and series that ``selection`` selects (audits keep
+    their index, so their seeds are unchanged)."""
+    if not selection.patterns:
+        return suite
+    return dataclasses.replace(
+        suite, audits=tuple(a for a in suite.audits if selection.matches(suite.name, a.name)),
+        series=tuple(x for x in suite.series if selection.matches(suite.name, x.name)))
 
 
 def _dense_rows(keys, job_results) -> dict[tuple, dict]:

@@ -32,6 +32,8 @@ Format::
     pairs = "worst-case"             # default: the mechanism's worst_case_pairs(); or
                                      # an array of tables, see below
     samples = 200000                 # optional per-audit override (>= 1000)
+    min_samples = 100000             # optional: floor of samples under --profile quick,
+                                     # in [1000, samples] (default none)
     expect = "consistent"            # or "violation" (default "consistent"); with a sweep,
                                      # also a list with one expectation per swept value
     note = "free text"               # optional
@@ -88,7 +90,7 @@ from dpaudit.claims import has_renyi_claim
 from dpaudit.mechanisms.capabilities import ClosedFormSeries
 from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
                                        check_keys, delta_value, is_int, is_number, parse_sweep,
-                                       read_samples, read_string)
+                                       read_min_samples, read_samples, read_string)
 from dpaudit.audit.spec_targets import check_mechanism, parse_target
 from dpaudit.audit.targets import Target
 
@@ -100,7 +102,7 @@ DEFAULT_SEED = 0
 _TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "samples", "seed", "description"}
 _AUDIT_KEYS = {"name", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
-               "alphas", "distinguisher", "white_box", "sweep", "exact_points"}
+               "min_samples", "alphas", "distinguisher", "white_box", "sweep", "exact_points"}
 _SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
                 "options"}
 _PAIR_KEYS = {"name", "d0", "d1", "description"}
@@ -137,6 +139,7 @@ class AuditSpec:
     sweep: "Sweep | None" = None
     expects: tuple[str, ...] = ()
     exact_points: int = 0
+    min_samples: int | None = None  # floor of samples under a scaled-down profile
 
     def points(self) -> list[tuple[int | None, dict, str]]:
         """(sweep index or None, mechanism parameters, expectation) of every audit point."""
@@ -277,6 +280,7 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
 
     pairs = _parse_pairs(table.get("pairs", "worst-case"), where)
     samples = read_samples(table, "samples", where, default_samples)
+    min_samples = read_min_samples(table, where, samples)
     sweep = None
     if "sweep" in table:
         sweep = parse_sweep(table["sweep"], where)
@@ -339,7 +343,8 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     return AuditSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
                      deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note,
                      alphas=alphas, distinguisher=distinguisher, white_box=white_box,
-                     sweep=sweep, expects=expects, exact_points=exact_points, target=target)
+                     sweep=sweep, expects=expects, exact_points=exact_points, target=target,
+                     min_samples=min_samples)
 
 
 def _parse_pairs(value, where: Where):

@@ -4,7 +4,8 @@ audit (by name, or by index when it has none), the key, what was expected and wh
 
 * :class:`Where` — builds those messages;
 * :func:`check_keys` — unknown keys (with a "did you mean" hint);
-* :func:`read_string`, :func:`read_samples`, :func:`delta_value` — scalars;
+* :func:`read_string`, :func:`read_samples`, :func:`read_min_samples`, :func:`delta_value` —
+  scalars;
 * :func:`parse_sweep` — ``{ param = [v, ...] }`` or ``{ param = { start, stop, num, spacing } }``
   into a :class:`Sweep` (at most :data:`MAX_SWEEP_VALUES` distinct values).
 """
@@ -100,6 +101,19 @@ def read_samples(table, key, where, default: int) -> int:
     return value
 
 
+def read_min_samples(table, where, samples: int) -> int | None:
+    """The audit's ``min_samples``: the floor of its samples under a scaled-down profile
+    (``--profile quick``), an integer in [MIN_SAMPLES, samples]; None when absent."""
+    if "min_samples" not in table:
+        return None
+    value = table["min_samples"]
+    if not is_int(value) or not MIN_SAMPLES <= value <= samples:
+        raise where.error("min_samples", f"an integer between {MIN_SAMPLES} and the audit's "
+                                         f"samples ({samples}): the floor of its samples under "
+                                         f"--profile quick", value)
+    return value
+
+
 def delta_value(value, where, key) -> float:
     if not is_number(value) or not math.isfinite(value) or not (0.0 <= value < 1.0):
         raise where.error(key, "a number in [0, 1)", value)
@@ -169,5 +183,6 @@ def sweep_range(raw: dict, where: Where, key: str) -> tuple:
 
 
 __all__ = ["MAX_SWEEP_VALUES", "MIN_SAMPLES", "RANGE_KEYS", "SuiteError", "Sweep", "Where",
-           "check_keys", "delta_value", "is_int", "is_number", "parse_sweep", "read_samples",
+           "check_keys", "delta_value", "is_int", "is_number", "parse_sweep", "read_min_samples",
+           "read_samples",
            "read_string", "sweep_range", "value_text"]

@@ -22,6 +22,7 @@ import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from dpaudit.audit.runner import AuditRun
 from dpaudit.jsonable import to_jsonable
@@ -211,9 +212,11 @@ class Figures:
         return list(self.series) + [None] * (len(series) - len(self.series))
 
 
-def write_figures(run: AuditRun, out_dir: str | Path) -> Figures:
+def write_figures(run: AuditRun, out_dir: str | Path,
+                  on_figure: Callable[[], None] | None = None) -> Figures:
     """Draw every curve and series of ``run`` (an :class:`dpaudit.audit.runner.AuditRun`)
-    under ``out_dir/figures``.  Returns their paths (none without matplotlib)."""
+    under ``out_dir/figures``.  Returns their paths (none without matplotlib).
+    ``on_figure`` is called once per curve and once per series (drawn or not), for progress."""
     if importlib.util.find_spec("matplotlib") is None:
         return Figures()
     out_dir = Path(out_dir)
@@ -231,8 +234,12 @@ def write_figures(run: AuditRun, out_dir: str | Path) -> Figures:
             path = draw_curve(curve, out_dir / "figures" / ("__".join(parts) + ".png"))
         curve_paths.append(str(path.relative_to(out_dir)))
         written.append(path)
+        if on_figure:
+            on_figure()
     for series in run.series:
         series = to_jsonable(series)
+        if on_figure:
+            on_figure()
         if series.get("error") or not series.get("y"):
             series_paths.append(None)
             continue

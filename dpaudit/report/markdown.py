@@ -58,6 +58,9 @@ def render_markdown(report: RunReport) -> str:
     lines.append(f"- samples: {_samples_text(records)} (profile {run.profile}); "
                  f"workers: {run.workers}; wall time: "
                  f"{run.seconds:.1f} s")
+    if run.only:
+        lines.append(f"- only audits matching {', '.join(f'`{p}`' for p in run.only)} "
+                     "(`--only`; families and seeds are those of the full suites)")
     for suite in suites:
         if suite.get("error"):
             lines.append(f"- suite `{suite['file']}`: **malformed** (see errors below)")
