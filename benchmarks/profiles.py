@@ -1,0 +1,95 @@
+"""Wall time of ``--profile quick`` against the default profile, and whether quick still meets
+every shipped expectation.
+
+Both profiles run every suite in ``audits/`` in this one process, exactly as ``dpaudit run
+audits/`` does (same workers, seeds and families; no figures).  For each run: wall time,
+where it went (planning = loading the suites and building their worst-case pairs, up to the
+start of the first task; tasks = from there to the last certificate; the rest = judging and
+the ε-over-sweep curves), the samples per side summed over the tests, and how many audit
+points met their expectation.  ``quick`` scales every audit's samples by 0.1 but never below
+its ``min_samples`` (the audits whose expected violation needs more).
+
+    python benchmarks/profiles.py [--workers 2] [--keep DIR] [--no-write]
+
+``--keep DIR`` writes DIR/PROFILE/results.json, e.g. to compare the default profile's numbers
+with another revision's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from common import markdown_table, record
+
+from dpaudit.audit.execute import default_workers
+from dpaudit.audit.progress import RunCounts, RunProgress
+from dpaudit.audit.records import exit_status
+from dpaudit.audit.runner import PROFILES, run_suites
+from dpaudit.report.json_report import build_report, write_json
+
+AUDITS = Path(__file__).resolve().parent.parent / "audits"
+
+
+class Clock(RunProgress):
+    """Timestamps of the run's events (seconds since construction)."""
+
+    def __init__(self):
+        self.t0 = time.perf_counter()
+        self.started_at = None
+        self.last_record_at = None
+        self.counts: RunCounts | None = None
+
+    def started(self, counts):
+        self.started_at = time.perf_counter() - self.t0
+        self.counts = counts
+
+    def record(self, record):
+        self.last_record_at = time.perf_counter() - self.t0
+
+
+def run_profile(profile: str, workers: int, keep: Path | None) -> dict:
+    paths = sorted(str(p) for p in AUDITS.glob("*.toml"))
+    clock = Clock()
+    run = run_suites(paths, profile=profile, workers=workers, progress=clock)
+    tests = {(r.suite_file, r.audit_index, r.pair_index, None if r.sweep is None
+              else r.sweep.index): r.samples for r in run.records}
+    if keep is not None:
+        report = build_report(run, command=f"benchmarks/profiles.py ({profile})",
+                              exit_status=exit_status(run))
+        write_json(report, keep / profile / "results.json")
+    return {"profile": profile, "seconds": run.seconds, "planning": clock.started_at,
+            "tasks": (clock.last_record_at or clock.started_at) - clock.started_at,
+            "samples": sum(tests.values()), "tests": len(tests),
+            "certificates": len(run.records),
+            "met": sum(o.met_expectation for o in run.outcomes), "points": len(run.outcomes),
+            "unmet": [f"{o.suite}/{o.audit}" for o in run.outcomes if not o.met_expectation]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=default_workers())
+    parser.add_argument("--keep", type=Path, help="write DIR/PROFILE/results.json")
+    parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    args = parser.parse_args()
+    results = [run_profile(p, args.workers, args.keep) for p in ("default", "quick")]
+    default, quick = results
+    rows = [[r["profile"], f"×{PROFILES[r['profile']]:g}", f"{r['samples']:,}", r["tests"],
+             r["certificates"], f"{r['seconds']:.1f}", f"{r['planning']:.1f}",
+             f"{r['tasks']:.1f}", f"{r['met']}/{r['points']}",
+             ", ".join(r["unmet"]) or "—"] for r in results]
+    table = markdown_table(["profile", "scale", "samples per side (sum over tests)", "tests",
+                            "certificates", "wall s", "planning s", "tasks s",
+                            "expectations met", "unmet"], rows)
+    ratio = quick["seconds"] / default["seconds"]
+    body = (f"`dpaudit run audits/` with each profile, one after the other in one process "
+            f"(default first), {args.workers} workers, no figures.  Quick takes "
+            f"{ratio:.2f}× the default's wall time with "
+            f"{quick['samples'] / default['samples']:.2f}× its samples.\n\n{table}\n")
+    record("Profiles: quick against default (benchmarks/profiles.py)", body,
+           write=not args.no_write)
+
+
+if __name__ == "__main__":
+    main()
