@@ -5,8 +5,10 @@ Both profiles run every suite in ``audits/`` in this one process, exactly as ``d
 audits/`` does (same workers, seeds and families; no figures).  For each run: wall time,
 where it went (planning = loading the suites and building their worst-case pairs, up to the
 start of the first task; tasks = from there to the last certificate; the rest = judging and
-the ε-over-sweep curves), the samples per side summed over the tests, and how many audit
-points met their expectation.  ``quick`` scales every audit's samples by 0.1 but never below
+the ε-over-sweep curves), the CPU seconds of this process and its worker processes (less
+sensitive than wall time to other load on a shared machine; the 1-minute load average before
+each run is listed), the samples per side summed over the tests, and how many audit points
+met their expectation.  ``quick`` scales every audit's samples by 0.1 but never below
 its ``min_samples`` (the audits whose expected violation needs more).
 
     python benchmarks/profiles.py [--workers 2] [--keep DIR] [--no-write]
@@ -18,6 +20,8 @@ with another revision's.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import time
 from pathlib import Path
 
@@ -49,17 +53,28 @@ class Clock(RunProgress):
         self.last_record_at = time.perf_counter() - self.t0
 
 
+def cpu_seconds() -> float:
+    """User + system CPU time of this process and of its finished children (the pool)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def run_profile(profile: str, workers: int, keep: Path | None) -> dict:
     paths = sorted(str(p) for p in AUDITS.glob("*.toml"))
+    load = os.getloadavg()[0]
+    cpu = cpu_seconds()
     clock = Clock()
     run = run_suites(paths, profile=profile, workers=workers, progress=clock)
+    cpu = cpu_seconds() - cpu
     tests = {(r.suite_file, r.audit_index, r.pair_index, None if r.sweep is None
               else r.sweep.index): r.samples for r in run.records}
     if keep is not None:
         report = build_report(run, command=f"benchmarks/profiles.py ({profile})",
                               exit_status=exit_status(run))
         write_json(report, keep / profile / "results.json")
-    return {"profile": profile, "seconds": run.seconds, "planning": clock.started_at,
+    return {"profile": profile, "seconds": run.seconds, "cpu": cpu, "load": load,
+            "planning": clock.started_at,
             "tasks": (clock.last_record_at or clock.started_at) - clock.started_at,
             "samples": sum(tests.values()), "tests": len(tests),
             "certificates": len(run.records),
@@ -77,16 +92,19 @@ def main() -> None:
     default, quick = results
     rows = [[r["profile"], f"×{PROFILES[r['profile']]:g}", f"{r['samples']:,}", r["tests"],
              r["certificates"], f"{r['seconds']:.1f}", f"{r['planning']:.1f}",
-             f"{r['tasks']:.1f}", f"{r['met']}/{r['points']}",
+             f"{r['tasks']:.1f}", f"{r['cpu']:.1f}", f"{r['load']:.1f}",
+             f"{r['met']}/{r['points']}",
              ", ".join(r["unmet"]) or "—"] for r in results]
     table = markdown_table(["profile", "scale", "samples per side (sum over tests)", "tests",
-                            "certificates", "wall s", "planning s", "tasks s",
-                            "expectations met", "unmet"], rows)
+                            "certificates", "wall s", "planning s", "tasks s", "CPU s",
+                            "load before", "expectations met", "unmet"], rows)
     ratio = quick["seconds"] / default["seconds"]
     body = (f"`dpaudit run audits/` with each profile, one after the other in one process "
             f"(default first), {args.workers} workers, no figures.  Quick takes "
-            f"{ratio:.2f}× the default's wall time with "
-            f"{quick['samples'] / default['samples']:.2f}× its samples.\n\n{table}\n")
+            f"{ratio:.2f}× the default's wall time and {quick['cpu'] / default['cpu']:.2f}× "
+            f"its CPU time with {quick['samples'] / default['samples']:.2f}× its samples.  "
+            f"Wall times depend on the other load of the shared machine (load average "
+            f"column); the CPU ratio much less.\n\n{table}\n")
     record("Profiles: quick against default (benchmarks/profiles.py)", body,
            write=not args.no_write)
 
