@@ -20,6 +20,7 @@ with another revision's.
 from __future__ import annotations
 
 import argparse
+import multiprocessing.forkserver as forkserver
 import os
 import resource
 import time
@@ -54,10 +55,20 @@ class Clock(RunProgress):
 
 
 def cpu_seconds() -> float:
-    """User + system CPU time of this process and of its finished children (the pool)."""
+    """User + system CPU time of this process, its finished children and the finished
+    children of multiprocessing's fork server (dpaudit's pool workers are forked from it, so
+    RUSAGE_CHILDREN alone misses them; Linux /proc)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    total = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if pid:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
 
 
 def run_profile(profile: str, workers: int, keep: Path | None) -> dict:

@@ -106,7 +106,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
             run.suites.append(entry)
             continue
         selected = _selected(entry, selection)
-        if not (selected.audits or selected.series):
+        if selection.patterns and not (selected.audits or selected.series):
             continue  # --only selects nothing here: not planned, not in the results
         began = time.perf_counter()
         suite_tasks, info = plan_suite(entry, index, samples=samples, scale=PROFILES[profile],
