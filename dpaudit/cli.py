@@ -202,7 +202,8 @@ def _cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.progress import print_progress
     from dpaudit.audit.records import SuiteSummary, exit_status
     from dpaudit.audit.runner import run_suites
-    from dpaudit.report.json_report import build_report, write_json
+    from dpaudit.report.json_report import build_report
+    from dpaudit.report.results_file import write_results
     from dpaudit.report.figures import write_figures
     from dpaudit.report.markdown import write_markdown
 
@@ -229,7 +230,7 @@ def _cmd_run(args, argv: list[str]) -> int:
     try:
         figures = write_figures(run, out)
         report = build_report(run, command=command, exit_status=status, figures=figures)
-        json_path = write_json(report, out / "results.json")
+        json_path = write_results(report, out / "results.json")
         md_path = write_markdown(report, out / "summary.md")
     except OSError as exc:
         print(f"dpaudit: error: cannot write reports to {out}: {exc.strerror or exc}",
