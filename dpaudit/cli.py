@@ -32,7 +32,6 @@ User errors are reported as one message, never as a traceback.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import shlex
 import sys
@@ -165,8 +164,15 @@ def _cmd_init(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``).
+    Output to a closed pipe is dropped, never an error (:mod:`dpaudit.pipes`)."""
+    from dpaudit.pipes import pipe_safe_output
+
+    with pipe_safe_output():
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -175,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         return _cmd_run(args, argv)
     if args.command == "list":
-        return _cmd_list(args)
+        from dpaudit.cli_list import cmd_list
+        return cmd_list(args)
     if args.command == "prove":
         return _cmd_prove(args)
     if args.command == "check":
@@ -210,7 +217,8 @@ def _cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.records import SuiteSummary, exit_status
     from dpaudit.audit.runner import run_suites
     from dpaudit.audit.select import SelectionError
-    from dpaudit.report.json_report import build_report, write_json
+    from dpaudit.report.json_report import build_report
+    from dpaudit.report.results_file import write_results
     from dpaudit.report.figures import write_figures
     from dpaudit.report.markdown import write_markdown
 
@@ -242,7 +250,7 @@ def _cmd_run(args, argv: list[str]) -> int:
         figures = write_figures(run, out, on_figure=progress.advance)
         progress.close()
         report = build_report(run, command=command, exit_status=status, figures=figures)
-        json_path = write_json(report, out / "results.json")
+        json_path = write_results(report, out / "results.json")
         md_path = write_markdown(report, out / "summary.md")
     except OSError as exc:
         progress.close()
@@ -263,61 +271,6 @@ def _cmd_run(args, argv: list[str]) -> int:
               "claim but could not be certified at this sample size (see summary.md)")
     print(f"wrote {json_path} and {md_path}; exit status {status}")
     return status
-
-
-# -- dpaudit list -----------------------------------------------------------------------------
-
-def describe_mechanisms() -> list[dict]:
-    """``describe()`` of every registered mechanism built with its default parameters."""
-    from dpaudit.mechanisms.registry import get_mechanism_class, mechanism_names
-
-    out = []
-    for name in mechanism_names():
-        cls = get_mechanism_class(name)
-        try:
-            entry = cls().describe()
-            entry["needs_parameters"] = False
-        except Exception as exc:
-            try:
-                signature = f"{name}{inspect.signature(cls)}"
-            except (TypeError, ValueError):
-                signature = name
-            entry = {"name": name, "family": cls.family, "parameters": None,
-                     "neighbouring": cls.neighbouring, "claim": None,
-                     "known_bad": bool(cls.known_bad),
-                     "true_epsilon": None, "literature": cls.literature,
-                     "doc": ((cls.__doc__ or "").strip().splitlines() or [""])[0],
-                     "needs_parameters": True, "signature": signature,
-                     "error": f"{type(exc).__name__}: {exc}"}
-        out.append(entry)
-    return out
-
-
-def _cmd_list(args) -> int:
-    from dpaudit.report.json_report import to_jsonable
-
-    entries = describe_mechanisms()
-    if args.json:
-        print(json.dumps(to_jsonable(entries), indent=2, ensure_ascii=False))
-        return 0
-    for e in entries:
-        flag = "  [KNOWN BAD]" if e.get("known_bad") else ""
-        print(f"{e['name']}  (family {e.get('family') or '?'}){flag}")
-        if e.get("doc"):
-            print(f"    {e['doc']}")
-        if e.get("claim"):
-            params = ", ".join(f"{k}={v}" for k, v in (e.get("parameters") or {}).items())
-            print(f"    claim: {e['claim'].get('text')}   (default parameters: {params or '—'})")
-        else:
-            print(f"    needs parameters: {e.get('signature')}")
-        if e.get("neighbouring"):
-            print(f"    neighbouring: {e['neighbouring']}")
-        if e.get("known_bad"):
-            true_eps = e.get("true_epsilon")
-            true_text = "∞" if true_eps in ("inf", float("inf")) else true_eps
-            lit = f" ({e['literature']})" if e.get("literature") else ""
-            print(f"    true ε (literature): {true_text}{lit}")
-    return 0
 
 
 # -- dpaudit check ----------------------------------------------------------------------------
@@ -370,6 +323,9 @@ def _cmd_check(args, argv: list[str]) -> int:
     why = ("" if not (failed or errored) else
            " — " + "; ".join(x for x in (f"violation: {', '.join(failed)}" if failed else "",
                                         f"error: {', '.join(errored)}" if errored else "") if x))
+    if result.vacuous and result.verdict == "error" and not errored:
+        why += (" — nothing tested the implementation: every step but the claim was skipped "
+                "(give the mechanism worst_case_pairs(), a query() or a sensitivity)")
     warned = f"; {len(result.warnings)} warning(s)" if result.warnings else ""
     print(f"result: {result.verdict} ({what}){why}{warned} in {result.seconds:.1f} s; "
           f"exit status {result.exit_status}")

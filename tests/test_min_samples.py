@@ -4,7 +4,6 @@ samples, and set in the shipped suites only for expected violations."""
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from dpaudit.audit.plan import resolve_samples
 from dpaudit.audit.runner import PROFILES
 from dpaudit.audit.spec import SuiteError, load_suite
 from dpaudit.cli import main
+from dpaudit.report.results_file import read_report
 
 AUDITS = Path(__file__).resolve().parent.parent / "audits"
 
@@ -79,9 +79,8 @@ def test_quick_run_uses_the_floor(tmp_path):
     path.write_text(suite.replace("samples = 50000", "samples = 10000"), encoding="utf-8")
     assert main(["run", str(path), "--out", str(out), "--workers", "1", "--profile", "quick",
                  "--quiet"]) == 0
-    report = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    assert {r["audit"]: r["samples"] for r in report["audits"]} == {"floored": 3000,
-                                                                    "plain": 1000}
+    records = read_report(out / "results.json").run.records
+    assert {r.audit: r.samples for r in records} == {"floored": 3000, "plain": 1000}
 
 
 @pytest.mark.slow

@@ -12,6 +12,7 @@ import pytest
 from dpaudit.audit.runner import run_suites
 from dpaudit.audit.select import AuditFilter, SelectionError
 from dpaudit.cli import main
+from dpaudit.report.results_file import read_report
 
 SUITE = """
 [suite]
@@ -101,7 +102,9 @@ def test_cli_records_the_filter_and_rejects_a_pattern_matching_nothing(suite, tm
                  "--only", "bug", "--quiet"]) == 0
     report = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert report["options"]["only"] == ["bug"]
-    assert {r["audit"] for r in report["audits"]} == {"bug"}
+    read = read_report(out / "results.json")
+    assert read.run.only == ("bug",)
+    assert {r.audit for r in read.run.records} == {"bug"}
     assert "only audits matching `bug`" in (out / "summary.md").read_text(encoding="utf-8")
     capsys.readouterr()
     assert main(["run", str(suite), "--out", str(tmp_path / "none"), "--workers", "1",

@@ -109,8 +109,14 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
         if selection.patterns and not (selected.audits or selected.series):
             continue  # --only selects nothing here: not planned, not in the results
         began = time.perf_counter()
-        suite_tasks, info = plan_suite(entry, index, samples=samples, scale=PROFILES[profile],
-                                       seed=seed)
+        try:
+            suite_tasks, info = plan_suite(entry, index, samples=samples,
+                                           scale=PROFILES[profile], seed=seed)
+        except SuiteError as exc:  # e.g. a [suite] family_size smaller than its tests
+            run.suites.append(SuiteSummary.failed(entry.path, str(exc)))
+            if on_suite_error:
+                on_suite_error(exc)
+            continue
         reporter.suite_planned(info, time.perf_counter() - began)
         all_points += info.points or 0
         names = {a.name for a in selected.audits}
