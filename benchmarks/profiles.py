@@ -7,9 +7,10 @@ where it went (planning = loading the suites and building their worst-case pairs
 start of the first task; tasks = from there to the last certificate; the rest = judging and
 the ε-over-sweep curves), the CPU seconds of this process and its worker processes (less
 sensitive than wall time to other load on a shared machine; the 1-minute load average before
-each run is listed), the samples per side summed over the tests, and how many audit points
-met their expectation.  ``quick`` scales every audit's samples by 0.1 but never below
-its ``min_samples`` (the audits whose expected violation needs more).
+each run is listed), the samples per side summed over the (audit point, pair) tasks ("pairs";
+each draws its samples once per test, twice with a white-box test), and how many audit points
+met their expectation.  ``quick`` scales every audit's samples by 0.1 but never below its
+``min_samples`` (the audits whose expected violation needs more).
 
     python benchmarks/profiles.py [--workers 2] [--keep DIR] [--no-write]
 
@@ -32,7 +33,8 @@ from dpaudit.audit.execute import default_workers
 from dpaudit.audit.progress import RunCounts, RunProgress
 from dpaudit.audit.records import exit_status
 from dpaudit.audit.runner import PROFILES, run_suites
-from dpaudit.report.json_report import build_report, write_json
+from dpaudit.report.json_report import build_report
+from dpaudit.report.results_file import write_results
 
 AUDITS = Path(__file__).resolve().parent.parent / "audits"
 
@@ -83,7 +85,7 @@ def run_profile(profile: str, workers: int, keep: Path | None) -> dict:
     if keep is not None:
         report = build_report(run, command=f"benchmarks/profiles.py ({profile})",
                               exit_status=exit_status(run))
-        write_json(report, keep / profile / "results.json")
+        write_results(report, keep / profile / "results.json")
     return {"profile": profile, "seconds": run.seconds, "cpu": cpu, "load": load,
             "planning": clock.started_at,
             "tasks": (clock.last_record_at or clock.started_at) - clock.started_at,
@@ -106,7 +108,7 @@ def main() -> None:
              f"{r['tasks']:.1f}", f"{r['cpu']:.1f}", f"{r['load']:.1f}",
              f"{r['met']}/{r['points']}",
              ", ".join(r["unmet"]) or "—"] for r in results]
-    table = markdown_table(["profile", "scale", "samples per side (sum over tests)", "tests",
+    table = markdown_table(["profile", "scale", "samples per side (sum over pairs)", "pairs",
                             "certificates", "wall s", "planning s", "tasks s", "CPU s",
                             "load before", "expectations met", "unmet"], rows)
     ratio = quick["seconds"] / default["seconds"]

@@ -54,8 +54,8 @@ def suite(tmp_path) -> Path:
 
 
 def test_start_line_uses_the_run_vocabulary():
-    counts = RunCounts(suites=5, audit_points=69, tests=126, certificates=174, workers=2)
-    assert counts.describe() == ("running 5 suites: 69 audit points, 126 tests, "
+    counts = RunCounts(suites=5, audit_points=69, tests=204, certificates=174, workers=2)
+    assert counts.describe() == ("running 5 suites: 69 audit points, 204 tests, "
                                  "174 certificates on 2 workers")
     one = RunCounts(suites=1, audit_points=1, tests=1, certificates=1, workers=1,
                     only=("a*",), all_audit_points=3)
@@ -83,8 +83,8 @@ def test_plain_lines_when_not_a_terminal(suite):
     lines = stream.getvalue().splitlines()
     assert "\r" not in stream.getvalue()
     assert lines[0].startswith(f"planning 1 suite file: {suite}")
-    assert lines[1].startswith("planned tiny: 2 audit points, family of 4 (")
-    assert lines[2] == "running 1 suite: 2 audit points, 2 tests, 2 certificates on 1 worker"
+    assert lines[1].startswith("planned tiny: 2 audit points, 4 tests in a family of 4 (")
+    assert lines[2] == "running 1 suite: 2 audit points, 4 tests, 2 certificates on 1 worker"
     records = lines[3:]
     assert [line.split(" ", 1)[0] for line in records] == ["[1/2]", "[2/2]"]
     assert records == [f"[{k}/2] {format_progress(r)}" for k, r in enumerate(run.records, 1)]
@@ -102,7 +102,7 @@ def test_bar_on_a_terminal_prints_only_noteworthy_records(suite):
     assert "\r" in text  # a live bar
     assert "certificates: 100%" in text and "2/2" in text
     assert "writing figures: 100%" in text and "3/3" in text
-    assert "running 1 suite: 2 audit points, 2 tests, 2 certificates on 1 worker" in text
+    assert "running 1 suite: 2 audit points, 4 tests, 2 certificates on 1 worker" in text
     by_audit = {r.audit: r for r in run.records}
     assert noteworthy(by_audit["bug"]) and not noteworthy(by_audit["fine"])
     assert format_progress(by_audit["bug"]) in text
@@ -131,7 +131,7 @@ def test_python_api_is_quiet(suite, capsys):
 def test_cli_plain_lines_and_quiet(suite, tmp_path, capsys):
     assert main(["run", str(suite), "--out", str(tmp_path / "a"), "--workers", "1"]) == 0
     err = capsys.readouterr().err
-    assert "running 1 suite: 2 audit points, 2 tests, 2 certificates on 1 worker" in err
+    assert "running 1 suite: 2 audit points, 4 tests, 2 certificates on 1 worker" in err
     assert "[2/2] [tiny]" in err and "\r" not in err
     assert main(["run", str(suite), "--out", str(tmp_path / "b"), "--workers", "1",
                  "--quiet"]) == 0

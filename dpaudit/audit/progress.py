@@ -3,10 +3,11 @@
 Vocabulary (the same in every line):
 
 * an **audit point** is one ``[[audit]]`` entry, or one swept value of a swept audit;
-* a **test** is one (audit point, pair): one task, which computes one curve certificate — plus
-  a white-box one when the mechanism has a log-density (so a test is one or two members of its
-  suite's Bonferroni family);
-* a **certificate** is one record of results.json: a test at one δ (or one Rényi order α).
+* a **test** is one curve certificate — one estimator call on one (audit point, pair),
+  black-box, or white-box where the mechanism has a log-density — and one member of its
+  suite's Bonferroni family; a task computes one or two tests of a pair;
+* a **certificate** is one record of results.json: one (audit point, pair) at one δ (or one
+  Rényi order α), certified by its tests at once.
 
 A run reports through a :class:`RunProgress`, whose methods are called in this order:
 :meth:`~RunProgress.planning` (before the suites are loaded and their worst-case pairs built),
@@ -96,7 +97,7 @@ class RunCounts:
     Attributes:
       suites: suite files that run (after ``--only``).
       audit_points: audit points that run.
-      tests: (audit point, pair) tasks, one curve certificate each (+ a white-box one).
+      tests: curve certificates (black-box, and white-box where there is a density).
       certificates: records the run will write (tests × their δs and αs).
       workers: worker processes.
       only: the ``--only`` patterns (empty: every audit).
@@ -112,7 +113,7 @@ class RunCounts:
     all_audit_points: int | None = None
 
     def describe(self) -> str:
-        """``running 5 suites: 69 audit points, 126 tests, 174 certificates on 2 workers``."""
+        """``running 5 suites: 69 audit points, 204 tests, 174 certificates on 2 workers``."""
         text = (f"running {_plural(self.suites, 'suite')}: "
                 f"{_plural(self.audit_points, 'audit point')}, {_plural(self.tests, 'test')}, "
                 f"{_plural(self.certificates, 'certificate')} on "
@@ -204,7 +205,8 @@ class LineProgress(RunProgress):
 
     def suite_planned(self, summary, seconds):
         self._line(f"planned {summary.name}: {_plural(summary.points or 0, 'audit point')}, "
-                   f"family of {summary.family_size} ({seconds:.1f} s)")
+                   f"{_plural(summary.tests or 0, 'test')} in a family of "
+                   f"{summary.family_size} ({seconds:.1f} s)")
 
     def started(self, counts):
         self.total = counts.certificates

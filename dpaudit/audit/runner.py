@@ -127,7 +127,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     reporter.started(RunCounts(
         suites=len(loaded), audit_points=len({(t.suite_file, t.audit_index, t.sweep_index)
                                               for t in tasks}),
-        tests=len(tasks), certificates=sum(len(t.grid()) for t in tasks), workers=workers,
+        tests=sum(2 if t.white_box else 1 for t in tasks), certificates=sum(len(t.grid()) for t in tasks), workers=workers,
         only=selection.patterns, all_audit_points=all_points))
     records, run.curves, job_results = execute_with_jobs(tasks, jobs, workers=workers,
                                                          progress=reporter.record)
