@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from dpaudit.audit.execute import Progress, execute_with_jobs
+from dpaudit.audit.execute import Progress
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
 from dpaudit.audit.spec import Suite, SuiteError, load_suite
@@ -45,20 +45,41 @@ class AuditRun:
     profile: str = "default"
     samples_override: int | None = None
     seed_override: int | None = None
+    backend: str = "local"  # Backend.describe() of where the run executed
 
 
 def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str = "default",
                seed: int | None = None, workers: int = 1, progress: Progress | None = None,
-               on_suite_error: Callable[[SuiteError], None] | None = None) -> AuditRun:
+               on_suite_error: Callable[[SuiteError], None] | None = None,
+               backend=None) -> AuditRun:
     """Load every suite, run every task across ``workers`` processes, judge the audits.
 
     A malformed suite is recorded (``suites[i]["error"]``) and reported through
-    ``on_suite_error``; the other suites still run."""
+    ``on_suite_error``; the other suites still run.  ``backend`` (a
+    :class:`dpaudit.backends.Backend`, a ``distributed.Client``, ``"tcp://HOST:PORT"`` or
+    ``"local:N"``, see :func:`dpaudit.backends.resolve_backend`) runs the tasks elsewhere, e.g.
+    on a Dask cluster; it replaces ``workers``, and no number depends on it.  A backend given
+    as an object is not closed; one created here from a string is.
+
+    Raises:
+      dpaudit.backends.BackendError: the backend cannot be set up (e.g. an unreachable
+        scheduler)."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    from dpaudit.backends import resolve_backend
+
     start = time.perf_counter()
-    run = AuditRun(workers=workers, profile=profile, samples_override=samples,
-                   seed_override=seed)
+    backend, owned = resolve_backend(backend, workers)
+    try:
+        return _run(backend, paths, samples, profile, seed, progress, on_suite_error, start)
+    finally:
+        if owned:
+            backend.close()
+
+
+def _run(backend, paths, samples, profile, seed, progress, on_suite_error, start) -> AuditRun:
+    run = AuditRun(workers=backend.workers, profile=profile, samples_override=samples,
+                   seed_override=seed, backend=backend.describe())
     tasks: list[Task] = []
     loaded: list[Suite] = []
     for index, path in enumerate(paths):
@@ -75,8 +96,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
         loaded.append(suite)
         tasks.extend(suite_tasks)
     jobs, keys = plan_jobs(loaded, tasks)
-    records, run.curves, job_results = execute_with_jobs(tasks, jobs, workers=workers,
-                                                         progress=progress)
+    records, run.curves, job_results = backend.run(tasks, jobs, progress=progress)
     run.curves.extend(sweep_curves(records, _dense_rows(keys, job_results)))
     run.series = [r for key, r in zip(keys, job_results) if key[0] == "series"]
     run.records, run.outcomes = judge(records)
