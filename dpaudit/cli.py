@@ -1,7 +1,9 @@
 """The ``dpaudit`` command.
 
 ``dpaudit run SUITE_OR_DIR... --out DIR`` runs audit suites and writes ``DIR/results.json``
-(the source of truth, schema in :mod:`dpaudit.audit.records`) and ``DIR/summary.md``.
+(the source of truth, schema in :mod:`dpaudit.audit.records`) and ``DIR/summary.md``; on
+local processes (``--workers W``), an existing Dask cluster (``--scheduler tcp://HOST:PORT``)
+or a Dask LocalCluster started for the run (``--cluster local:N``), with the same numbers.
 Exit status: 0 when every audit met its expectation, 1 when one did not (an unexpected
 violation, or a known bug that was not detected), 2 on any error (bad usage, a malformed suite,
 an audit that raised).
@@ -53,6 +55,7 @@ def _int_at_least(minimum: int, what: str):
 
 def build_parser() -> argparse.ArgumentParser:
     from dpaudit.audit.runner import PROFILES
+    from dpaudit.backends.choose import add_backend_arguments
     from dpaudit.audit.spec import MIN_SAMPLES
 
     parser = argparse.ArgumentParser(
@@ -76,9 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seed for every suite (overrides the suite files)")
     run.add_argument("--profile", choices=sorted(PROFILES), default="default",
                      help="scale samples: quick ×0.1, default ×1, deep ×10")
-    run.add_argument("--workers", type=_int_at_least(1, "--workers"), metavar="W",
-                     help="worker processes (default: the number of CPU cores; 1 runs "
-                          "in-process)")
+    add_backend_arguments(run, _int_at_least(1, "--workers"))
 
     lst = sub.add_parser("list", help="list the registered mechanisms",
                          description="List every registered mechanism with its claim.")
@@ -202,6 +203,7 @@ def _cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.progress import print_progress
     from dpaudit.audit.records import SuiteSummary, exit_status
     from dpaudit.audit.runner import run_suites
+    from dpaudit.backends import BackendError, make_backend
     from dpaudit.report.json_report import build_report
     from dpaudit.report.results_file import write_results
     from dpaudit.report.figures import write_figures
@@ -217,9 +219,14 @@ def _cmd_run(args, argv: list[str]) -> int:
         print(f"dpaudit: error: {exc}", file=sys.stderr, flush=True)
 
     try:
-        run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
-                         workers=workers, progress=print_progress,
-                         on_suite_error=on_suite_error)
+        with make_backend(scheduler=args.scheduler, cluster=args.cluster,
+                          workers=workers) as backend:
+            run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
+                             progress=print_progress, on_suite_error=on_suite_error,
+                             backend=backend)
+    except BackendError as exc:  # e.g. an unreachable scheduler
+        print(f"dpaudit: error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 
 from dpaudit.backends.base import Backend, BackendError
@@ -33,6 +34,30 @@ def parse_cluster(text: str) -> int:
         raise BackendError(f"expected a cluster such as local:4 (a Dask LocalCluster of 4 "
                            f"worker processes on this machine), got {text!r}")
     return int(match.group(1))
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser, workers_type) -> None:
+    """Add ``--workers W`` | ``--scheduler ADDRESS`` | ``--cluster local:N`` (mutually
+    exclusive) to ``dpaudit run``'s parser; ``workers_type`` parses ``--workers``."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=workers_type, metavar="W",
+                       help="local worker processes (default: the number of CPU cores; 1 runs "
+                            "in-process)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on an existing Dask cluster, e.g. tcp://HOST:8786 (its workers "
+                            "need dpaudit and the audited code importable); same numbers as "
+                            "a local run")
+    where.add_argument("--cluster", metavar="local:N", type=_cluster_argument,
+                       help="start a Dask LocalCluster of N worker processes on this machine "
+                            "for the run (closed at the end); same numbers as a local run")
+
+
+def _cluster_argument(text: str) -> str:
+    try:
+        parse_cluster(text)
+    except BackendError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def make_backend(*, scheduler: str | None = None, cluster: str | None = None,
@@ -77,4 +102,4 @@ def resolve_backend(backend, workers: int = 1) -> tuple[Backend, bool]:
                        f"address such as 'tcp://HOST:8786' or 'local:N', got {backend!r}")
 
 
-__all__ = ["make_backend", "parse_cluster", "resolve_backend"]
+__all__ = ["add_backend_arguments", "make_backend", "parse_cluster", "resolve_backend"]

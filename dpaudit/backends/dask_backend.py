@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+import warnings
 
 import cloudpickle
 
@@ -122,13 +123,18 @@ class DaskBackend(Backend):
         distributed = _import_distributed()
         cluster = None
         try:
-            cluster = distributed.LocalCluster(
-                n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
-                host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+            with warnings.catch_warnings():  # another cluster's HTTP port: Dask picks another
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
+                cluster = distributed.LocalCluster(
+                    n_workers=n_workers, threads_per_worker=threads_per_worker,
+                    processes=True, host="127.0.0.1", dashboard_address=None,
+                    silence_logs=logging.ERROR)
             client = distributed.Client(cluster, set_as_default=False)
-        except Exception as exc:
+        except BaseException as exc:  # KeyboardInterrupt too: close what has started
             if cluster is not None:
                 cluster.close()
+            if not isinstance(exc, Exception):
+                raise
             raise BackendError(f"cannot start a local Dask cluster of {n_workers} workers: "
                                f"{describe_exception(exc)}") from None
         return cls(client, cluster=cluster, owns_client=True, **options)
