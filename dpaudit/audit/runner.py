@@ -78,7 +78,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
 
 
 def _run(backend, paths, samples, profile, seed, progress, on_suite_error, start) -> AuditRun:
-    run = AuditRun(workers=backend.workers, profile=profile, samples_override=samples,
+    run = AuditRun(workers=max(1, backend.workers), profile=profile, samples_override=samples,
                    seed_override=seed, backend=backend.describe())
     tasks: list[Task] = []
     loaded: list[Suite] = []
