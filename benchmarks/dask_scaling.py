@@ -116,6 +116,7 @@ def main(argv=None) -> int:
     print(f"sizes: suite {args.suite} at profile {args.profile}; one certificate "
           f"{args.certificate:.0e}; large {args.large:.0e} per side", flush=True)
 
+    certificate(200_000, None)  # warm-up: imports and first calls, as the workers had
     local_seconds, local_record = certificate(args.certificate, None)
     print(f"one certificate in-process: {local_seconds:.1f} s", flush=True)
     timings, runs, cert = {}, {}, {}
