@@ -15,8 +15,8 @@ Everything runs on Dask ``LocalCluster``\\ s of worker processes on this machine
    counted, both sides), what ``--workers-on-paper`` workers would take for ``--paper``
    samples per side (the selection pass, capped at 10⁶ per side, runs once on one worker).
 
-    python benchmarks/dask_scaling.py            # full sizes: ~10 min on a quiet 2-core box
-    python benchmarks/dask_scaling.py --quick    # small sizes: ~2 min, checks it all works
+    python benchmarks/dask_scaling.py            # full sizes: ~5-8 min on a quiet 2-core box
+    python benchmarks/dask_scaling.py --quick    # small sizes: ~2-4 min, checks it all works
 
 The section "Scale-out on Dask" of RESULTS.md is replaced unless ``--no-write``.
 """
@@ -170,7 +170,7 @@ certificate {args.large:.0e} per side.  Dask LocalClusters of 1 and 2 worker pro
 thread each) on this machine; cluster start not timed; wall times of one run each.  Load
 average (1 min) at the start and the end: {load[0]:.1f} and {load[1]:.1f} on
 {os.cpu_count()} cores{LOADED if max(load) > 1.5 * (os.cpu_count() or 1) else ""}.
-Full sizes: `python benchmarks/dask_scaling.py` (about 5 min on a quiet 2-core machine).
+Full sizes: `python benchmarks/dask_scaling.py` (about 5–8 min on a quiet 2-core machine).
 
 {table}
 
