@@ -27,6 +27,7 @@ import numpy as np
 from dpaudit.audit.records import SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord
 from dpaudit.audit.runner import AuditRun
 from dpaudit.jsonable import to_jsonable
+from dpaudit.report.atomic import write_text_atomic
 from dpaudit.report.figures import Figures
 
 
@@ -165,13 +166,11 @@ def build_report(run: AuditRun, *, command: str, exit_status: int,
 
 
 def write_json(report: RunReport | dict, path: str | Path) -> Path:
-    """Write results.json (``report``: a :class:`RunReport` or its :meth:`~RunReport.to_json`)."""
+    """Write results.json atomically (``report``: a :class:`RunReport` or its
+    :meth:`~RunReport.to_json`)."""
     document = report.to_json() if isinstance(report, RunReport) else report
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                    encoding="utf-8")
-    return path
+    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return write_text_atomic(path, text)
 
 
 def read_json(path: str | Path) -> dict:
