@@ -1,0 +1,176 @@
+"""dpaudit report: re-render summary.md / junit.xml from results.json without re-running
+(byte-identical to what the run wrote); read_report round-trips results.json exactly and
+refuses bad files with one line; summary.md is a pull-request comment (result first,
+problems before the full table, errors once per message, links from the repository root)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dpaudit.audit.records import exit_status
+from dpaudit.audit.runner import run_suites
+from dpaudit.cli import main
+from dpaudit.report.json_report import build_report
+from dpaudit.report.markdown import figure_link, render_markdown
+from dpaudit.report.results_file import ResultsFileError, read_report
+
+SUITE = """
+[suite]
+name = "tiny"
+samples = 2000
+seed = 5
+
+[[audit]]
+name = "lap"
+mechanism = "laplace"
+params = { epsilon = 1.0 }
+
+[[audit]]
+name = "bug-curve"
+mechanism = "laplace-scale-epsilon"
+params = { epsilon = 0.5 }
+expect = "violation"
+delta = [0.0, 1e-3]
+
+[[audit]]
+name = "missed"
+mechanism = "laplace-scale-epsilon"
+params = { epsilon = 0.5 }
+
+[[audit]]
+name = "nan-data"
+mechanism = "laplace"
+params = { epsilon = 1.0 }
+delta = [0.0, 1e-4, 1e-3]
+[[audit.pairs]]
+d0 = [nan]
+d1 = [1.0]
+"""
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    path = tmp_path_factory.mktemp("md") / "tiny.toml"
+    path.write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    run = run_suites([str(path)], workers=1)
+    return build_report(run, command="dpaudit run tiny.toml --out out",
+                        exit_status=exit_status(run))
+
+
+def test_summary_is_a_pull_request_comment(report):
+    text = render_markdown(report)
+    lines = text.splitlines()
+    assert lines[0] == "## ❌ 2/4 audits met their expectation"
+    header = lines[:lines.index("### Unmet expectations")]
+    assert len(header) <= 6
+    s = report.summary
+    assert (f"{s.certificates} certificates: {s.verdicts['violation']} violation, "
+            f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error") in header[2]
+    order = [lines.index(h) for h in ("### Unmet expectations", "### Errors",
+                                      "### Violations (3 certificates)")]
+    assert order == sorted(order)
+    details = lines.index(next(line for line in lines if line.startswith("<details>")))
+    assert details > order[-1] and lines[details + 1] == ""  # GitHub renders the table
+    assert lines[details + 3] == ""
+    assert "</details>" in lines[details:]
+    # one error line for the three δs of the same audit and message
+    errors = [line for line in lines if line.startswith("- `tiny` / `nan-data`")]
+    assert len(errors) == 1 and errors[0].endswith("(3 certificates)")
+    assert "- `tiny` / `missed` (laplace-scale-epsilon): expected consistent, got violation" \
+        in text
+    # one vocabulary: certificates are records, tests are the Bonferroni family members
+    family = report.run.suites[0].family_size
+    assert re.search(rf"family-wise confidence 0\.95 over {family} tests \(each at ", text)
+    assert f"All {s.certificates} certificates" in text
+
+
+def test_all_met_has_a_check_mark(tmp_path):
+    path = tmp_path / "ok.toml"
+    path.write_text(textwrap.dedent(SUITE.split("[[audit]]\nname = \"missed\"")[0]),
+                    encoding="utf-8")
+    run = run_suites([str(path)], workers=1)
+    text = render_markdown(build_report(run, command="t", exit_status=exit_status(run)))
+    assert text.startswith("## ✅ 2/2 audits met their expectation\n")
+    assert "### Errors" not in text and "### Unmet" not in text
+
+
+def test_figure_links_start_at_the_output_directory_as_given():
+    assert figure_link("figures/a.png", "reports/latest") == "reports/latest/figures/a.png"
+    assert figure_link("figures/a.png", "reports/latest/") == "reports/latest/figures/a.png"
+    assert figure_link("figures/a.png", ".") == "figures/a.png"
+    assert figure_link("figures/a.png", None) == "figures/a.png"
+
+
+def test_read_report_round_trips_results_json(report, tmp_path):
+    from dpaudit.report.json_report import write_json
+
+    path = write_json(report, tmp_path / "results.json")
+    again = read_report(path)
+    assert again.to_json() == json.loads(path.read_text(encoding="utf-8"))
+    assert render_markdown(again) == render_markdown(report)
+    assert [o.met_expectation for o in again.run.outcomes] == \
+        [o.met_expectation for o in report.run.outcomes]
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no such file"),
+    ("{oops", "not valid JSON"),
+    ('{"schema": 99, "suites": [], "audits": [], "summary": {}}', "schema 99 is not supported"),
+    ('{"schema": 2, "suites": [], "summary": {"exit_status": 0}}', "no 'audits'"),
+    ('{"schema": 2, "suites": [], "audits": [{"suite": "x"}], "summary": {"exit_status": 0}}',
+     "audits[0]: missing"),
+    ("[1, 2]", "not a JSON object"),
+])
+def test_bad_results_files_are_one_line_errors(tmp_path, content, message, capsys):
+    path = tmp_path / "results.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(ResultsFileError) as info:
+        read_report(path)
+    assert message in str(info.value) and str(path) in str(info.value)
+    assert "\n" not in str(info.value)
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dpaudit report: error: ") and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_report_command_re_renders_byte_identical(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("tiny.toml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    assert main(["run", "tiny.toml", "--out", "reports/latest", "--workers", "1"]) == 2
+    out = Path("reports/latest")
+    written = {name: (out / name).read_bytes() for name in ("summary.md", "junit.xml")}
+    # figure links resolve from the directory the command ran in (the repository root)
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", written["summary.md"].decode())
+    assert links and all(link.startswith("reports/latest/figures/") and Path(link).is_file()
+                         for link in links)
+    for name in written:
+        (out / name).unlink()
+    assert main(["report", "reports/latest"]) == 0
+    assert {name: (out / name).read_bytes() for name in written} == written
+    # another output directory: the links still point at the figures next to results.json
+    assert main(["report", "reports/latest/results.json", "--format", "md",
+                 "--out", "elsewhere"]) == 0
+    assert Path("elsewhere/summary.md").read_bytes() == written["summary.md"]
+    assert not Path("elsewhere/junit.xml").exists()
+    assert "wrote elsewhere/summary.md" in capsys.readouterr().out
+
+
+def test_html_format(tmp_path, report, capsys):
+    from dpaudit.report.json_report import write_json
+
+    write_json(report, tmp_path / "results.json")
+    status = main(["report", str(tmp_path), "--format", "md", "html"])
+    if importlib.util.find_spec("dpaudit.report.html") is None:
+        assert status == 2
+        assert "HTML report is not available" in capsys.readouterr().err
+        assert not (tmp_path / "summary.md").exists()  # checked before anything is written
+    else:
+        assert status == 0 and (tmp_path / "report.html").stat().st_size > 0
