@@ -80,6 +80,10 @@ def test_one_testcase_per_audit_point_and_pair(report):
                                     "missed <bug> & co / add-max-record", "nan-data / nan",
                                     "nan-data / fine"])
     assert {c.get("classname") for c in cases.values()} == {"tiny"}
+    props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
+    assert int(props["family_size"]) == report.run.suites[0].family_size
+    assert float(props["per_test_confidence"]) == \
+        report.run.suites[0].per_certificate_confidence
     pairs = {(r.audit, r.pair_name) for r in report.records}
     assert len(cases) == len(pairs)
     for case in cases.values():

@@ -5,8 +5,8 @@ Layout (what GitLab's and the common GitHub Actions JUnit reporters read)::
 
     <testsuites name="dpaudit" tests= failures= errors= time= timestamp=>
       <testsuite name=SUITE tests= failures= errors= skipped="0" time= timestamp= file=FILE>
-        <properties>  confidence, tests (the Bonferroni family size), per-test confidence,
-                      seed, file
+        <properties>  file, confidence, family_size (the suite's Bonferroni family: its
+                      tests, i.e. curve certificates), per_test_confidence, seed
         <testcase classname=SUITE name="AUDIT [param=value] / PAIR" time= file=FILE>
           <properties>  per δ (``delta=…:``) or α (``alpha=…:``): epsilon_lower_bound,
                         white_box_epsilon_lower_bound, claimed_epsilon, exact_epsilon,
@@ -19,6 +19,10 @@ One testcase per (audit point, pair); its ``time`` is the sum of its certificate
 malformed suite file is a testsuite named after the file with one errored testcase.  An error
 takes precedence over a failure.  The testsuite and testsuites counts are those of their
 testcases.  Escaping is :mod:`xml.etree.ElementTree`'s.
+
+Per-testcase ``<properties>`` and the ``file`` attributes are the extensions GitLab, the
+GitHub Actions reporters and Jenkins read (pytest's ``record_property`` writes the same); a
+validator of the strict Ant schema, which has properties only per testsuite, rejects them.
 """
 
 from __future__ import annotations
@@ -156,7 +160,7 @@ def render_junit(report: RunReport) -> str:
         else:
             props = ET.SubElement(element, "properties")
             for key, value in (("file", suite.file), ("confidence", suite.confidence),
-                               ("tests", suite.family_size),
+                               ("family_size", suite.family_size),
                                ("per_test_confidence", suite.per_certificate_confidence),
                                ("seed", suite.seed)):
                 ET.SubElement(props, "property", {"name": key, "value": _value(value)})

@@ -27,7 +27,9 @@ the events; its data enters no bound, so the counts are independent of the choic
 For an ``rdp`` record the quantity is max(D_α(Bern P_num ‖ Bern P_den), the reverse) of the
 certifying event; Rényi divergence is jointly quasi-convex (van Erven & Harremoës 2014,
 Thm. 13), so its maximum over the box [LCB, UCB]² of the two probabilities is at a corner, and
-the upper end is the largest of the four corners' values.
+the upper end is the largest of the four corners' values.  Only the black-box curve
+certificate of an rdp record carries its events' counts, so its interval is the black-box
+one even where the white-box bound is larger.
 
 **What it does not cover.**  ε_S is a property of the *selected* event: a different seed can
 select another event with a different ε_S even when the mechanism is unchanged (for the
