@@ -7,7 +7,7 @@
 ``dpaudit report RESULTS [--format md junit html ...] [--out DIR]`` re-renders summary.md,
 junit.xml and/or report.html from a results.json into DIR (default: the results' directory).
 Figure links in summary.md point at the figures next to RESULTS, as the path was given (so
-they resolve from the current directory).  Exit status: 0 written, 2 unreadable input or
+they resolve from the current directory; an absolute path inside it is made relative).  Exit status: 0 written, 2 unreadable input or
 unwritable output.
 
 Wherever a results.json is expected, a directory holding one is accepted too.  The run
@@ -120,9 +120,10 @@ def cmd_report(args) -> int:
     writers = {}
     for fmt in dict.fromkeys(args.formats):
         if fmt == "md":
-            from dpaudit.report.markdown import write_markdown
+            from dpaudit.report.markdown import link_base, write_markdown
 
-            writers[fmt] = lambda r, p: write_markdown(r, p, out_dir=source.parent)
+            base = link_base(source.parent)
+            writers[fmt] = lambda r, p: write_markdown(r, p, out_dir=base)
         elif fmt == "junit":
             from dpaudit.report.junit import write_junit
 

@@ -46,7 +46,7 @@ def cmd_run(args, argv: list[str]) -> int:
     from dpaudit.report.figures import write_figures
     from dpaudit.report.json_report import build_report, write_json
     from dpaudit.report.junit import write_junit
-    from dpaudit.report.markdown import write_markdown
+    from dpaudit.report.markdown import link_base, write_markdown
     from dpaudit.report.results_file import ResultsFileError, read_report
 
     baseline = None
@@ -80,7 +80,7 @@ def cmd_run(args, argv: list[str]) -> int:
         figures = write_figures(run, out)
         report = build_report(run, command=command, exit_status=status, figures=figures)
         written = [write_json(report, out / "results.json"),
-                   write_markdown(report, out / "summary.md", out_dir=args.out),
+                   write_markdown(report, out / "summary.md", out_dir=link_base(args.out)),
                    write_junit(report, out / "junit.xml")]
         diff_lines = []
         if baseline is not None:

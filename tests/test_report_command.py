@@ -17,7 +17,7 @@ from dpaudit.audit.records import exit_status
 from dpaudit.audit.runner import run_suites
 from dpaudit.cli import main
 from dpaudit.report.json_report import build_report
-from dpaudit.report.markdown import figure_link, render_markdown
+from dpaudit.report.markdown import figure_link, link_base, render_markdown
 from dpaudit.report.results_file import ResultsFileError, read_report
 
 SUITE = """
@@ -105,6 +105,15 @@ def test_figure_links_start_at_the_output_directory_as_given():
     assert figure_link("figures/a.png", "reports/latest/") == "reports/latest/figures/a.png"
     assert figure_link("figures/a.png", ".") == "figures/a.png"
     assert figure_link("figures/a.png", None) == "figures/a.png"
+    assert figure_link("figures/a.png", "my reports") == "my%20reports/figures/a.png"
+
+
+def test_link_base_makes_absolute_directories_under_the_cwd_relative(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert link_base(tmp_path / "reports" / "latest") == "reports/latest"
+    assert link_base("reports/latest") == "reports/latest"
+    outside = tmp_path.parent / "elsewhere"
+    assert link_base(outside) == outside.as_posix()
 
 
 def test_read_report_round_trips_results_json(report, tmp_path):

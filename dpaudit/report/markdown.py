@@ -21,15 +21,17 @@ one curve certificate, a member of its suite's Bonferroni family
 
 Figure links: ``results.json`` stores each figure relative to its own directory.  Pass
 ``out_dir`` — the output directory *as given on the command line* — and each link becomes
-``out_dir/figure`` (POSIX separators), which resolves from the directory the command ran in:
-the repository root in CI, where the PR comment's readers look.  Without ``out_dir`` the links
-stay relative to summary.md's own directory.
+``out_dir/figure`` (POSIX separators, URL-quoted), which resolves from the directory the
+command ran in: the repository root in CI, where the PR comment's readers look.  The commands
+pass :func:`link_base` of the directory (an absolute one inside the current directory becomes
+relative to it).  Without ``out_dir`` the links stay relative to summary.md's own directory.
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 from dpaudit.audit.records import CertificateRecord
 from dpaudit.report.atomic import write_text_atomic
@@ -79,13 +81,27 @@ def _bound(r: CertificateRecord) -> float | None:
     return max(values) if values else None
 
 
+def link_base(directory: str | Path) -> str:
+    """``directory`` as links should start it: as given, except that an absolute directory
+    inside the current working directory is made relative to it (a PR comment cannot follow
+    an absolute path)."""
+    path = Path(directory)
+    if path.is_absolute():
+        try:
+            return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        except (ValueError, OSError):
+            return path.as_posix()
+    return path.as_posix()
+
+
 def figure_link(path: str, out_dir: str | Path | None) -> str:
     """The link to a figure stored as ``path`` (relative to results.json's directory): under
-    ``out_dir`` when given (see the module docstring)."""
-    if out_dir is None:
-        return path
-    base = PurePosixPath(Path(out_dir).as_posix())
-    return str(base / path) if str(base) not in ("", ".") else path
+    ``out_dir`` when given (see the module docstring), URL-quoted (spaces and the like)."""
+    link = path
+    if out_dir is not None:
+        base = PurePosixPath(Path(out_dir).as_posix())
+        link = str(base / path) if str(base) not in ("", ".") else path
+    return quote(link, safe="/:")
 
 
 def _header(report: RunReport) -> list[str]:
@@ -259,4 +275,4 @@ def write_markdown(report: RunReport, path: str | Path, *,
     return write_text_atomic(path, render_markdown(report, out_dir=out_dir))
 
 
-__all__ = ["figure_link", "render_markdown", "write_markdown"]
+__all__ = ["figure_link", "link_base", "render_markdown", "write_markdown"]

@@ -19,10 +19,11 @@ which is ≤ the pair's true ε(δ).  With one-sided Clopper–Pearson bounds at
 
 The certificate's lower bounds over all its kept events hold jointly at its confidence
 (Bonferroni over 2m bounds at s each); the matching upper bounds are another 2m bounds at s,
-so every kept event's interval — hence the certifying event's, whichever it is — holds with
-probability ≥ 1 − 4m·s = 1 − 2(1 − per-certificate confidence), and all intervals of a suite
-file jointly with probability ≥ 1 − 2(1 − the suite's confidence).  The selection split chose
-the events; its data enters no bound, so the counts are independent of the choice.
+so every kept event's interval — hence the certifying event's, whichever it is — holds
+with probability ≥ 1 − 4m·s = 1 − 2(1 − per-certificate confidence), and all intervals of a
+suite file jointly with probability ≥ 1 − 2(1 − the suite's confidence).  The selection
+split chose the events; its data enters no bound, so the counts are independent of the
+choice.
 
 For an ``rdp`` record the quantity is max(D_α(Bern P_num ‖ Bern P_den), the reverse) of the
 certifying event; Rényi divergence is jointly quasi-convex (van Erven & Harremoës 2014,
