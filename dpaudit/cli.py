@@ -170,8 +170,15 @@ def _cmd_init(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``).
+    Output to a closed pipe is dropped, never an error (:mod:`dpaudit.pipes`)."""
+    from dpaudit.pipes import pipe_safe_output
+
+    with pipe_safe_output():
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

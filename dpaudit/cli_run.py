@@ -44,10 +44,10 @@ def cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.runner import run_suites
     from dpaudit.cli_reports import baseline_diff, results_path
     from dpaudit.report.figures import write_figures
-    from dpaudit.report.json_report import build_report, write_json
+    from dpaudit.report.json_report import build_report
     from dpaudit.report.junit import write_junit
     from dpaudit.report.markdown import link_base, write_markdown
-    from dpaudit.report.results_file import ResultsFileError, read_report
+    from dpaudit.report.results_file import ResultsFileError, read_report, write_results
 
     baseline = None
     if args.baseline:
@@ -79,7 +79,7 @@ def cmd_run(args, argv: list[str]) -> int:
     try:
         figures = write_figures(run, out)
         report = build_report(run, command=command, exit_status=status, figures=figures)
-        written = [write_json(report, out / "results.json"),
+        written = [write_results(report, out / "results.json"),
                    write_markdown(report, out / "summary.md", out_dir=link_base(args.out)),
                    write_junit(report, out / "junit.xml")]
         diff_lines = []

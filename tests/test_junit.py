@@ -81,6 +81,7 @@ def test_one_testcase_per_audit_point_and_pair(report):
     assert {c.get("classname") for c in cases.values()} == {"tiny"}
     props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
     assert int(props["family_size"]) == report.run.suites[0].family_size
+    assert int(props["tests"]) == report.run.suites[0].tests
     assert float(props["per_test_confidence"]) == \
         report.run.suites[0].per_certificate_confidence
     pairs = {(r.audit, r.pair_name) for r in report.records}

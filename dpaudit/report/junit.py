@@ -5,8 +5,9 @@ Layout (what GitLab's and the common GitHub Actions JUnit reporters read)::
 
     <testsuites name="dpaudit" tests= failures= errors= time= timestamp=>
       <testsuite name=SUITE tests= failures= errors= skipped="0" time= timestamp= file=FILE>
-        <properties>  file, confidence, family_size (the suite's Bonferroni family: its
-                      tests, i.e. curve certificates), per_test_confidence, seed
+        <properties>  file, confidence, tests (the suite's curve certificates, its
+                      Bonferroni family), family_size (N, the error budget's shares),
+                      per_test_confidence (1 − (1 − confidence)/N), seed
         <testcase classname=SUITE name="AUDIT [param=value] / PAIR" time= file=FILE>
           <properties>  per δ (``delta=…:``) or α (``alpha=…:``): epsilon_lower_bound,
                         white_box_epsilon_lower_bound, claimed_epsilon, exact_epsilon,
@@ -33,7 +34,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from dpaudit.audit.records import CertificateRecord
-from dpaudit.report.atomic import write_text_atomic
+from dpaudit.atomic import write_text_atomic
 from dpaudit.report.json_report import RunReport
 
 _PROPERTIES = ("epsilon_lower_bound", "white_box_epsilon_lower_bound", "claimed_epsilon",
@@ -160,6 +161,8 @@ def render_junit(report: RunReport) -> str:
         else:
             props = ET.SubElement(element, "properties")
             for key, value in (("file", suite.file), ("confidence", suite.confidence),
+                               ("tests", suite.tests if suite.tests is not None
+                                else suite.family_size),
                                ("family_size", suite.family_size),
                                ("per_test_confidence", suite.per_certificate_confidence),
                                ("seed", suite.seed)):

@@ -17,7 +17,9 @@ cannot disagree.  Layout, most important first:
 
 Vocabulary: a **certificate** is one record (``report.summary.certificates``); a **test** is
 one curve certificate, a member of its suite's Bonferroni family
-(:attr:`~dpaudit.audit.records.SuiteSummary.family_size`).
+(:attr:`~dpaudit.audit.records.SuiteSummary.tests` of them, each at 1 − (1 − confidence)/N
+for N = :attr:`~dpaudit.audit.records.SuiteSummary.family_size` shares; a schema-2 file has no
+``tests`` and N = tests).
 
 Figure links: ``results.json`` stores each figure relative to its own directory.  Pass
 ``out_dir`` — the output directory *as given on the command line* — and each link becomes
@@ -34,7 +36,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from dpaudit.audit.records import CertificateRecord
-from dpaudit.report.atomic import write_text_atomic
+from dpaudit.atomic import write_text_atomic
 from dpaudit.report.json_report import RunReport
 
 _COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
@@ -108,7 +110,8 @@ def _header(report: RunReport) -> list[str]:
     run, summary, prov = report.run, report.summary, report.provenance
     ok = summary.audits_met == summary.audits and summary.errors == 0
     verdicts = summary.verdicts
-    tests = sum(s.family_size for s in run.suites if not s.error)
+    tests = sum(s.family_size if s.tests is None else s.tests
+                for s in run.suites if not s.error)
     facts = (f"{summary.certificates} certificates: {verdicts.get('violation', 0)} violation, "
              f"{verdicts.get('consistent', 0)} consistent, {verdicts.get('error', 0)} error"
              f" · {len(summary.exact_only_violations)} exact-only violation(s) · "
@@ -196,8 +199,10 @@ def _full_table(report: RunReport) -> list[str]:
         if s.error:
             lines.append(f"- suite `{s.file}`: **malformed** (see Errors)")
         else:
+            tests = s.family_size if s.tests is None else s.tests
+            shares = ("" if tests == s.family_size else f"N = {s.family_size} shares, ")
             lines.append(f"- suite `{s.file}` ({s.name}): family-wise confidence "
-                         f"{s.confidence:g} over {s.family_size} tests (each at "
+                         f"{s.confidence:g} over {tests} tests ({shares}each at "
                          f"{s.per_certificate_confidence:.6g}), seed {s.seed}")
     lines.append("")
     if records:
