@@ -91,12 +91,16 @@ def test_summary_is_a_pull_request_comment(report):
 
 def test_all_met_has_a_check_mark(tmp_path):
     path = tmp_path / "ok.toml"
-    path.write_text(textwrap.dedent(SUITE.split("[[audit]]\nname = \"missed\"")[0]),
-                    encoding="utf-8")
+    text = SUITE.split("[[audit]]\nname = \"missed\"")[0].replace("seed = 5",
+                                                                  "seed = 5\nfamily_size = 8")
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
     run = run_suites([str(path)], workers=1)
     text = render_markdown(build_report(run, command="t", exit_status=exit_status(run)))
     assert text.startswith("## ✅ 2/2 audits met their expectation\n")
     assert "### Errors" not in text and "### Unmet" not in text
+    # a fixed family: N shares, of which the file plans fewer tests
+    tests = run.suites[0].tests
+    assert tests < 8 and f"over {tests} tests (N = 8 shares, each at 0.99375)" in text
 
 
 def test_figure_links_start_at_the_output_directory_as_given():
