@@ -309,6 +309,9 @@ def _cmd_check(args, argv: list[str]) -> int:
     why = ("" if not (failed or errored) else
            " — " + "; ".join(x for x in (f"violation: {', '.join(failed)}" if failed else "",
                                         f"error: {', '.join(errored)}" if errored else "") if x))
+    if result.vacuous and result.verdict == "error" and not errored:
+        why += (" — nothing tested the implementation: every step but the claim was skipped "
+                "(give the mechanism worst_case_pairs(), a query() or a sensitivity)")
     warned = f"; {len(result.warnings)} warning(s)" if result.warnings else ""
     print(f"result: {result.verdict} ({what}){why}{warned} in {result.seconds:.1f} s; "
           f"exit status {result.exit_status}")
