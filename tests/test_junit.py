@@ -88,6 +88,10 @@ def test_one_testcase_per_audit_point_and_pair(report):
     assert len(cases) == len(pairs)
     for case in cases.values():
         assert float(case.get("time")) >= 0
+    # the two δ records of one (audit, pair) share their task's time: not summed
+    bug = [r for r in report.records if r.audit == "bug"]
+    assert len(bug) == 2 and bug[0].seconds == bug[1].seconds
+    assert cases["bug / add-max-record"].get("time") == f"{bug[0].seconds:.3f}"
 
 
 def test_properties_carry_every_delta(report):

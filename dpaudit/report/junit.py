@@ -16,9 +16,10 @@ Layout (what GitLab's and the common GitHub Actions JUnit reporters read)::
                         point's expectation is unmet; the message gives this pair's numbers
           <error message="…" type="error">  when one of this pair's certificates errored
 
-One testcase per (audit point, pair); its ``time`` is the sum of its certificates' seconds.  A
-malformed suite file is a testsuite named after the file with one errored testcase.  An error
-takes precedence over a failure.  The testsuite and testsuites counts are those of their
+One testcase per (audit point, pair); its ``time`` is the seconds of the task that certified
+it (every record of one (audit point, pair) comes from one task and carries its time), a
+testsuite's the sum over its testcases.  A malformed suite file is a testsuite named after the
+file with one errored testcase.  An error takes precedence over a failure.  The testsuite and testsuites counts are those of their
 testcases.  Escaping is :mod:`xml.etree.ElementTree`'s.
 
 Per-testcase ``<properties>`` and the ``file`` attributes are the extensions GitLab, the
@@ -95,6 +96,11 @@ def _timestamp(created: str) -> str:
     return when.isoformat(timespec="seconds")
 
 
+def _seconds(rows: list[CertificateRecord]) -> float:
+    """The task time of one (audit point, pair): its records share it, so not their sum."""
+    return max((r.seconds for r in rows), default=0.0)
+
+
 def _testcase(parent: ET.Element, rows: list[CertificateRecord]) -> str | None:
     """Append the testcase of one (audit point, pair); return "failure", "error" or None."""
     first = rows[0]
@@ -103,7 +109,7 @@ def _testcase(parent: ET.Element, rows: list[CertificateRecord]) -> str | None:
         name += f" [{first.sweep.parameter}={_value(first.sweep.value)}]"
     case = ET.SubElement(parent, "testcase", {
         "classname": first.suite, "name": f"{name} / {first.pair_name}",
-        "time": f"{sum(r.seconds for r in rows):.3f}", "file": first.suite_file})
+        "time": f"{_seconds(rows):.3f}", "file": first.suite_file})
     props = ET.SubElement(case, "properties")
     for r in rows:
         for key in _PROPERTIES:
@@ -170,7 +176,7 @@ def render_junit(report: RunReport) -> str:
             cases = groups.get(suite.file, {})
             outcomes = [_testcase(element, rows) for rows in cases.values()]
             counts = [len(outcomes), outcomes.count("failure"), outcomes.count("error"),
-                      sum(r.seconds for rows in cases.values() for r in rows)]
+                      sum(_seconds(rows) for rows in cases.values())]
         _count(element, *counts)
         totals = [a + b for a, b in zip(totals, counts)]
     if stamp:
