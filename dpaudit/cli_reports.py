@@ -7,8 +7,8 @@
 ``dpaudit report RESULTS [--format md junit html ...] [--out DIR]`` re-renders summary.md,
 junit.xml and/or report.html from a results.json into DIR (default: the results' directory).
 Figure links in summary.md point at the figures next to RESULTS, as the path was given (so
-they resolve from the current directory; an absolute path inside it is made relative).  Exit status: 0 written, 2 unreadable input or
-unwritable output.
+they resolve from the current directory; an absolute path inside it is made relative).
+Exit status: 0 written, 2 unreadable input or unwritable output.
 
 Wherever a results.json is expected, a directory holding one is accepted too.  The run
 command's ``--baseline`` uses :func:`baseline_diff` from here.

@@ -19,8 +19,8 @@ Layout (what GitLab's and the common GitHub Actions JUnit reporters read)::
 One testcase per (audit point, pair); its ``time`` is the seconds of the task that certified
 it (every record of one (audit point, pair) comes from one task and carries its time), a
 testsuite's the sum over its testcases.  A malformed suite file is a testsuite named after the
-file with one errored testcase.  An error takes precedence over a failure.  The testsuite and testsuites counts are those of their
-testcases.  Escaping is :mod:`xml.etree.ElementTree`'s.
+file with one errored testcase.  An error takes precedence over a failure.  The testsuite and
+testsuites counts are those of their testcases.  Escaping is :mod:`xml.etree.ElementTree`'s.
 
 Per-testcase ``<properties>`` and the ``file`` attributes are the extensions GitLab, the
 GitHub Actions reporters and Jenkins read (pytest's ``record_property`` writes the same); a
