@@ -63,8 +63,9 @@ def render_markdown(report: RunReport) -> str:
             lines.append(f"- suite `{suite['file']}`: **malformed** (see errors below)")
         else:
             lines.append(f"- suite `{suite['file']}` ({suite['name']}): family-wise confidence "
-                         f"{suite['confidence']:g} over {suite['family_size']} certificates "
-                         f"(each at {suite['per_certificate_confidence']:.6g}), "
+                         f"{suite['confidence']:g} over {suite['family_size']} tests "
+                         f"(curve certificates, each at "
+                         f"{suite['per_certificate_confidence']:.6g}), "
                          f"seed {suite['seed']}")
     verdicts = summary.verdicts
     lines.append(f"- result: {summary.audits_met}/{summary.audits} audits met "
