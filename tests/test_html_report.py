@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from dpaudit.audit.records import exit_status
 from dpaudit.audit.runner import run_suites
@@ -57,9 +58,11 @@ d1 = [5.0]
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    suite = tmp_path_factory.mktemp("html") / "tiny.toml"
+    folder = tmp_path_factory.mktemp("html")
+    suite, broken = folder / "tiny.toml", folder / "broken.toml"
     suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
-    run = run_suites([str(suite)], workers=1)
+    broken.write_text("[suite\nname = <oops>\n", encoding="utf-8")
+    run = run_suites([str(suite), str(broken)], workers=1)
     return build_report(run, command="dpaudit run tiny.toml --out out",
                         exit_status=exit_status(run))
 
@@ -148,9 +151,13 @@ def test_one_row_per_certificate_and_the_overview_counts_match_the_summary(repor
 
 def test_errors_unmet_expectations_and_certificate_details(report, page):
     errored = [r for r in report.run.records if r.error]
-    assert errored and all(r.error in page for r in errored)
-    assert re.search(r'<ul class="errors">\s*<li>[^<]*too-far[^<]*</li>', page)
+    assert errored and all(str(escape(r.error)) in page for r in errored)
+    assert re.search(r'<ul class="errors">.*?<li>[^<]*too-far[^<]*</li>', page, flags=re.S)
     assert "Unmet expectations" in page  # bad-pair errored where it expected consistent
+    (suite_error,) = [s.error for s in report.run.suites if s.error]
+    assert re.search(r'<ul class="errors">\s*<li>' + re.escape(str(escape(suite_error))),
+                     page)
+    assert "Not run: " + str(escape(suite_error)) in page
     violation = next(r for r in report.run.records if r.verdict == "violation")
     best = next(c for c in violation.certificate["candidates"]
                 if c["event"] == violation.certificate["event"])
