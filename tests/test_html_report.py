@@ -29,6 +29,7 @@ from schema2_report import read_schema2  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "reports" / "example"
 HOSTILE = "<script>alert('pwned')</script>"
+MATHTEXT = "laplace-$\\\\frac$"  # not valid matplotlib mathtext: titles must not parse it
 SUITE = f"""
 [suite]
 name = "tiny & <b>bold</b>"
@@ -36,7 +37,7 @@ samples = 1000
 seed = 7
 
 [[audit]]
-name = "laplace"
+name = "{MATHTEXT}"
 mechanism = "laplace"
 params = {{ epsilon = 1.0 }}
 
@@ -225,6 +226,22 @@ def test_figures_are_inline_svg_with_document_unique_ids(report):
     for ref in set(re.findall(r'href="#([^"]+)"', text)):
         assert ref in ids, ref
     assert HOSTILE not in text  # figure titles are escaped too
+    assert "power: laplace-$\\frac$" in text  # the name as plain text, not mathtext
+
+
+@pytest.mark.slow
+def test_a_figure_that_fails_to_draw_costs_only_that_figure(report):
+    import dataclasses
+
+    record = report.run.records[0]
+    broken = {"suite": record.suite, "suite_file": record.suite_file, "audit": record.audit,
+              "pair": "p", "mechanism": "laplace", "certified": [["not a number"]]}
+    run = dataclasses.replace(report.run, curves=[broken])
+    text = render_html(dataclasses.replace(report, run=run))
+    assert "The figure could not be drawn: " in text
+    assert len(Rows(text).rows) == report.summary.certificates
+    assert text.count("<svg") == sum(1 for r in report.run.records
+                                     if r.verdict == "consistent" and r.notion == "dp")
 
 
 def test_schema2_example_reads_back_to_the_same_summary():

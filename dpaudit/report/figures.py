@@ -16,7 +16,8 @@ Each kind has one drawing function returning a :class:`matplotlib.figure.Figure`
 (:func:`curve_figure`, :func:`sweep_figure`, :func:`series_figure`): the PNGs here and the
 inline SVGs of the HTML report (:mod:`dpaudit.report.svg`) are drawn by the same code.
 
-Needs matplotlib (``pip install 'dpaudit[report]'``); without it no figure is written and the
+Titles hold suite, audit and pair names as plain text (``parse_math=False``: a ``$`` in a
+name is not typeset as math).  Needs matplotlib (``pip install 'dpaudit[report]'``); without it no figure is written and the
 curves and series of results.json have no ``figure`` key.
 """
 
@@ -97,7 +98,7 @@ def curve_figure(curve: dict):
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(f"{curve['suite']} / {curve['audit']} / pair {curve['pair']} "
-                 f"({curve['mechanism']})", fontsize=10)
+                 f"({curve['mechanism']})", fontsize=10, parse_math=False)
     fig.tight_layout()
     return fig
 
@@ -168,7 +169,8 @@ def sweep_figure(curve: dict):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7.5)
     ax.set_title(f"{curve['suite']} / {curve['audit']} / pair {curve['pair']} "
-                 f"({curve['mechanism']}): ε over {curve['parameter']}", fontsize=9.5)
+                 f"({curve['mechanism']}): ε over {curve['parameter']}", fontsize=9.5,
+                 parse_math=False)
     fig.tight_layout()
     return fig
 
@@ -198,7 +200,7 @@ def series_figure(series: dict):
     title = f"{series['suite']} / {series['name']} ({series['mechanism']})"
     if series.get("claimed_epsilon") is not None:
         title += f"; claim ε = {series['claimed_epsilon']:.3g} at δ = {series['delta']:g}"
-    ax.set_title(title, fontsize=9.5)
+    ax.set_title(title, fontsize=9.5, parse_math=False)
     fig.tight_layout()
     return fig
 

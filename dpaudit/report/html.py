@@ -30,6 +30,7 @@ from pathlib import Path
 
 import jinja2
 
+from dpaudit.audit.records import describe_exception
 from dpaudit.report import html_model
 from dpaudit.report.figures import (curve_figure, matplotlib_available, series_figure,
                                     sweep_figure)
@@ -53,16 +54,22 @@ def environment() -> jinja2.Environment:
 
 
 class _SvgMaker:
-    """Draws figures to inline SVG with ids unique in the document."""
+    """Draws figures to inline SVG with ids unique in the document.  A figure that fails to
+    draw (e.g. a name matplotlib cannot typeset) costs that figure only: the call returns
+    ``(None, "ExceptionType: message")`` and the page shows the message in its place."""
 
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self, figure) -> str | None:
-        if figure is None:
-            return None
-        self.count += 1
-        return figure_svg(figure, prefix=f"fig{self.count}")
+    def __call__(self, draw, data) -> tuple[str | None, str | None]:
+        try:
+            figure = draw(data)
+            if figure is None:
+                return None, None
+            self.count += 1
+            return figure_svg(figure, prefix=f"fig{self.count}"), None
+        except Exception as exc:  # noqa: BLE001 - reported on the page, the rest renders
+            return None, describe_exception(exc)
 
 
 def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker) -> list[dict]:
@@ -76,23 +83,24 @@ def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker) -> 
         if curve.get("kind") == "sweep":
             caption = (f"ε over {curve['parameter']} at δ = {html_model.number(curve['delta'])}, "
                        f"pair {curve['pair']}")
-            drawn = svg(sweep_figure(curve))
+            drawn, error = svg(sweep_figure, curve)
         else:
             sweep = curve.get("sweep")
             caption = f"privacy curve of pair {curve['pair']}" + (
                 f" at {sweep['parameter']} = {html_model.number(sweep['value'])}"
                 if sweep else "")
-            drawn = svg(curve_figure(curve))
-        section["figures"].append({"caption": caption, "svg": drawn})
+            drawn, error = svg(curve_figure, curve)
+        section["figures"].append({"caption": caption, "svg": drawn, "error": error})
     for section in sections:
         for entry in section["certificates"]:
             record = entry["record"]
             if record.verdict == "consistent" and record.notion == "dp":
-                entry["power_svg"] = svg(power_figure(record))
+                entry["power_svg"], entry["power_error"] = svg(power_figure, record)
     series = []
     for s in report.series_json():
-        drawn = None if s.get("error") or not s.get("y") else svg(series_figure(s))
-        series.append({**s, "svg": drawn})
+        drawn, error = ((None, None) if s.get("error") or not s.get("y")
+                        else svg(series_figure, s))
+        series.append({**s, "svg": drawn, "figure_error": error})
     return series
 
 
@@ -109,7 +117,7 @@ def render_html(report: RunReport, *, figures: bool = True) -> str:
     sections = html_model.audit_sections(report)
     draw = figures and matplotlib_available()
     series = (_attach_figures(sections, report, _SvgMaker()) if draw else
-              [{**s, "svg": None} for s in report.series_json()])
+              [{**s, "svg": None, "figure_error": None} for s in report.series_json()])
     run, prov = report.run, report.provenance
     samples = sorted({r.samples for r in run.records})
     context = {

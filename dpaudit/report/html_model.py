@@ -193,7 +193,7 @@ def _certificate_entry(record: CertificateRecord) -> dict:
                                      certificate_view(record.white_box_certificate,
                                                       "white-box")) if c],
         "error": record.error, "warnings": list(record.warnings), "note": record.note,
-        "record": record, "power_svg": None,
+        "record": record, "power_svg": None, "power_error": None,
     }
 
 

@@ -80,7 +80,8 @@ def power_figure(record: CertificateRecord):
     ax.set_ylabel("P(certify)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    ax.set_title(f"power: {record.audit} / {record.pair_name}", fontsize=8.5)
+    ax.set_title(f"power: {record.audit} / {record.pair_name}", fontsize=8.5,
+                 parse_math=False)
     fig.subplots_adjust(left=0.11, right=0.66, bottom=0.17, top=0.9)  # fixed: no layout pass
     return fig
 
