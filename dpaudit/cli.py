@@ -158,8 +158,15 @@ def _cmd_init(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``).
+    Output to a closed pipe is dropped, never an error (:mod:`dpaudit.pipes`)."""
+    from dpaudit.pipes import pipe_safe_output
+
+    with pipe_safe_output():
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -202,7 +209,8 @@ def _cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.progress import print_progress
     from dpaudit.audit.records import SuiteSummary, exit_status
     from dpaudit.audit.runner import run_suites
-    from dpaudit.report.json_report import build_report, write_json
+    from dpaudit.report.json_report import build_report
+    from dpaudit.report.results_file import write_results
     from dpaudit.report.figures import write_figures
     from dpaudit.report.markdown import write_markdown
 
@@ -229,7 +237,7 @@ def _cmd_run(args, argv: list[str]) -> int:
     try:
         figures = write_figures(run, out)
         report = build_report(run, command=command, exit_status=status, figures=figures)
-        json_path = write_json(report, out / "results.json")
+        json_path = write_results(report, out / "results.json")
         md_path = write_markdown(report, out / "summary.md")
     except OSError as exc:
         print(f"dpaudit: error: cannot write reports to {out}: {exc.strerror or exc}",
@@ -356,6 +364,9 @@ def _cmd_check(args, argv: list[str]) -> int:
     why = ("" if not (failed or errored) else
            " — " + "; ".join(x for x in (f"violation: {', '.join(failed)}" if failed else "",
                                         f"error: {', '.join(errored)}" if errored else "") if x))
+    if result.vacuous and result.verdict == "error" and not errored:
+        why += (" — nothing tested the implementation: every step but the claim was skipped "
+                "(give the mechanism worst_case_pairs(), a query() or a sensitivity)")
     warned = f"; {len(result.warnings)} warning(s)" if result.warnings else ""
     print(f"result: {result.verdict} ({what}){why}{warned} in {result.seconds:.1f} s; "
           f"exit status {result.exit_status}")

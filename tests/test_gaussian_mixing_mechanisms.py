@@ -4,7 +4,6 @@ suite end to end at CI sample counts."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -14,13 +13,18 @@ from scipy import stats
 
 from dpaudit.audit.spec import load_suite
 from dpaudit.cli import main
-from dpaudit.mechanisms.gaussian_mixing.gaussmix import GaussMix, ModifiedGaussMix
-from dpaudit.mechanisms.gaussian_mixing.baselines import (AdaSSP, ObjectivePerturbation, Sheffet,
-                                                          SheffetOurAnalysis, lemma1_gamma)
-from dpaudit.mechanisms.gaussian_mixing.common import matrix_normal_logpdf, theorem1_epsilon
-from dpaudit.mechanisms.gaussian_mixing.regression import (GaussMixLogistic, LinearMixing,
-                                                           linear_mixing_gamma, wishart)
+from dpaudit.mechanisms.gaussian_mixing.baselines import (
+    AdaSSP, ObjectivePerturbation, Sheffet, SheffetOurAnalysis, lemma1_gamma)
+from dpaudit.mechanisms.gaussian_mixing.common import (matrix_normal_logpdf,
+                                                       theorem1_epsilon)
+from dpaudit.mechanisms.gaussian_mixing.gaussmix import (GaussMix,
+                                                         ModifiedGaussMix)
+from dpaudit.mechanisms.gaussian_mixing.regression import (GaussMixLogistic,
+                                                           LinearMixing,
+                                                           linear_mixing_gamma,
+                                                           wishart)
 from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
+from dpaudit.report.results_file import read_document
 
 SUITE = Path(__file__).resolve().parents[1] / "audits" / "gaussian_mixing.toml"
 NAMES = ["gaussmix", "modified-gaussmix", "linear-mixing", "gaussmix-logistic", "adassp",
@@ -252,7 +256,7 @@ def test_suite_parses_and_its_violations_are_certified(tmp_path):
         encoding="utf-8")
     out = tmp_path / "out"
     assert main(["run", str(small), "--out", str(out), "--workers", "1"]) == 0
-    report = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    report = read_document(out / "results.json")
     assert report["summary"]["unmet_expectations"] == []
     for r in report["audits"]:
         if r["exact_epsilon"] not in (None, "inf"):

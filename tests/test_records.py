@@ -12,10 +12,12 @@ import textwrap
 import jsonschema
 import pytest
 
-from dpaudit.audit.records import (SCHEMA_FILE, AuditOutcome, CertificateRecord, SuiteSummary,
-                                   SweepPoint, exit_status, judge)
+from dpaudit.audit.records import (SCHEMA_2_FILE, SCHEMA_FILE, AuditOutcome, CertificateRecord,
+                                   SuiteSummary, SweepPoint, exit_status, judge)
 from dpaudit.audit.runner import run_suites
 from dpaudit.cli import main
+from dpaudit.report.compact import POINT_FIELDS
+from dpaudit.report.results_file import read_document
 
 SUITE = """
 [suite]
@@ -56,8 +58,8 @@ d1 = [5.0]
 """
 
 
-def schema() -> dict:
-    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+def schema(path=SCHEMA_FILE) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def untimed(value):
@@ -83,9 +85,13 @@ def common(**extra) -> dict:
 def test_schema_is_valid_draft_2020_12_and_names_every_record_field():
     doc = schema()
     jsonschema.Draft202012Validator.check_schema(doc)
-    record = doc["$defs"]["certificateRecord"]
+    jsonschema.Draft202012Validator.check_schema(schema(SCHEMA_2_FILE))
+    # schema 3 splits a record into its point's fields and the certificate's own
+    point, certificate = doc["$defs"]["point"], doc["$defs"]["certificate"]
     names = [f.name for f in dataclasses.fields(CertificateRecord)]
-    assert list(record["properties"]) == names and record["required"] == names
+    assert list(point["properties"]) == point["required"] == list(POINT_FIELDS)
+    assert certificate["required"] == ["point"] + [n for n in names if n not in POINT_FIELDS]
+    assert set(point["required"]) | set(certificate["required"]) == set(names) | {"point"}
     outcome = doc["$defs"]["auditOutcome"]
     assert list(outcome["properties"]) == [f.name for f in dataclasses.fields(AuditOutcome)]
 
@@ -123,11 +129,29 @@ def test_judge_returns_new_records_and_one_outcome_per_point():
     assert outcomes[0].to_json()["sweep"] == {"parameter": "epsilon", "value": 2.0, "index": 1}
     ok = SuiteSummary(file="s.toml", name="s", confidence=0.95, family_size=2,
                       per_certificate_confidence=0.975, seed=0, audits=2, points=2, series=0)
-    run = type("Run", (), {"suites": [ok], "records": judged, "outcomes": outcomes})
+    run = type("Run", (), {"suites": [ok], "records": judged, "outcomes": outcomes,
+                           "series": []})
     assert exit_status(run) == 1
+    run.series = [{"name": "figure", "error": "ValueError: unknown quantity 'separatoin'"}]
+    assert exit_status(run) == 2  # a series typo is an error, not a pass
+    run.series = []
     run.suites = [ok, SuiteSummary.failed("bad.toml", "bad.toml: not valid TOML")]
     assert exit_status(run) == 2
     assert "points" in ok.to_json() and "points" not in run.suites[1].to_json()
+
+
+def test_an_audit_whose_claim_promises_nothing_is_an_error_not_a_pass():
+    """A Gaussian claim at δ = 0 is ε = ∞: no bound can contradict it, so the point is an
+    error saying so; one finite δ in the grid is enough for the audit to test something."""
+    vacuous = [CertificateRecord.create(**common(delta=0.0), claimed_epsilon=math.inf,
+                                        epsilon_lower_bound=0.7)]
+    judged, (outcome,) = judge(vacuous)
+    assert outcome.verdict == "error" and judged[0].verdict == "error"
+    assert "vacuous audit" in judged[0].error and "delta" in judged[0].error
+    mixed = vacuous + [CertificateRecord.create(**common(delta=1e-5), claimed_epsilon=1.0,
+                                                epsilon_lower_bound=0.7)]
+    judged, (outcome,) = judge(mixed)
+    assert outcome.verdict == "consistent" and judged[0].error is None
 
 
 @pytest.mark.slow
@@ -138,7 +162,8 @@ def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):
     assert main(["run", str(suite), "--out", str(out), "--workers", "1"]) == 2  # bad-pair errors
     document = json.loads((out / "results.json").read_text(encoding="utf-8"))
     jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
-    records = document["audits"]
+    assert document["schema"] == 3
+    records = read_document(out / "results.json")["audits"]
     assert {r["notion"] for r in records} == {"dp", "rdp"}
     assert any(r["sweep"] for r in records) and any(r["verdict"] == "error" for r in records)
     assert any(c.get("kind") == "sweep" for c in document["curves"])
@@ -147,7 +172,7 @@ def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):
     assert [r.to_json()["seed"] for r in run.records] == [r["seed"] for r in records]
     assert [untimed(r.to_json()) for r in run.records] == [untimed(r) for r in records]
     broken = json.loads(json.dumps(document))
-    broken["audits"][0]["verdict"] = "maybe"
+    broken["certificates"][0]["verdict"] = "maybe"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema(), cls=jsonschema.Draft202012Validator)
 
@@ -155,4 +180,5 @@ def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):
 def test_committed_example_report_validates_against_the_schema():
     example = SCHEMA_FILE.parents[2] / "reports" / "example" / "results.json"
     document = json.loads(example.read_text(encoding="utf-8"))
-    jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
+    path = SCHEMA_FILE if document["schema"] == 3 else SCHEMA_2_FILE
+    jsonschema.validate(document, schema(path), cls=jsonschema.Draft202012Validator)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dpaudit.cli import main
+from dpaudit.report.results_file import read_document
 
 SAMPLES = 20000
 
@@ -52,7 +53,7 @@ def write(tmp_path: Path, text: str, name: str) -> Path:
 
 
 def load(out: Path) -> dict:
-    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return read_document(out / "results.json")
 
 
 # -- dpaudit list -----------------------------------------------------------------------------

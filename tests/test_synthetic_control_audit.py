@@ -2,13 +2,13 @@
 sample count): expectations met, exact ε consistent with every certified bound, the proved
 violations of Theorem 3.10 detected, and `dpaudit check` on the coefficient mechanism."""
 
-import json
 import math
 from pathlib import Path
 
 import pytest
 
 from dpaudit.cli import main
+from dpaudit.report.results_file import read_document
 
 SUITE = Path(__file__).resolve().parents[1] / "audits" / "synthetic_control.toml"
 KEEP = {"f-out-n1-small-lambda", "post-data-n1", "f-obj-laplace-n1", "f-obj-gaussian-n1",
@@ -28,7 +28,7 @@ def subset(tmp_path) -> Path:
 def test_suite_subset_meets_expectations(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(subset(tmp_path)), "--out", str(out), "--workers", "1"]) == 0
-    report = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    report = read_document(out / "results.json")
     records = report["audits"]
     assert report["summary"]["unmet_expectations"] == []
     flagged = {r["audit"] for r in records if r["verdict"] == "violation"}

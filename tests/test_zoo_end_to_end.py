@@ -1,13 +1,13 @@
 """The classic and known-bad zoo, end to end at CI-sized sample counts: every correct
 mechanism passes, every published bug is flagged, and the report is self-consistent."""
 
-import json
 import math
 from pathlib import Path
 
 import pytest
 
 from dpaudit.cli import main
+from dpaudit.report.results_file import read_document
 from dpaudit.stats.epsilon import epsilon_from_counts
 
 SUITE = Path(__file__).resolve().parents[1] / "audits" / "classic.toml"
@@ -17,7 +17,7 @@ SUITE = Path(__file__).resolve().parents[1] / "audits" / "classic.toml"
 def test_classic_suite_meets_every_expectation(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(SUITE), "--out", str(out), "--samples", "200000"]) == 0
-    report = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    report = read_document(out / "results.json")
     records = report["audits"]
     assert report["summary"]["unmet_expectations"] == [] and records
     bugs = {r["audit"] for r in records if r["expect"] == "violation"}
@@ -27,7 +27,7 @@ def test_classic_suite_meets_every_expectation(tmp_path):
     # one curve certificate per (audit, pair), two where a white-box one was added
     groups = {(r["audit"], r["pair"]["name"]): r["white_box_certificate"] is not None
               for r in records}
-    assert family == sum(1 + white for white in groups.values())
+    assert report["suites"][0]["tests"] == sum(1 + white for white in groups.values()) <= family
     for r in records:
         cert = r["certificate"]
         # the certified number can be recomputed by hand from the stored counts

@@ -2,18 +2,28 @@
 
 Contract and invariants:
 
-* **One family per suite file.**  Every (audit point, pair) of a suite is one *curve
-  certificate* (:func:`dpaudit.distinguish.lower_bound.estimate_privacy_curve_lower_bound`),
-  which bounds ε(δ) at every δ of the audit and D_α at every α of the audit simultaneously; a
-  mechanism with a log-density adds a second, white-box curve certificate for the same pair.
-  With m curve certificates in the file, each runs at ``1 − (1 − confidence)/m``
-  (:func:`dpaudit.stats.multiple_testing.split_significance`, Bonferroni), so everything the
-  file certifies holds jointly with probability ≥ the suite's confidence.  An audit whose
-  pairs could not be built still counts one member (conservative).
-* **Seeds depend on the task, not on the execution.**  Task (audit i, pair j) of a suite with
-  seed s draws from ``SeedSequence([s, i, j, 0]).generate_state(1)[0]`` (the white-box
-  certificate from that seed + 1); point p of a swept audit from ``SeedSequence([s, i, j, 0,
-  p])``.  The number of workers and the completion order cannot change a number.
+* **One family per suite file.**  Every (audit point, pair) of a suite is one *test*: a curve
+  certificate (:func:`dpaudit.distinguish.lower_bound.estimate_privacy_curve_lower_bound`)
+  that bounds ε(δ) at every δ of the audit and D_α at every α of the audit simultaneously; a
+  mechanism with a log-density adds a second, white-box test for the same pair.  A test
+  yields one *certificate* (one record) per δ and per α.  The suite's error budget
+  1 − confidence is split into N equal shares (Bonferroni,
+  :func:`dpaudit.stats.multiple_testing.split_significance`), one per test, so each test runs
+  at ``1 − (1 − confidence)/N`` and everything the file certifies holds jointly with
+  probability ≥ the suite's confidence.  N is the suite's ``family_size`` key when the file
+  fixes it (then the file may plan at most N tests; unused shares are simply not spent), else
+  the number m of tests the file plans.  An audit whose pairs could not be built still counts
+  one test (conservative).
+* **Stable numbers.**  With ``family_size`` fixed, a test's confidence does not depend on the
+  other audits of the file; and a task's seed depends on the suite seed and the task's *names*
+  (audit, pair, swept value), not on positions.  So adding, removing or reordering an audit
+  leaves every other audit's numbers bit-identical, and running a subset of a suite
+  (``--only``) gives the numbers of the full run.
+* **Seeds depend on the task, not on the execution.**  Task (audit a, pair p, swept value v)
+  of a suite with seed s draws from ``SeedSequence([s, w_1, …, w_8]).generate_state(1)[0]``
+  where w are the eight 32-bit words of SHA-256 of ``"a/p"`` (``"a/p@parameter=repr(v)"`` for
+  a swept audit); the white-box test draws from that seed + 1.  The number of workers and the
+  completion order cannot change a number.
 * **Nothing unpicklable crosses a process boundary.**  A :class:`Task` holds a
   :class:`~dpaudit.audit.targets.Target` (a registry name, or a reference to user code and the
   suite's directory, or an object given through the Python API), the parameters and plain
@@ -26,6 +36,7 @@ Contract and invariants:
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +44,7 @@ import numpy as np
 
 from dpaudit.audit import sweeps
 from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
-from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite
+from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
 from dpaudit.audit.targets import Target, as_target, for_workers
 from dpaudit.mechanisms.capabilities import LogDensity
 from dpaudit.stats.multiple_testing import split_significance
@@ -109,14 +120,22 @@ def pair_dict(pair) -> dict | None:
                 "d1": repr(getattr(pair, "d1", None)), "description": ""}
 
 
-def task_seed(suite_seed: int, audit_index: int, pair_index: int, delta_index: int,
-              point: int | None = None) -> int:
-    """The seed of one task; a function of the suite seed and the task's position only
-    (``point``: the index of a swept value, None for audits without a sweep)."""
-    entropy = [suite_seed, audit_index, pair_index, delta_index]
-    if point is not None:
-        entropy.append(point)
-    state = np.random.SeedSequence(entropy)
+def task_key(audit: str, pair: str, sweep: tuple[str, Any] | None = None) -> str:
+    """The name of a task the seed is derived from: ``"audit/pair"``, with
+    ``"@parameter=repr(value)"`` appended for a point of a swept audit."""
+    key = f"{audit}/{pair}"
+    if sweep is not None:
+        key += f"@{sweep[0]}={sweep[1]!r}"
+    return key
+
+
+def task_seed(suite_seed: int, key: str) -> int:
+    """The seed of one task: a function of the suite seed and the task's name
+    (:func:`task_key`) only, so that neither the workers, nor the order of the audits, nor the
+    other audits of the file can change it."""
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 32, 4)]
+    state = np.random.SeedSequence([int(suite_seed), *words])
     return int(state.generate_state(1)[0])
 
 
@@ -158,8 +177,13 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
             # an audit whose pairs could not be built still counts one member (conservative)
             planned.append((audit, point, params, expect, pairs or [None],
                             white and audit.white_box, error))
-    family_size = sum(len(pairs) * (2 if white else 1)
-                      for *_, pairs, white, _ in planned)
+    tests = sum(len(pairs) * (2 if white else 1) for *_, pairs, white, _ in planned)
+    family_size = tests if suite.family_size is None else suite.family_size
+    if tests > family_size:
+        raise SuiteError(f"{suite.path}: [suite] family_size = {family_size}, but the file plans "
+                         f"{tests} tests (one per audit point and pair, two with a white-box "
+                         f"test); raise family_size to at least {tests} (every test's "
+                         f"confidence then changes) or remove audits")
     per_cert = 1.0 - split_significance(suite.confidence, family_size)
 
     tasks = []
@@ -168,12 +192,14 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
         target = for_workers(audit.target or Target(audit.mechanism))
         sweep = audit.sweep
         for j, pair in enumerate(pairs):
+            key = task_key(audit.name, f"#{j}" if pair is None else pair.name,
+                           None if sweep is None else (sweep.parameter, sweep.values[point]))
             tasks.append(Task(
                 suite_index=suite_index, suite=suite.name, suite_file=suite.path,
                 audit_index=audit.index, audit=audit.name, mechanism=audit.mechanism,
                 params=dict(params), pair_index=j, pair=pair, deltas=audit.deltas,
                 alphas=audit.alphas, samples=n,
-                seed=task_seed(suite_seed, audit.index, j, 0, point),
+                seed=task_seed(suite_seed, key),
                 confidence=suite.confidence, per_certificate_confidence=per_cert,
                 expect=expect, distinguisher=audit.distinguisher, white_box=white,
                 note=audit.note, setup_error=error,
@@ -181,7 +207,8 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
                 sweep_value=None if sweep is None else sweep.values[point],
                 sweep_index=point, target=target))
     info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
-                        family_size=family_size, per_certificate_confidence=per_cert,
+                        family_size=family_size, tests=tests,
+                        per_certificate_confidence=per_cert,
                         seed=suite_seed, audits=len(suite.audits), error=None,
                         points=len(planned), series=len(suite.series))
     return tasks, info
@@ -220,4 +247,4 @@ def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list
 
 
 __all__ = ["DENSE_CHUNK", "Task", "audit_pairs", "pair_dict", "plan_jobs", "plan_suite",
-           "resolve_samples", "task_seed"]
+           "resolve_samples", "task_key", "task_seed"]

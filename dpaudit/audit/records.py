@@ -21,122 +21,17 @@
 * :class:`SuiteSummary` — one per suite file: its Bonferroni family, seed, or its error.
 
 ``results.json`` (schema version :data:`SCHEMA_VERSION`) is validated by the JSON Schema
-(draft 2020-12) shipped next to this module, :data:`SCHEMA_FILE`; an ``audits`` entry is
-exactly :meth:`CertificateRecord.to_json` and an ``unmet_expectations`` entry exactly
-:meth:`AuditOutcome.to_json`, a ``suites`` entry exactly :meth:`SuiteSummary.to_json`.
+(draft 2020-12) shipped next to this module, :data:`SCHEMA_FILE` (schema 2, still read by
+``dpaudit report`` and ``dpaudit diff``: :data:`SCHEMA_2_FILE`).  A record is exactly
+:meth:`CertificateRecord.to_json`; schema 3 writes it compactly
+(:mod:`dpaudit.report.compact`): the fields its audit point shares go once into ``points``,
+the rest into ``certificates``, and pairs (their datasets), claims, event definitions and
+tests (the δ-independent part of a certificate) go once into top-level tables that the records
+refer to by 0-based index; :func:`dpaudit.report.results_file.read_report` expands them back to
+these records exactly.  An ``unmet_expectations`` entry is exactly :meth:`AuditOutcome.to_json`,
+a ``suites`` entry exactly :meth:`SuiteSummary.to_json`.
 
-Numbers that can be infinite are written as the string ``"inf"`` (JSON has no infinity);
-``null`` means "not known / not applicable".  Schema (version 2)::
-
-    {
-      "schema": 2,
-      "dpaudit_version": "0.1.0",
-      "created": "2026-11-22T10:00:00+00:00",      # UTC, ISO 8601
-      "command": "dpaudit run audits/ --out reports/latest",
-      "python": "3.11.7", "numpy": "...", "scipy": "...",
-      "platform": "Linux-...",
-      "options": {"profile": "default", "samples": null, "seed": null, "workers": 2},
-      "seconds": 123.4,                            # wall time of the whole run
-      "suites": [                                  # one per suite file, in command-line order
-        {"file": "audits/classic.toml", "name": "classic",
-         "confidence": 0.95,                       # family-wise, over the whole file
-         "family_size": 24,                        # m = number of curve certificates: one per
-                                                   #   (audit, pair), two with a white-box one
-         "per_certificate_confidence": 0.99792,    # 1 − (1 − confidence)/m
-         "seed": 20261122, "audits": 20,
-         "points": 20, "series": 0,                # audit points (one per swept value), series
-         "error": null}                            # SuiteError message if the file is malformed
-                                                   #   (then no "points"/"series")
-      ],
-      "audits": [                                  # one record per (audit, pair, δ) and per
-                                                   #   (audit, pair, α) of an RDP audit
-        {"suite": "classic", "suite_file": "audits/classic.toml",
-         "audit": "laplace-eps1", "audit_index": 0,
-         "mechanism": "laplace", "parameters": {"epsilon": 1.0},
-         "claim": {...},                           # Claim.to_dict(): notion, parameters, text,
-                                                   #   sympy expression, latex, substitutions
-         "pair": {"name": ..., "d0": ..., "d1": ..., "description": ...},  # NeighbourPair.to_dict()
-         "pair_index": 0,
-         "notion": "dp",                           # "dp": ε at delta; "rdp": Rényi ε at alpha
-         "delta": 0.0, "alpha": null,
-         "claimed_epsilon": 1.0,                   # claim.epsilon(delta) (dp) or the claim's
-                                                   #   RDP ε(alpha) (rdp); "inf" if none implied
-         "epsilon_lower_bound": 0.93,              # certified black-box lower bound on ε(δ)
-                                                   #   (dp) or on max(D_α(P0‖P1), D_α(P1‖P0))
-         "white_box_epsilon_lower_bound": 0.97,    # the same from the white-box likelihood-
-                                                   #   ratio distinguisher; null without one
-         "exact_epsilon": 1.0,                     # exact ε(δ) / D_α of this pair, null if unknown
-         "true_epsilon": null,                     # literature's real ε of a known-bad mechanism
-         "verdict": "consistent",                  # this certificate: consistent|violation|error
-                                                   #   (certified: max(black, white) vs claim)
-         "exact_verdict": "consistent",            # exact ε vs the claim (violation when the
-                                                   #   exact ε exceeds it); null without an exact
-                                                   #   value; reported, never a CI gate
-         "black_box_share": 0.96,                  # black-box ε_LB / white-box ε_LB (null
-                                                   #   without a positive white-box one)
-         "audit_verdict": "consistent",            # the audit's: error > violation > consistent
-         "expect": "consistent",
-         "met_expectation": true,                  # audit_verdict == expect
-         "tightness": 0.97,                        # max(black, white ε_LB) / claimed ε; null if
-                                                   #   claimed is inf or 0
-         "detectable_epsilon": 1.08,               # power: the smallest true ε(δ) the same
-                                                   #   test certifies with probability ≥ 1/2
-                                                   #   (dpaudit.stats.power; min over black/
-                                                   #   white box); "inf" if none; null for
-                                                   #   errors and rdp records
-         "samples": 200000,                        # per side, after --samples/--profile
-         "seed": 123456789,                        # SeedSequence([suite seed, audit, pair, 0])
-         "seconds": 3.2,
-         "confidence": 0.95,                       # family (suite) confidence
-         "per_certificate_confidence": 0.99792,    # what the estimator was called with
-         "distinguisher": "auto",
-         "certificate": {...},                     # EpsilonLowerBound.to_dict(): event, counts,
-                                                   #   numerator side, method, … (null on error)
-         "white_box_certificate": {...},           # the white-box one (or null)
-         "error": null,                            # "ExceptionType: message" when verdict=error
-         "warnings": [],                           # distinct warnings raised during the task
-         "note": "",
-         "sweep": null}                            # swept audits: {"parameter", "value",
-                                                   #   "index"} of this audit point
-      ],
-      "curves": [                                  # per (audit, pair) with a δ grid or αs
-        {"suite", "suite_file", "audit", "pair", "mechanism",
-         "certified": [[δ, black ε_LB, white ε_LB], ...],
-         "dense_delta": [...], "claimed": [...], "exact": [...],   # claimed/exact ε(δ)
-         "renyi_certified": [[α, black, white], ...],
-         "dense_alpha": [...], "claimed_renyi": [...], "exact_renyi": [...],
-         "figure": "figures/classic__gaussian__add-max-record.png"},  # relative to results.json
-        {"kind": "sweep",                          # one per (swept audit, pair, δ)
-         "suite", "suite_file", "audit", "audit_index", "pair", "pair_index", "mechanism",
-         "parameter": "steps", "delta": 0.01, "confidence", "per_certificate_confidence",
-         "samples",
-         "points": [{"value", "claimed", "certified", "white_box", "exact", "verdict",
-                     "expect"}, ...],              # one per swept value
-         "dense": [{"value", "claimed", "exact"}, ...],   # exact_points extra values
-         "dense_errors": [...], "figure": "figures/…__sweep.png"}
-      ],
-      "series": [                                  # closed-form [[series]] entries
-        {"suite", "suite_file", "name", "mechanism", "params", "quantity", "parameter",
-         "values": [...], "y": [...], "label", "ylabel", "markers": [{"x", "label"}],
-         "facts": {...}, "pair", "claim": {...}, "delta", "claimed_epsilon", "note",
-         "seconds", "error", "figure": "figures/…__series.png"}
-      ],
-      "summary": {
-        "certificates": 24,
-        "verdicts": {"consistent": 15, "violation": 9, "error": 0},
-        "exact_violations": 1,                     # certificates whose exact ε exceeds the
-                                                   #   claim (whatever their certified verdict)
-        "exact_only_violations": [{"suite", "audit", "pair", "delta", "alpha",
-                                   "claimed_epsilon", "exact_epsilon", "epsilon_lower_bound"}],
-                                                   # of those, the ones not certified
-        "audits": 20, "audits_met": 20,               # audit points (one per swept value)
-        "unmet_expectations": [{"suite", "file", "audit", "mechanism", "expect", "verdict",
-                                "met_expectation", "certificates", "sweep"}, ...],
-        "errors": 0,                               # erroring certificates + malformed suites
-        "suite_errors": 0,
-        "exit_status": 0                           # 0 all met, 1 some unmet, 2 any error
-      }
-    }
+The file's layout, field by field, is documented in :mod:`dpaudit.report.results_file`.
 """
 
 from __future__ import annotations
@@ -150,9 +45,11 @@ from typing import Any, Iterable
 from dpaudit.jsonable import to_jsonable
 from dpaudit.stats.power import certificate_detectable_epsilon
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: the JSON Schema (draft 2020-12) of results.json, shipped as package data
 SCHEMA_FILE = Path(__file__).with_name("results.schema.json")
+#: the JSON Schema of the previous version (schema 2), which ``report`` and ``diff`` still read
+SCHEMA_2_FILE = Path(__file__).with_name("results-2.schema.json")
 VERDICTS = ("consistent", "violation", "error")
 #: relative slack before an exact ε counts as above the claim (the exact profiles' stated
 #: numerical tolerances are far below it)
@@ -177,6 +74,10 @@ class SweepPoint:
     def to_json(self) -> dict:
         return {"parameter": self.parameter, "value": self.value, "index": self.index}
 
+    @classmethod
+    def from_json(cls, data: dict | None) -> "SweepPoint | None":
+        return None if data is None else cls(data["parameter"], data["value"], data["index"])
+
 
 @dataclass(frozen=True)
 class SuiteSummary:
@@ -192,6 +93,7 @@ class SuiteSummary:
     seed: int | None
     audits: int
     error: str | None = None
+    tests: int | None = None  # tests planned (≤ family_size; equal unless the file fixes it)
     points: int | None = None  # audit points (one per swept value)
     series: int | None = None  # [[series]] entries
 
@@ -204,8 +106,14 @@ class SuiteSummary:
     def to_json(self) -> dict:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         if self.error is not None:
-            del out["points"], out["series"]
+            del out["points"], out["series"], out["tests"]
         return to_jsonable(out)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SuiteSummary":
+        """The inverse of :meth:`to_json` (a schema-2 entry has no ``tests``)."""
+        fields = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in fields})
 
 
 @dataclass(frozen=True)
@@ -252,6 +160,13 @@ def record_detectable_epsilon(certificate: dict | None, white_box_certificate: d
     values = [v for v in (certificate_detectable_epsilon(c, claimed_epsilon)
                           for c in (certificate, white_box_certificate)) if v is not None]
     return min(values) if values else None
+
+
+#: the record fields that hold a number which may be written as "inf"
+_NUMBER_FIELDS = frozenset(("delta", "alpha", "claimed_epsilon", "epsilon_lower_bound",
+                            "exact_epsilon", "white_box_epsilon_lower_bound", "true_epsilon",
+                            "black_box_share", "tightness", "detectable_epsilon", "seconds",
+                            "confidence", "per_certificate_confidence"))
 
 
 @dataclass(frozen=True)
@@ -358,11 +273,27 @@ class CertificateRecord:
                 None if self.sweep is None else self.sweep.index)
 
     def to_json(self) -> dict:
-        """The ``audits`` entry of results.json (plain JSON values, ∞ as ``"inf"``)."""
+        """The record as a plain-JSON dict (∞ as ``"inf"``; see the module docstring)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["sweep"] = None if self.sweep is None else self.sweep.to_json()
         out["warnings"] = list(self.warnings)
         return to_jsonable(out)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "CertificateRecord":
+        """The inverse of :meth:`to_json`: ``cls.from_json(r.to_json()).to_json() ==
+        r.to_json()``.  Top-level numbers written as ``"inf"`` become floats again; nested
+        dicts (claim, pair, certificates) stay as written.  Raises KeyError on a missing
+        field, ValueError on a malformed one."""
+        values = {}
+        for f in dataclasses.fields(cls):
+            value = data[f.name] if f.name != "audit_verdict" else data.get(f.name)
+            if isinstance(value, str) and f.name in _NUMBER_FIELDS:
+                value = float(value)  # "inf", "-inf", "nan"
+            values[f.name] = value
+        values["sweep"] = SweepPoint.from_json(values["sweep"])
+        values["warnings"] = tuple(values["warnings"] or ())
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -386,15 +317,34 @@ class AuditOutcome:
         return to_jsonable(out)
 
 
+VACUOUS = ("vacuous audit: the claim gives ε = ∞ at every audited δ and α, so no bound can "
+           "contradict it and the audit tests nothing; audit a δ > 0 (e.g. delta = 1e-5) or "
+           "an α the claim bounds")
+
+
+def _vacuous_as_errors(rows: list[CertificateRecord]) -> list[CertificateRecord]:
+    """An audit point whose every certificate compares with a claim of ε = ∞ can never fail:
+    its records become errors saying so (never a silent pass)."""
+    if any(r.verdict == "error" or r.claimed_epsilon is None
+           or not math.isinf(r.claimed_epsilon) for r in rows):
+        return rows
+    return [dataclasses.replace(r, verdict="error", error=VACUOUS, tightness=None,
+                                exact_verdict=None, black_box_share=None,
+                                detectable_epsilon=None) for r in rows]
+
+
 def judge(records: Iterable[CertificateRecord]
           ) -> tuple[list[CertificateRecord], list[AuditOutcome]]:
-    """Per-audit verdicts: the records (same order) with ``audit_verdict`` and
-    ``met_expectation`` set, and one :class:`AuditOutcome` per audit point (in order of first
-    appearance)."""
-    records = list(records)
+    """Per-audit verdicts: the records with ``audit_verdict`` and ``met_expectation`` set, and
+    one :class:`AuditOutcome` per audit point (in order of first appearance).  Records come
+    back grouped by audit point, in order of first appearance (the order the runner produces).
+    A vacuous point (claim ε = ∞ at every audited δ and α) is an ``error`` (:data:`VACUOUS`)."""
     groups: dict[tuple, list[CertificateRecord]] = {}
     for record in records:
         groups.setdefault(record.point_key, []).append(record)
+    for key, rows in groups.items():
+        groups[key] = _vacuous_as_errors(rows)
+    records = [r for rows in groups.values() for r in rows]
     outcomes, decided = [], {}
     for key, rows in groups.items():
         verdicts = {r.verdict for r in rows}
@@ -414,16 +364,17 @@ def judge(records: Iterable[CertificateRecord]
 
 
 def exit_status(run) -> int:
-    """0: every audit met its expectation; 1: some did not; 2: a malformed suite or an error
-    (``run``: an :class:`dpaudit.audit.runner.AuditRun`)."""
-    if any(s.error for s in run.suites) or any(r.verdict == "error"
-                                                      for r in run.records):
+    """0: every audit met its expectation; 1: some did not; 2: a malformed suite, an erroring
+    certificate or an erroring ``[[series]]`` entry (``run``: an
+    :class:`dpaudit.audit.runner.AuditRun`)."""
+    if (any(s.error for s in run.suites) or any(r.verdict == "error" for r in run.records)
+            or any(isinstance(s, dict) and s.get("error") for s in run.series)):
         return 2
     if any(not o.met_expectation for o in run.outcomes):
         return 1
     return 0
 
 
-__all__ = ["EXACT_SLACK", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditOutcome",
+__all__ = ["EXACT_SLACK", "SCHEMA_2_FILE", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditOutcome",
            "CertificateJudgement", "CertificateRecord", "SuiteSummary", "SweepPoint", "describe_exception",
            "exit_status", "judge", "judge_certificate", "record_detectable_epsilon"]

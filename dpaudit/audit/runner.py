@@ -64,13 +64,13 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     for index, path in enumerate(paths):
         try:
             suite = load_suite(path)
+            suite_tasks, info = plan_suite(suite, index, samples=samples,
+                                           scale=PROFILES[profile], seed=seed)
         except SuiteError as exc:
             run.suites.append(SuiteSummary.failed(path, str(exc)))
             if on_suite_error:
                 on_suite_error(exc)
             continue
-        suite_tasks, info = plan_suite(suite, index, samples=samples, scale=PROFILES[profile],
-                                       seed=seed)
         run.suites.append(info)
         loaded.append(suite)
         tasks.extend(suite_tasks)

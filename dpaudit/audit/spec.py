@@ -12,6 +12,11 @@ Format::
     [suite]                          # optional table
     name = "classic"                 # default: the file's stem
     confidence = 0.95                # family-wise, over every certificate in this file
+    family_size = 64                 # optional: split the error budget 1 − confidence into
+                                     # this many equal shares, one per test, whatever the
+                                     # file plans (at most this many tests); adding an audit
+                                     # then leaves every other number unchanged.  Default:
+                                     # the number of tests the file plans
     samples = 200000                 # per side; default for the audits below
     seed = 20261122                  # default 0
 
@@ -79,7 +84,6 @@ runs, so a bad dataset makes that one audit an ``error`` while the others still 
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +94,7 @@ from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError
                                        check_keys, delta_value, is_int, is_number, parse_sweep,
                                        read_samples, read_string)
 from dpaudit.audit.spec_targets import check_mechanism, parse_target
+from dpaudit.audit.suite_io import read_toml
 from dpaudit.audit.targets import Target
 
 EXPECTATIONS = ("consistent", "violation")
@@ -98,7 +103,7 @@ DEFAULT_SAMPLES = 200_000
 DEFAULT_SEED = 0
 
 _TOP_KEYS = {"suite", "audit", "series"}
-_SUITE_KEYS = {"name", "confidence", "samples", "seed", "description"}
+_SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "description"}
 _AUDIT_KEYS = {"name", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
                "alphas", "distinguisher", "white_box", "sweep", "exact_points"}
 _SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
@@ -174,24 +179,19 @@ class Suite:
     audits: tuple[AuditSpec, ...]
     description: str = ""
     series: tuple[SeriesSpec, ...] = ()
+    family_size: int | None = None  # fixed number of error-budget shares, or None: one per test
 
 
 # -- parsing ----------------------------------------------------------------------------------
 
 def load_suite(path: str | Path) -> Suite:
-    """Read and validate one suite file; raise :class:`SuiteError` if it is malformed."""
-    path_str = str(path)
+    """Read and validate one suite file; raise :class:`SuiteError` if it is malformed — and
+    nothing else, whatever the file holds (see :func:`dpaudit.audit.suite_io.read_toml`)."""
+    data = read_toml(path)
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise SuiteError(f"{path_str}: cannot read the suite file: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise SuiteError(f"{path_str}: not UTF-8 text: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SuiteError(f"{path_str}: not valid TOML: {exc}") from None
-    return parse_suite(data, path_str)
+        return parse_suite(data, str(path))
+    except RecursionError:
+        raise SuiteError(f"{path}: a value is nested too deeply to check") from None
 
 
 def parse_suite(data: dict, path: str = "<suite>") -> Suite:
@@ -215,6 +215,10 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     if not is_int(seed) or seed < 0:
         raise where.error("seed", "a non-negative integer", seed)
     description = read_string(suite_table, "description", where)
+    family_size = suite_table.get("family_size")
+    if family_size is not None and (not is_int(family_size) or family_size < 1):
+        raise where.error("family_size", "a positive integer (the number of equal shares of "
+                                         "the error budget)", family_size)
 
     audits_raw = data.get("audit")
     if audits_raw is None:
@@ -246,7 +250,7 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
 
     return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
                  seed=seed, audits=tuple(audits), description=description,
-                 series=tuple(series))
+                 series=tuple(series), family_size=family_size)
 
 
 def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpec:

@@ -25,11 +25,11 @@ says that they need ``dpaudit[report]``.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import jinja2
 
+from dpaudit.atomic import write_text_atomic
 from dpaudit.audit.records import describe_exception
 from dpaudit.report import html_model
 from dpaudit.report.figures import (curve_figure, matplotlib_available, series_figure,
@@ -139,24 +139,14 @@ def render_html(report: RunReport, *, figures: bool = True) -> str:
 
 
 def write_html(report: RunReport, path: str | os.PathLike, *, figures: bool = True) -> Path:
-    """Write :func:`render_html` of ``report`` to ``path`` atomically (a temporary file in the
-    same directory, then :func:`os.replace`: never a half-written report).  Returns the
-    path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = render_html(report, figures=figures)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary new file, not mkstemp's 0600
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write :func:`render_html` of ``report`` to ``path`` atomically
+    (:func:`dpaudit.atomic.write_text_atomic`: the old file or the complete new one, never a
+    half-written page).  Returns the path.
+
+    Raises:
+      OSError: the directory cannot be created or written (nothing is left behind).
+    """
+    return write_text_atomic(path, render_html(report, figures=figures))
 
 
 __all__ = ["TEMPLATE", "environment", "render_html", "write_html"]

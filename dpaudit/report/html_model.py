@@ -77,6 +77,21 @@ def _audit_label(record: CertificateRecord) -> str:
     return f"{record.audit} [{record.sweep.parameter} = {number(record.sweep.value)}]"
 
 
+def count_tests(suite) -> int:
+    """The tests a suite file ran (one per audit point × pair, two with a white-box one): its
+    ``tests``, or, in results.json files that predate that key, its ``family_size``."""
+    return suite.family_size if suite.tests is None else suite.tests
+
+
+def family_text(suite) -> str:
+    """How a suite's confidence is split: over its tests, or over a fixed family of N
+    (``[suite] family_size``) of which these tests are part."""
+    tests, size = count_tests(suite), suite.family_size
+    if tests == size:
+        return f"over {tests} tests"
+    return f"over a family of {size} tests fixed by the suite file, {tests} run here"
+
+
 def overview(report: RunReport) -> dict:
     """Verdict counts (of certificates), audits met/total, unmet expectations, errors and the
     exact-only violations, from ``report.summary``."""
@@ -86,7 +101,7 @@ def overview(report: RunReport) -> dict:
         "certificates": s.certificates,
         "verdicts": dict(s.verdicts),
         "audits": s.audits, "audits_met": s.audits_met,
-        "tests": sum(x.family_size for x in suites),
+        "tests": sum(count_tests(x) for x in suites),
         "unmet": [{"suite": o.suite, "audit": o.audit, "mechanism": o.mechanism,
                    "point": "" if o.sweep is None else
                    f"{o.sweep.parameter} = {number(o.sweep.value)}",
@@ -129,7 +144,7 @@ def suite_tables(report: RunReport) -> list[dict]:
         rows = [_row(r) for r in report.run.records if r.suite_file == suite.file]
         tables.append({"id": f"suite-{index}", "file": suite.file, "name": suite.name,
                        "error": suite.error, "confidence": suite.confidence,
-                       "tests": suite.family_size,
+                       "family": None if suite.error else family_text(suite),
                        "per_test_confidence": suite.per_certificate_confidence,
                        "seed": suite.seed, "audits": suite.audits, "points": suite.points,
                        "certificates": len(rows), "rows": rows})
@@ -238,5 +253,5 @@ def error_lines(report: RunReport) -> list[str]:
     return [" ".join(str(line).split()) for line in lines]
 
 
-__all__ = ["anchor", "audit_sections", "certificate_view", "error_lines", "number",
-           "overview", "sort_key", "suite_tables"]
+__all__ = ["anchor", "audit_sections", "certificate_view", "error_lines", "family_text",
+           "number", "overview", "sort_key", "suite_tables", "count_tests"]

@@ -1,8 +1,8 @@
-"""``results.json`` — the source of truth of a ``dpaudit run``; every other report renders from
-the same typed :class:`RunReport`.
+"""The typed run report every output renders from: results.json, summary.md, report.html,
+junit.xml and ``dpaudit diff``.
 
-The schema (version 2) is documented in :mod:`dpaudit.audit.records`, next to the record types
-it serialises, and shipped as a JSON Schema (draft 2020-12):
+The file itself (layout, compact schema 3, atomic writing, reading schema 2 and 3 back into a
+:class:`RunReport`) is :mod:`dpaudit.report.results_file`; the JSON Schema is
 :data:`dpaudit.audit.records.SCHEMA_FILE`.
 
 * :class:`Provenance` — when, by which command, on which versions and platform;
@@ -16,11 +16,9 @@ it serialises, and shipped as a JSON Schema (draft 2020-12):
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import platform
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -67,7 +65,7 @@ class RunSummary:
     audits: int  # audit points (one per swept value)
     audits_met: int
     unmet_expectations: tuple[AuditOutcome, ...]
-    errors: int  # erroring certificates + malformed suites
+    errors: int  # erroring certificates + malformed suites + erroring series
     suite_errors: int
     exit_status: int
 
@@ -77,13 +75,15 @@ class RunSummary:
         for record in run.records:
             verdicts[record.verdict] = verdicts.get(record.verdict, 0) + 1
         suite_errors = sum(1 for s in run.suites if s.error)
+        series_errors = sum(1 for s in run.series if isinstance(s, dict) and s.get("error"))
         exact = tuple(r for r in run.records if r.exact_verdict == "violation")
         return cls(certificates=len(run.records), verdicts=verdicts, exact_violations=exact,
                    exact_only_violations=tuple(r for r in exact if r.verdict != "violation"),
                    audits=len(run.outcomes),
                    audits_met=sum(1 for o in run.outcomes if o.met_expectation),
                    unmet_expectations=tuple(o for o in run.outcomes if not o.met_expectation),
-                   errors=verdicts["error"] + suite_errors, suite_errors=suite_errors,
+                   errors=verdicts["error"] + suite_errors + series_errors,
+                   suite_errors=suite_errors,
                    exit_status=exit_status)
 
     def to_json(self) -> dict:
@@ -132,7 +132,9 @@ class RunReport:
                 for s, path in zip(series, self.figures.for_series(series))]
 
     def to_json(self) -> dict:
-        """The results.json document (plain JSON values; see :mod:`dpaudit.audit.records`)."""
+        """The run as one plain-JSON document with every record in full (the schema-2 layout,
+        ``audits`` = one :meth:`CertificateRecord.to_json` per record);
+        :func:`dpaudit.report.results_file.results_document` writes it compactly."""
         p, run = self.provenance, self.run
         return to_jsonable({
             "schema": SCHEMA_VERSION,
@@ -164,19 +166,4 @@ def build_report(run: AuditRun, *, command: str, exit_status: int,
                      figures=figures if figures is not None else Figures())
 
 
-def write_json(report: RunReport | dict, path: str | Path) -> Path:
-    """Write results.json (``report``: a :class:`RunReport` or its :meth:`~RunReport.to_json`)."""
-    document = report.to_json() if isinstance(report, RunReport) else report
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-                    encoding="utf-8")
-    return path
-
-
-def read_json(path: str | Path) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
-
-
-__all__ = ["Provenance", "RunReport", "RunSummary", "build_report", "read_json", "to_jsonable",
-           "write_json"]
+__all__ = ["Provenance", "RunReport", "RunSummary", "build_report", "to_jsonable"]

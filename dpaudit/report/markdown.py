@@ -45,6 +45,13 @@ def _samples_text(records) -> str:
     return f"{values[0]:,}–{values[-1]:,} per side"
 
 
+def _family_text(suite: dict) -> str:
+    tests, size = suite.get("tests") or suite["family_size"], suite["family_size"]
+    if tests == size:
+        return f"over {tests} tests"
+    return f"over a family of {size} tests fixed by the suite file, {tests} run here"
+
+
 def render_markdown(report: RunReport) -> str:
     """The summary.md text of a run report."""
     run, summary, prov = report.run, report.summary, report.provenance
@@ -63,7 +70,7 @@ def render_markdown(report: RunReport) -> str:
             lines.append(f"- suite `{suite['file']}`: **malformed** (see errors below)")
         else:
             lines.append(f"- suite `{suite['file']}` ({suite['name']}): family-wise confidence "
-                         f"{suite['confidence']:g} over {suite['family_size']} tests "
+                         f"{suite['confidence']:g} {_family_text(suite)} "
                          f"(curve certificates, each at "
                          f"{suite['per_certificate_confidence']:.6g}), "
                          f"seed {suite['seed']}")

@@ -1,0 +1,215 @@
+"""The compact form of results.json's records (schema 3): what many records share is written once.
+
+A default run certifies each (audit point, pair) once — one *test* — and reads one certificate
+per δ off it; every δ's certificate repeats the test's candidate events, their counts, the
+event definitions (fitted projections can hold hundreds of numbers), the pair's datasets and
+the claim.  Schema 2 wrote all of it in every record (5.8 MB for the default run).  Schema 3
+writes each distinct item once in a top-level table and refers to it by its index:
+
+* ``datasets`` — every distinct dataset of a pair (``pairs[i].d0``/``d1`` are indices here);
+* ``pairs`` — every distinct neighbouring pair (a record's ``pair`` is an index here);
+* ``claims`` — every distinct claim (a record's ``claim`` is an index here);
+* ``events`` — every distinct event definition (a test event's ``definition`` is an index);
+* ``tests`` — every distinct test: the estimator's fields that do not depend on δ
+  (``method``, ``confidence``, ``per_bound_significance``, ``family_size``, ``samples``,
+  ``selection_samples``, ``certification_samples``, ``output_kind``, ``seed``, ``seconds``,
+  ``selection_seconds``) and its certified ``events`` (event text, numerator side, the counts
+  k/n of both sides, the Clopper–Pearson bounds, the definition's index).
+
+* ``points`` — one per audit point (an audit, or one swept value of it): the record fields
+  every certificate of the point shares (:data:`POINT_FIELDS`: suite, audit, mechanism,
+  parameters, expectation, note, sweep, confidences, the point's verdict and whether it met
+  its expectation).  A certificate's ``point`` is an index here.
+
+A record's ``certificate`` (and ``white_box_certificate``) then holds only what depends on δ:
+``{"test": i, "delta", "epsilon", "chosen": j, "epsilons": [ε of each test event at δ]}``.
+An RDP record's certificate holds ``{"alpha", "divergence", "event", "curve_certificate":
+<a dp certificate in the same compact form>}``.  A certificate that does not have the
+estimator's shape is written as it is.
+
+:func:`expand_records` inverts :func:`compact_records` exactly: the expanded records equal the
+schema-2 records they came from, key for key (``tests/test_results_file.py`` checks this on a
+real run).
+"""
+
+from __future__ import annotations
+
+import json
+
+#: the fields of an estimator certificate that depend only on the test, not on δ
+TEST_FIELDS = ("method", "confidence", "per_bound_significance", "family_size", "samples",
+               "selection_samples", "certification_samples", "output_kind", "seed", "seconds",
+               "selection_seconds")
+#: the fields of a candidate event that depend only on the test, not on δ
+EVENT_FIELDS = ("event", "numerator", "k_numerator", "n_numerator", "k_denominator",
+                "n_denominator", "p_numerator_lower", "p_denominator_upper")
+#: the fields of the chosen candidate that the certificate repeats at its top level
+CHOSEN_FIELDS = ("event", "numerator", "k_numerator", "n_numerator", "k_denominator",
+                 "n_denominator")
+#: the record fields shared by every certificate of an audit point
+POINT_FIELDS = ("suite", "suite_file", "audit", "audit_index", "mechanism", "parameters",
+                "expect", "met_expectation", "audit_verdict", "confidence",
+                "per_certificate_confidence", "distinguisher", "note", "sweep")
+_CERTIFICATE_KEYS = frozenset(("epsilon", "delta", *TEST_FIELDS, *CHOSEN_FIELDS, "candidates",
+                               "event_definition"))
+_CANDIDATE_KEYS = frozenset((*EVENT_FIELDS, "epsilon", "definition"))
+
+
+class Tables:
+    """The shared top-level tables, each a list of distinct items in order of first use."""
+
+    NAMES = ("datasets", "pairs", "claims", "events", "tests")
+
+    def __init__(self):
+        self.items: dict[str, list] = {name: [] for name in self.NAMES}
+        self._index: dict[str, dict[str, int]] = {name: {} for name in self.NAMES}
+
+    def intern(self, table: str, value) -> int:
+        """The index of ``value`` in ``table``, appending it the first time it is seen."""
+        key = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        index = self._index[table].get(key)
+        if index is None:
+            index = self._index[table][key] = len(self.items[table])
+            self.items[table].append(value)
+        return index
+
+
+def _is_estimator_certificate(cert) -> bool:
+    if not isinstance(cert, dict) or set(cert) != _CERTIFICATE_KEYS:
+        return False
+    candidates = cert["candidates"]
+    return (isinstance(candidates, list) and bool(candidates)
+            and all(isinstance(c, dict) and set(c) == _CANDIDATE_KEYS for c in candidates))
+
+
+def _chosen_index(cert: dict) -> int | None:
+    """The candidate whose fields the certificate repeats (the first one matching)."""
+    for j, cand in enumerate(cert["candidates"]):
+        if (all(cand[k] == cert[k] for k in CHOSEN_FIELDS) and cand["epsilon"] == cert["epsilon"]
+                and cand["definition"] == cert["event_definition"]):
+            return j
+    return None
+
+
+def compact_certificate(cert, tables: Tables):
+    """The compact form of one dp certificate (see the module docstring)."""
+    if not _is_estimator_certificate(cert):
+        return cert
+    chosen = _chosen_index(cert)
+    if chosen is None:
+        return cert
+    test = {k: cert[k] for k in TEST_FIELDS}
+    test["events"] = [{**{k: c[k] for k in EVENT_FIELDS},
+                       "definition": tables.intern("events", c["definition"])}
+                      for c in cert["candidates"]]
+    return {"test": tables.intern("tests", test), "delta": cert["delta"],
+            "epsilon": cert["epsilon"], "chosen": chosen,
+            "epsilons": [c["epsilon"] for c in cert["candidates"]]}
+
+
+def expand_certificate(cert, tables: dict):
+    """The full certificate of a compact one (the inverse of :func:`compact_certificate`)."""
+    if not isinstance(cert, dict) or "test" not in cert:
+        return cert
+    test = tables["tests"][cert["test"]]
+    events = test["events"]
+    if len(cert["epsilons"]) != len(events) or not 0 <= cert["chosen"] < len(events):
+        raise ValueError(f"certificate of test {cert['test']} does not match its "
+                         f"{len(events)} events")
+    candidates = [{**{k: e[k] for k in EVENT_FIELDS}, "epsilon": eps,
+                   "definition": tables["events"][e["definition"]]}
+                  for e, eps in zip(events, cert["epsilons"])]
+    best = candidates[cert["chosen"]]
+    out = {"epsilon": cert["epsilon"], "delta": cert["delta"]}
+    for key in ("confidence", "method"):
+        out[key] = test[key]
+    for key in CHOSEN_FIELDS:
+        out[key] = best[key]
+    for key in TEST_FIELDS:
+        out.setdefault(key, test[key])
+    out["candidates"] = candidates
+    out["event_definition"] = best["definition"]
+    # the estimator's key order (EpsilonLowerBound.to_dict), so expanded == original
+    order = ("epsilon", "delta", "confidence", "method", "event", "numerator", "k_numerator",
+             "n_numerator", "k_denominator", "n_denominator", "per_bound_significance",
+             "family_size", "samples", "selection_samples", "certification_samples",
+             "output_kind", "seed", "seconds", "candidates", "event_definition",
+             "selection_seconds")
+    return {k: out[k] for k in order}
+
+
+def _compact_any_certificate(cert, tables: Tables):
+    if isinstance(cert, dict) and "curve_certificate" in cert:  # an RDP record's
+        return {**cert, "curve_certificate": compact_certificate(cert["curve_certificate"],
+                                                                 tables)}
+    return compact_certificate(cert, tables)
+
+
+def _expand_any_certificate(cert, tables: dict):
+    if isinstance(cert, dict) and "curve_certificate" in cert:
+        return {**cert, "curve_certificate": expand_certificate(cert["curve_certificate"],
+                                                                tables)}
+    return expand_certificate(cert, tables)
+
+
+def _compact_pair(pair, tables: Tables):
+    if not isinstance(pair, dict) or "d0" not in pair or "d1" not in pair:
+        return pair
+    return tables.intern("pairs", {**pair, "d0": tables.intern("datasets", pair["d0"]),
+                                   "d1": tables.intern("datasets", pair["d1"])})
+
+
+def _point_key(record: dict) -> str:
+    return json.dumps([record.get(k) for k in POINT_FIELDS], sort_keys=True)
+
+
+def compact_records(records: list[dict]) -> tuple[dict, list[dict], list[dict]]:
+    """(tables, points, certificates) from schema-2 records (``CertificateRecord.to_json()``
+    dicts): the shared tables, one entry per audit point, and the records referring to both,
+    in the records' order."""
+    tables = Tables()
+    points, point_index, out = [], {}, []
+    for record in records:
+        key = _point_key(record)
+        if key not in point_index:
+            point_index[key] = len(points)
+            points.append({k: record.get(k) for k in POINT_FIELDS})
+        row = {"point": point_index[key]}
+        row.update((k, v) for k, v in record.items() if k not in POINT_FIELDS)
+        row["pair"] = _compact_pair(record.get("pair"), tables)
+        if record.get("claim") is not None:
+            row["claim"] = tables.intern("claims", record["claim"])
+        for key in ("certificate", "white_box_certificate"):
+            row[key] = _compact_any_certificate(record.get(key), tables)
+        out.append(row)
+    return tables.items, points, out
+
+
+def expand_records(tables: dict, points: list[dict], certificates: list[dict],
+                   field_order: tuple[str, ...] = ()) -> list[dict]:
+    """Schema-2 records from compact certificates, their points and tables, keys in
+    ``field_order`` (then any others); raises ValueError, IndexError, KeyError or TypeError on a
+    reference that does not resolve."""
+    out = []
+    for record in certificates:
+        row = dict(points[record["point"]])
+        row.update((k, v) for k, v in record.items() if k != "point")
+        pair = record.get("pair")
+        if isinstance(pair, int) and not isinstance(pair, bool):
+            entry = dict(tables["pairs"][pair])
+            entry["d0"] = tables["datasets"][entry["d0"]]
+            entry["d1"] = tables["datasets"][entry["d1"]]
+            row["pair"] = entry
+        claim = record.get("claim")
+        if isinstance(claim, int) and not isinstance(claim, bool):
+            row["claim"] = tables["claims"][claim]
+        for key in ("certificate", "white_box_certificate"):
+            row[key] = _expand_any_certificate(record.get(key), tables)
+        if field_order:
+            row = {**{k: row[k] for k in field_order if k in row}, **row}
+        out.append(row)
+    return out
+
+
+__all__ = ["CHOSEN_FIELDS", "EVENT_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "Tables", "compact_certificate",
+           "compact_records", "expand_certificate", "expand_records"]
