@@ -343,3 +343,23 @@ def test_summary_md_uses_the_same_vocabulary(report):
     family = sum(count_tests(s) for s in report.run.suites if not s.error)
     assert f"over {family} tests (curve certificates" in text
     assert f"over {family} certificates" not in text
+
+
+def test_rendered_from_results_json_is_the_same_page(report, page, tmp_path):
+    from dpaudit.report.results_file import write_results
+
+    path = write_results(report, tmp_path / "results.json")  # schema 3, compact
+    assert render_html(read_report(path), figures=False) == page
+
+
+def test_a_fixed_family_size_is_not_called_the_number_of_tests(report):
+    import dataclasses
+
+    suites = [s if s.error else dataclasses.replace(s, family_size=s.tests + 10)
+              for s in report.run.suites]
+    text = render_html(dataclasses.replace(report, run=dataclasses.replace(report.run,
+                                                                         suites=suites)),
+                       figures=False)
+    ran = next(s for s in suites if not s.error)
+    assert (f"over a family of {ran.family_size} tests fixed by the suite file, "
+            f"{ran.tests} run here") in text
