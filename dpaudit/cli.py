@@ -1,12 +1,16 @@
 """The ``dpaudit`` command.
 
-``dpaudit run SUITE_OR_DIR... --out DIR`` runs audit suites and writes ``DIR/results.json``
-(the source of truth, schema in :mod:`dpaudit.audit.records`) and ``DIR/summary.md``; on
-local processes (``--workers W``), an existing Dask cluster (``--scheduler tcp://HOST:PORT``)
-or a Dask LocalCluster started for the run (``--cluster local:N``), with the same numbers.
-Exit status: 0 when every audit met its expectation, 1 when one did not (an unexpected
-violation, or a known bug that was not detected), 2 on any error (bad usage, a malformed suite,
-an audit that raised).
+``dpaudit run SUITE_OR_DIR... --out DIR [--baseline OLD]`` runs audit suites and writes
+``DIR/results.json`` (the source of truth, schema in :mod:`dpaudit.audit.records`),
+``DIR/summary.md`` and ``DIR/junit.xml`` (:mod:`dpaudit.cli_run`), on local processes, a Dask
+cluster or a Dask LocalCluster (``--workers W`` | ``--scheduler ADDRESS`` | ``--cluster
+local:N``), with the same numbers.  Exit status: 0 when every audit met its expectation, 1
+when one did not (an unexpected violation, or a known bug that was not detected) or, with
+``--baseline``, on a regression against it, 2 on any error (bad usage, a malformed suite, an
+audit that raised, an unreadable baseline).
+
+``dpaudit diff OLD NEW`` and ``dpaudit report RESULTS`` render finished runs without
+re-running them (:mod:`dpaudit.cli_reports`).
 
 ``dpaudit list [--json]`` shows every registered mechanism: family, neighbouring relation,
 claim, whether it is a known-bad variant and the literature's true ε.
@@ -38,6 +42,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from dpaudit.cli_run import expand_suite_paths
 from dpaudit.version import __version__
 
 
@@ -57,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     from dpaudit.audit.runner import PROFILES
     from dpaudit.backends.choose import add_backend_arguments
     from dpaudit.audit.spec import MIN_SAMPLES
+    from dpaudit.cli_reports import add_report_parsers
 
     parser = argparse.ArgumentParser(
         prog="dpaudit",
@@ -66,13 +72,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run audit suites (TOML files or directories of them)",
-                         description="Run audit suites and write results.json and summary.md. "
-                                     "Exit 0: all expectations met; 1: some not met; "
-                                     "2: an error.")
+                         description="Run audit suites and write results.json, summary.md "
+                                     "and junit.xml. Exit 0: all expectations met; 1: some "
+                                     "not met (or, with --baseline, a regression); 2: an "
+                                     "error.")
     run.add_argument("suites", nargs="+", metavar="SUITE_OR_DIR",
                      help="a suite .toml file, or a directory whose *.toml files are run")
     run.add_argument("--out", required=True, metavar="DIR",
-                     help="directory for results.json and summary.md (created if missing)")
+                     help="directory for results.json, summary.md, junit.xml and figures/ "
+                          "(created if missing)")
+    run.add_argument("--baseline", metavar="OLD",
+                     help="a previous results.json (or its directory): also write DIR/diff.md "
+                          "and exit 1 on a regression against it (see `dpaudit diff`)")
     run.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples"), metavar="N",
                      help="samples per side for every audit (overrides the suite files)")
     run.add_argument("--seed", type=_int_at_least(0, "--seed"), metavar="S",
@@ -110,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also write the step results as JSON to FILE")
     _add_prove_parser(sub)
     _add_init_parser(sub)
+    add_report_parsers(sub)
     return parser
 
 
@@ -159,15 +171,28 @@ def _cmd_init(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``).
+    Output to a closed pipe is dropped, never an error (:mod:`dpaudit.pipes`)."""
+    from dpaudit.pipes import pipe_safe_output
+
+    with pipe_safe_output():
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
         return int(exc.code) if isinstance(exc.code, int) else 2
     if args.command == "run":
-        return _cmd_run(args, argv)
+        from dpaudit.cli_run import cmd_run
+
+        return cmd_run(args, argv)
+    if args.command in ("diff", "report"):
+        from dpaudit.cli_reports import cmd_diff, cmd_report
+
+        return cmd_diff(args) if args.command == "diff" else cmd_report(args)
     if args.command == "list":
         return _cmd_list(args)
     if args.command == "prove":
@@ -178,85 +203,6 @@ def main(argv: list[str] | None = None) -> int:
         return _cmd_init(args)
     parser.print_help(sys.stderr)
     return 2
-
-
-# -- dpaudit run ------------------------------------------------------------------------------
-
-def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """Files as given, directories expanded to their ``*.toml`` (sorted); plus (path, problem)
-    for directories without suites."""
-    paths, problems = [], []
-    for item in items:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(str(f) for f in p.glob("*.toml") if f.is_file())
-            if not found:
-                problems.append((item, f"{item}: directory contains no *.toml suite files"))
-            paths.extend(found)
-        else:
-            paths.append(item)  # a missing file is reported by load_suite as a SuiteError
-    return paths, problems
-
-
-def _cmd_run(args, argv: list[str]) -> int:
-    from dpaudit.audit.execute import default_workers
-    from dpaudit.audit.progress import print_progress
-    from dpaudit.audit.records import SuiteSummary, exit_status
-    from dpaudit.audit.runner import run_suites
-    from dpaudit.backends import BackendError, make_backend
-    from dpaudit.report.json_report import build_report
-    from dpaudit.report.results_file import write_results
-    from dpaudit.report.figures import write_figures
-    from dpaudit.report.markdown import write_markdown
-
-    command = "dpaudit " + " ".join(shlex.quote(a) for a in argv)
-    paths, problems = expand_suite_paths(args.suites)
-    for _, problem in problems:
-        print(f"dpaudit: error: {problem}", file=sys.stderr)
-    workers = args.workers or default_workers()
-
-    def on_suite_error(exc):
-        print(f"dpaudit: error: {exc}", file=sys.stderr, flush=True)
-
-    try:
-        with make_backend(scheduler=args.scheduler, cluster=args.cluster,
-                          workers=workers) as backend:
-            run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
-                             progress=print_progress, on_suite_error=on_suite_error,
-                             backend=backend)
-    except BackendError as exc:  # e.g. an unreachable scheduler
-        print(f"dpaudit: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("dpaudit: interrupted", file=sys.stderr)
-        return 130
-    for path, problem in problems:
-        run.suites.append(SuiteSummary.failed(path, problem))
-    status = exit_status(run)
-    out = Path(args.out)
-    try:
-        figures = write_figures(run, out)
-        report = build_report(run, command=command, exit_status=status, figures=figures)
-        json_path = write_results(report, out / "results.json")
-        md_path = write_markdown(report, out / "summary.md")
-    except OSError as exc:
-        print(f"dpaudit: error: cannot write reports to {out}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
-    s = report.summary
-    print(f"{s.audits_met}/{s.audits} audits met their expectation "
-          f"({s.certificates} certificates: {s.verdicts['violation']} violation, "
-          f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
-          f"{s.suite_errors} malformed suite(s)) in {run.seconds:.1f} s")
-    for o in s.unmet_expectations:
-        point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
-        print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "
-              f"got {o.verdict}")
-    if s.exact_only_violations:
-        print(f"  {len(s.exact_only_violations)} certificate(s) whose exact ε exceeds the "
-              "claim but could not be certified at this sample size (see summary.md)")
-    print(f"wrote {json_path} and {md_path}; exit status {status}")
-    return status
 
 
 # -- dpaudit list -----------------------------------------------------------------------------
@@ -364,6 +310,9 @@ def _cmd_check(args, argv: list[str]) -> int:
     why = ("" if not (failed or errored) else
            " — " + "; ".join(x for x in (f"violation: {', '.join(failed)}" if failed else "",
                                         f"error: {', '.join(errored)}" if errored else "") if x))
+    if result.vacuous and result.verdict == "error" and not errored:
+        why += (" — nothing tested the implementation: every step but the claim was skipped "
+                "(give the mechanism worst_case_pairs(), a query() or a sensitivity)")
     warned = f"; {len(result.warnings)} warning(s)" if result.warnings else ""
     print(f"result: {result.verdict} ({what}){why}{warned} in {result.seconds:.1f} s; "
           f"exit status {result.exit_status}")
@@ -438,6 +387,9 @@ def _cmd_prove(args) -> int:
                 return 2
             print(f"{summary}; {'wrote' if changed else 'unchanged'} {path}")
     return status
+
+
+__all__ = ["build_parser", "describe_mechanisms", "expand_suite_paths", "main", "parse_params"]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -302,6 +302,21 @@ def test_missing_declarations_are_skipped_with_reasons():
     assert result.exit_status == 0
 
 
+def test_a_check_that_only_looked_at_the_claim_is_an_error_not_a_pass():
+    """No worst-case pairs, no query, no noise law: every step that tests the implementation
+    is skipped, so nothing was tested — never exit 0."""
+    class ClaimOnly(MinimalCoin):
+        def worst_case_pairs(self):
+            return []
+
+    result = run(ClaimOnly())
+    assert verdicts(result) == {"claim": "consistent", "sensitivity": "skipped",
+                                "calibration": "skipped", "black-box": "skipped"}
+    assert result.vacuous and result.verdict == "error" and result.exit_status == 2
+    assert result.to_dict()["vacuous"] is True
+    assert not run(MinimalCoin()).vacuous
+
+
 def test_bad_claim_fails_step_one_and_a_bad_noise_law_is_an_error():
     class NaNClaim(MinimalCoin):
         def claim(self):

@@ -287,3 +287,17 @@ def test_laplace_shift_certificate_not_displaced_by_fitted_statistics():
         return rng.laplace(float(d), 1.0, n)
     r = estimate_epsilon_lower_bound(laplace, 0, 1, samples=1_000_000, seed=607087)
     assert 0.97 < r.epsilon <= 1.0
+
+
+def test_no_formable_event_is_a_clear_error_not_a_zero_division():
+    """A white-box density returning NaN leaves no event to certify with: a ValueError that
+    says so (it used to be ZeroDivisionError deep inside the estimator)."""
+    def sampler(d, n, rng):
+        return rng.laplace(d[0], 1.0, n)
+
+    def nan_density(d, x):
+        return np.full(len(x), np.nan)
+
+    with pytest.raises(ValueError, match="no candidate event could be formed"):
+        estimate_epsilon_lower_bound(sampler, [0.0], [1.0], samples=2000,
+                                     distinguisher="white-box", log_density=nan_density)

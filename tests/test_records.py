@@ -129,11 +129,29 @@ def test_judge_returns_new_records_and_one_outcome_per_point():
     assert outcomes[0].to_json()["sweep"] == {"parameter": "epsilon", "value": 2.0, "index": 1}
     ok = SuiteSummary(file="s.toml", name="s", confidence=0.95, family_size=2,
                       per_certificate_confidence=0.975, seed=0, audits=2, points=2, series=0)
-    run = type("Run", (), {"suites": [ok], "records": judged, "outcomes": outcomes})
+    run = type("Run", (), {"suites": [ok], "records": judged, "outcomes": outcomes,
+                           "series": []})
     assert exit_status(run) == 1
+    run.series = [{"name": "figure", "error": "ValueError: unknown quantity 'separatoin'"}]
+    assert exit_status(run) == 2  # a series typo is an error, not a pass
+    run.series = []
     run.suites = [ok, SuiteSummary.failed("bad.toml", "bad.toml: not valid TOML")]
     assert exit_status(run) == 2
     assert "points" in ok.to_json() and "points" not in run.suites[1].to_json()
+
+
+def test_an_audit_whose_claim_promises_nothing_is_an_error_not_a_pass():
+    """A Gaussian claim at δ = 0 is ε = ∞: no bound can contradict it, so the point is an
+    error saying so; one finite δ in the grid is enough for the audit to test something."""
+    vacuous = [CertificateRecord.create(**common(delta=0.0), claimed_epsilon=math.inf,
+                                        epsilon_lower_bound=0.7)]
+    judged, (outcome,) = judge(vacuous)
+    assert outcome.verdict == "error" and judged[0].verdict == "error"
+    assert "vacuous audit" in judged[0].error and "delta" in judged[0].error
+    mixed = vacuous + [CertificateRecord.create(**common(delta=1e-5), claimed_epsilon=1.0,
+                                                epsilon_lower_bound=0.7)]
+    judged, (outcome,) = judge(mixed)
+    assert outcome.verdict == "consistent" and judged[0].error is None
 
 
 @pytest.mark.slow

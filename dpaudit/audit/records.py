@@ -317,15 +317,34 @@ class AuditOutcome:
         return to_jsonable(out)
 
 
+VACUOUS = ("vacuous audit: the claim gives ε = ∞ at every audited δ and α, so no bound can "
+           "contradict it and the audit tests nothing; audit a δ > 0 (e.g. delta = 1e-5) or "
+           "an α the claim bounds")
+
+
+def _vacuous_as_errors(rows: list[CertificateRecord]) -> list[CertificateRecord]:
+    """An audit point whose every certificate compares with a claim of ε = ∞ can never fail:
+    its records become errors saying so (never a silent pass)."""
+    if any(r.verdict == "error" or r.claimed_epsilon is None
+           or not math.isinf(r.claimed_epsilon) for r in rows):
+        return rows
+    return [dataclasses.replace(r, verdict="error", error=VACUOUS, tightness=None,
+                                exact_verdict=None, black_box_share=None,
+                                detectable_epsilon=None) for r in rows]
+
+
 def judge(records: Iterable[CertificateRecord]
           ) -> tuple[list[CertificateRecord], list[AuditOutcome]]:
-    """Per-audit verdicts: the records (same order) with ``audit_verdict`` and
-    ``met_expectation`` set, and one :class:`AuditOutcome` per audit point (in order of first
-    appearance)."""
-    records = list(records)
+    """Per-audit verdicts: the records with ``audit_verdict`` and ``met_expectation`` set, and
+    one :class:`AuditOutcome` per audit point (in order of first appearance).  Records come
+    back grouped by audit point, in order of first appearance (the order the runner produces).
+    A vacuous point (claim ε = ∞ at every audited δ and α) is an ``error`` (:data:`VACUOUS`)."""
     groups: dict[tuple, list[CertificateRecord]] = {}
     for record in records:
         groups.setdefault(record.point_key, []).append(record)
+    for key, rows in groups.items():
+        groups[key] = _vacuous_as_errors(rows)
+    records = [r for rows in groups.values() for r in rows]
     outcomes, decided = [], {}
     for key, rows in groups.items():
         verdicts = {r.verdict for r in rows}
@@ -345,10 +364,11 @@ def judge(records: Iterable[CertificateRecord]
 
 
 def exit_status(run) -> int:
-    """0: every audit met its expectation; 1: some did not; 2: a malformed suite or an error
-    (``run``: an :class:`dpaudit.audit.runner.AuditRun`)."""
-    if any(s.error for s in run.suites) or any(r.verdict == "error"
-                                                      for r in run.records):
+    """0: every audit met its expectation; 1: some did not; 2: a malformed suite, an erroring
+    certificate or an erroring ``[[series]]`` entry (``run``: an
+    :class:`dpaudit.audit.runner.AuditRun`)."""
+    if (any(s.error for s in run.suites) or any(r.verdict == "error" for r in run.records)
+            or any(isinstance(s, dict) and s.get("error") for s in run.series)):
         return 2
     if any(not o.met_expectation for o in run.outcomes):
         return 1

@@ -84,7 +84,6 @@ runs, so a bad dataset makes that one audit an ``error`` while the others still 
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,6 +94,7 @@ from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError
                                        check_keys, delta_value, is_int, is_number, parse_sweep,
                                        read_samples, read_string)
 from dpaudit.audit.spec_targets import check_mechanism, parse_target
+from dpaudit.audit.suite_io import read_toml
 from dpaudit.audit.targets import Target
 
 EXPECTATIONS = ("consistent", "violation")
@@ -185,19 +185,13 @@ class Suite:
 # -- parsing ----------------------------------------------------------------------------------
 
 def load_suite(path: str | Path) -> Suite:
-    """Read and validate one suite file; raise :class:`SuiteError` if it is malformed."""
-    path_str = str(path)
+    """Read and validate one suite file; raise :class:`SuiteError` if it is malformed — and
+    nothing else, whatever the file holds (see :func:`dpaudit.audit.suite_io.read_toml`)."""
+    data = read_toml(path)
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise SuiteError(f"{path_str}: cannot read the suite file: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise SuiteError(f"{path_str}: not UTF-8 text: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SuiteError(f"{path_str}: not valid TOML: {exc}") from None
-    return parse_suite(data, path_str)
+        return parse_suite(data, str(path))
+    except RecursionError:
+        raise SuiteError(f"{path}: a value is nested too deeply to check") from None
 
 
 def parse_suite(data: dict, path: str = "<suite>") -> Suite:

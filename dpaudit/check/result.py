@@ -13,7 +13,10 @@ certificates (:data:`dpaudit.audit.records.VERDICTS`) plus ``skipped``:
 
 A step may also carry *warnings*: statements that do not change its verdict but limit what it
 means (e.g. the black-box step's power is far above the claim).  The whole check is
-``error`` if a step errored, else ``violation`` if one found one, else ``consistent``;
+``error`` if a step errored, else ``violation`` if one found one, else ``error`` if every step
+that tests the implementation (sensitivity, calibration, black-box) was skipped — only the
+claim was looked at, which is never a pass (:attr:`CheckResult.vacuous`) — else
+``consistent``;
 :attr:`CheckResult.exit_status` follows ``dpaudit run``: 0, 1, 2 respectively.
 """
 
@@ -68,11 +71,19 @@ class CheckResult:
     seconds: float = 0.0
 
     @property
+    def vacuous(self) -> bool:
+        """Every step that samples or queries the implementation was skipped."""
+        tested = [s for s in self.steps if s.step != "claim"]
+        return bool(tested) and all(s.verdict == SKIPPED for s in tested)
+
+    @property
     def verdict(self) -> str:
         verdicts = {s.verdict for s in self.steps}
         if ERROR in verdicts:
             return ERROR
-        return VIOLATION if VIOLATION in verdicts else CONSISTENT
+        if VIOLATION in verdicts:
+            return VIOLATION
+        return ERROR if self.vacuous else CONSISTENT
 
     @property
     def exit_status(self) -> int:
@@ -91,6 +102,7 @@ class CheckResult:
         return {"dpaudit_version": __version__, "spec": self.spec, "mechanism": self.mechanism,
                 "parameters": to_jsonable(self.params), "samples": self.samples,
                 "seed": self.seed, "verdict": self.verdict, "exit_status": self.exit_status,
+                "vacuous": self.vacuous,
                 "warnings": self.warnings,
                 "seconds": round(self.seconds, 3), "steps": [s.to_dict() for s in self.steps]}
 

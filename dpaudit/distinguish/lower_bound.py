@@ -210,6 +210,11 @@ def estimate_privacy_curve_lower_bound(
             key = (cand.stat_index, cand.op, cand.threshold, cand.numerator)
             if key not in {(c.stat_index, c.op, c.threshold, c.numerator) for c in chosen}:
                 chosen.append(cand)
+    if not chosen:  # every statistic value was NaN ("in no event"): nothing to certify with
+        raise ValueError(
+            f"no candidate event could be formed: every value of the {kind} statistic(s) on the "
+            f"selection split is NaN (a log_density returning NaN, or outputs the statistics "
+            f"cannot read), so there is no event to certify")
     m = len(chosen)
     significance = (1.0 - confidence) / (2 * m)
     del sel0, sel1

@@ -65,7 +65,7 @@ class RunSummary:
     audits: int  # audit points (one per swept value)
     audits_met: int
     unmet_expectations: tuple[AuditOutcome, ...]
-    errors: int  # erroring certificates + malformed suites
+    errors: int  # erroring certificates + malformed suites + erroring series
     suite_errors: int
     exit_status: int
 
@@ -75,13 +75,15 @@ class RunSummary:
         for record in run.records:
             verdicts[record.verdict] = verdicts.get(record.verdict, 0) + 1
         suite_errors = sum(1 for s in run.suites if s.error)
+        series_errors = sum(1 for s in run.series if isinstance(s, dict) and s.get("error"))
         exact = tuple(r for r in run.records if r.exact_verdict == "violation")
         return cls(certificates=len(run.records), verdicts=verdicts, exact_violations=exact,
                    exact_only_violations=tuple(r for r in exact if r.verdict != "violation"),
                    audits=len(run.outcomes),
                    audits_met=sum(1 for o in run.outcomes if o.met_expectation),
                    unmet_expectations=tuple(o for o in run.outcomes if not o.met_expectation),
-                   errors=verdicts["error"] + suite_errors, suite_errors=suite_errors,
+                   errors=verdicts["error"] + suite_errors + series_errors,
+                   suite_errors=suite_errors,
                    exit_status=exit_status)
 
     def to_json(self) -> dict:

@@ -125,7 +125,7 @@ layout; schema 3 splits ``audits`` into ``points`` + ``certificates`` and adds t
         "audits": 20, "audits_met": 20,               # audit points (one per swept value)
         "unmet_expectations": [{"suite", "file", "audit", "mechanism", "expect", "verdict",
                                 "met_expectation", "certificates", "sweep"}, ...],
-        "errors": 0,                               # erroring certificates + malformed suites
+        "errors": 0,                               # erroring certificates, malformed suites, series
         "suite_errors": 0,
         "exit_status": 0                           # 0 all met, 1 some unmet, 2 any error
       }

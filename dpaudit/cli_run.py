@@ -1,0 +1,122 @@
+"""``dpaudit run``: run audit suites and write every report of the run.
+
+``dpaudit run SUITE_OR_DIR... --out DIR [--baseline OLD]`` writes ``DIR/results.json`` (the
+source of truth), ``DIR/summary.md`` (figure links relative to the current directory, see
+:mod:`dpaudit.report.markdown`), ``DIR/junit.xml`` (:mod:`dpaudit.report.junit`) and the
+figures under ``DIR/figures``; every file is written atomically.  The run executes on local
+processes (``--workers W``), an existing Dask cluster (``--scheduler tcp://HOST:PORT``) or a
+Dask LocalCluster started for it (``--cluster local:N``; :mod:`dpaudit.backends`), with the
+same numbers; an unreachable scheduler is exit status 2 with a one-line error, Ctrl-C 130.
+
+Exit status: 0 every audit met its expectation; 1 one did not; 2 an error (bad usage, a
+malformed suite, an audit that raised, an unreadable ``--baseline``, unwritable output).  With
+``--baseline OLD`` (a results.json or its directory, read before anything runs) the run is
+also compared with OLD (:mod:`dpaudit.report.diff`), ``DIR/diff.md`` is written, and a
+regression turns an exit status of 0 into 1; 2 stays 2.  results.json's own
+``summary.exit_status`` is the run's status without the baseline.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+
+def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Files as given, directories expanded to their ``*.toml`` (sorted); plus (path, problem)
+    for directories without suites."""
+    paths, problems = [], []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(str(f) for f in p.glob("*.toml") if f.is_file())
+            if not found:
+                problems.append((item, f"{item}: directory contains no *.toml suite files"))
+            paths.extend(found)
+        else:
+            paths.append(item)  # a missing file is reported by load_suite as a SuiteError
+    return paths, problems
+
+
+def cmd_run(args, argv: list[str]) -> int:
+    """Run the ``dpaudit run`` command for parsed ``args``; returns the exit status."""
+    from dpaudit.audit.execute import default_workers
+    from dpaudit.audit.progress import print_progress
+    from dpaudit.audit.records import SuiteSummary, exit_status
+    from dpaudit.audit.runner import run_suites
+    from dpaudit.backends import BackendError, make_backend
+    from dpaudit.cli_reports import baseline_diff, results_path
+    from dpaudit.report.figures import write_figures
+    from dpaudit.report.json_report import build_report
+    from dpaudit.report.junit import write_junit
+    from dpaudit.report.markdown import link_base, write_markdown
+    from dpaudit.report.results_file import ResultsFileError, read_report, write_results
+
+    baseline = None
+    if args.baseline:
+        try:
+            baseline = read_report(results_path(args.baseline))
+        except ResultsFileError as exc:
+            print(f"dpaudit: error: --baseline: {exc}", file=sys.stderr)
+            return 2
+    command = "dpaudit " + " ".join(shlex.quote(a) for a in argv)
+    paths, problems = expand_suite_paths(args.suites)
+    for _, problem in problems:
+        print(f"dpaudit: error: {problem}", file=sys.stderr)
+    workers = args.workers or default_workers()
+
+    def on_suite_error(exc):
+        print(f"dpaudit: error: {exc}", file=sys.stderr, flush=True)
+
+    try:
+        with make_backend(scheduler=args.scheduler, cluster=args.cluster,
+                          workers=workers) as backend:
+            run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
+                             progress=print_progress, on_suite_error=on_suite_error,
+                             backend=backend)
+    except BackendError as exc:  # e.g. an unreachable scheduler
+        print(f"dpaudit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dpaudit: interrupted", file=sys.stderr)
+        return 130
+    for path, problem in problems:
+        run.suites.append(SuiteSummary.failed(path, problem))
+    status = exit_status(run)
+    out = Path(args.out)
+    try:
+        figures = write_figures(run, out)
+        report = build_report(run, command=command, exit_status=status, figures=figures)
+        written = [write_results(report, out / "results.json"),
+                   write_markdown(report, out / "summary.md", out_dir=link_base(args.out)),
+                   write_junit(report, out / "junit.xml")]
+        diff_lines = []
+        if baseline is not None:
+            diff_status, diff_lines, diff_path = baseline_diff(baseline, report, out)
+            written.append(diff_path)
+            if status != 2:
+                status = max(status, diff_status)
+    except OSError as exc:
+        print(f"dpaudit: error: cannot write reports to {out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    s = report.summary
+    print(f"{s.audits_met}/{s.audits} audits met their expectation "
+          f"({s.certificates} certificates: {s.verdicts['violation']} violation, "
+          f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
+          f"{s.suite_errors} malformed suite(s)) in {run.seconds:.1f} s")
+    for o in s.unmet_expectations:
+        point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
+        print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "
+              f"got {o.verdict}")
+    if s.exact_only_violations:
+        print(f"  {len(s.exact_only_violations)} certificate(s) whose exact ε exceeds the "
+              "claim but could not be certified at this sample size (see summary.md)")
+    for line in diff_lines:
+        print(line)
+    print(f"wrote {', '.join(str(p) for p in written)}; exit status {status}")
+    return status
+
+
+__all__ = ["cmd_run", "expand_suite_paths"]

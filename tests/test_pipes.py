@@ -1,0 +1,57 @@
+"""Output that survives a closed pipe (dpaudit.pipes): `dpaudit run … 2>&1 | head -1` still
+runs every audit and writes its reports; a write to a pipe nobody reads is dropped."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from dpaudit.pipes import PipeSafeStream
+
+SUITE = """
+[suite]
+name = "piped"
+samples = 2000
+
+[[audit]]
+name = "laplace"
+mechanism = "laplace"
+
+[[audit]]
+name = "scale-bug"
+mechanism = "laplace-scale-epsilon"
+params = { epsilon = 0.5 }
+expect = "violation"
+"""
+
+
+def test_a_write_to_a_closed_pipe_is_dropped_not_raised():
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    raw = os.fdopen(write_end, "w", buffering=1)
+    stream = PipeSafeStream(raw)
+    assert stream.write("first line\n") == len("first line\n")  # the pipe breaks here
+    assert stream.pipe_closed
+    stream.write("dropped\n")
+    stream.flush()
+    assert stream.isatty() is False  # everything else is the wrapped stream's
+    raw.close()
+
+
+@pytest.mark.slow
+def test_run_piped_into_a_reader_that_leaves_still_writes_every_report(tmp_path):
+    suite = tmp_path / "piped.toml"
+    suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    out = tmp_path / "out"
+    code = "import sys; from dpaudit.cli import main; sys.exit(main())"
+    proc = subprocess.Popen([sys.executable, "-c", code, "run", str(suite), "--out", str(out),
+                             "--workers", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc.stdout.readline()  # like `| head -1`: read one line, then go away
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 0
+    assert (out / "results.json").is_file() and (out / "summary.md").is_file()
