@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPORT_FORMATS = ("md", "junit", "html")
 #: what ``dpaudit report`` writes without --format
-DEFAULT_REPORT_FORMATS = ("md", "junit")
+DEFAULT_REPORT_FORMATS = ("md", "junit", "html")
 REPORT_FILES = {"md": "summary.md", "junit": "junit.xml", "html": "report.html"}
 
 

@@ -1,12 +1,15 @@
 """``dpaudit run``: run audit suites and write every report of the run.
 
 ``dpaudit run SUITE_OR_DIR... --out DIR [--baseline OLD]`` writes ``DIR/results.json`` (the
-source of truth), ``DIR/summary.md`` (figure links relative to the current directory, see
-:mod:`dpaudit.report.markdown`), ``DIR/junit.xml`` (:mod:`dpaudit.report.junit`) and the
-figures under ``DIR/figures``; every file is written atomically.  The run executes on local
-processes (``--workers W``), an existing Dask cluster (``--scheduler tcp://HOST:PORT``) or a
-Dask LocalCluster started for it (``--cluster local:N``; :mod:`dpaudit.backends`), with the
-same numbers; an unreachable scheduler is exit status 2 with a one-line error, Ctrl-C 130.
+source of truth, written first), ``DIR/summary.md`` (figure links relative to the current
+directory, see :mod:`dpaudit.report.markdown`), ``DIR/junit.xml``
+(:mod:`dpaudit.report.junit`), ``DIR/report.html`` (:mod:`dpaudit.report.html`) and the
+figures under ``DIR/figures``; every file is written atomically, and a rendering that fails
+costs only its own file (exit status 2, the message printed).  The run
+executes on local processes (``--workers W``), an existing Dask cluster (``--scheduler
+tcp://HOST:PORT``) or a Dask LocalCluster started for it (``--cluster local:N``;
+:mod:`dpaudit.backends`), with the same numbers; an unreachable scheduler is exit status 2
+with a one-line error, Ctrl-C 130.
 
 Exit status: 0 every audit met its expectation; 1 one did not; 2 an error (bad usage, a
 malformed suite, an audit that raised, an unreadable ``--baseline``, unwritable output).  With
@@ -39,6 +42,48 @@ def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str
     return paths, problems
 
 
+def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: str):
+    """Write every report of a finished run under ``out``: results.json first (before any
+    figure is drawn, so that nothing computed is lost if drawing fails), then the figures,
+    then results.json again with the figure paths, summary.md, junit.xml and report.html.
+    Each file is written atomically; a rendering that fails loses only its own file.
+
+    Returns (report, written paths, failure messages); report is None when results.json itself
+    could not be written (then the messages say why)."""
+    from dpaudit.report.figures import write_figures
+    from dpaudit.report.html import write_html
+    from dpaudit.report.json_report import build_report
+    from dpaudit.report.junit import write_junit
+    from dpaudit.report.markdown import link_base, write_markdown
+    from dpaudit.report.results_file import write_results
+
+    report = build_report(run, command=command, exit_status=status)
+    results = out / "results.json"
+    try:
+        write_results(report, results)
+    except OSError as exc:
+        return None, [], [f"cannot write {results}: {exc.strerror or exc}"]
+    written, failures = [results], []
+    try:
+        figures = write_figures(run, out)
+        report = build_report(run, command=command, exit_status=status, figures=figures)
+        write_results(report, results)
+    except Exception as exc:  # noqa: BLE001 - results.json is safe; report the rest
+        failures.append(f"cannot draw the figures under {out / 'figures'}: "
+                        f"{type(exc).__name__}: {exc}")
+    renderers = [("summary.md", lambda path: write_markdown(report, path,
+                                                            out_dir=link_base(link_dir))),
+                 ("junit.xml", lambda path: write_junit(report, path)),
+                 ("report.html", lambda path: write_html(report, path))]
+    for name, render in renderers:
+        try:
+            written.append(render(out / name))
+        except Exception as exc:  # noqa: BLE001 - one rendering never costs another
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            failures.append(f"cannot write {out / name}: {type(exc).__name__}: {reason}")
+    return report, written, failures
+
+
 def cmd_run(args, argv: list[str]) -> int:
     """Run the ``dpaudit run`` command for parsed ``args``; returns the exit status."""
     from dpaudit.audit.execute import default_workers
@@ -47,11 +92,7 @@ def cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.runner import run_suites
     from dpaudit.backends import BackendError, make_backend
     from dpaudit.cli_reports import baseline_diff, results_path
-    from dpaudit.report.figures import write_figures
-    from dpaudit.report.json_report import build_report
-    from dpaudit.report.junit import write_junit
-    from dpaudit.report.markdown import link_base, write_markdown
-    from dpaudit.report.results_file import ResultsFileError, read_report, write_results
+    from dpaudit.report.results_file import ResultsFileError, read_report
 
     baseline = None
     if args.baseline:
@@ -85,22 +126,26 @@ def cmd_run(args, argv: list[str]) -> int:
         run.suites.append(SuiteSummary.failed(path, problem))
     status = exit_status(run)
     out = Path(args.out)
-    try:
-        figures = write_figures(run, out)
-        report = build_report(run, command=command, exit_status=status, figures=figures)
-        written = [write_results(report, out / "results.json"),
-                   write_markdown(report, out / "summary.md", out_dir=link_base(args.out)),
-                   write_junit(report, out / "junit.xml")]
-        diff_lines = []
-        if baseline is not None:
+    report, written, failures = write_run_reports(run, out, command=command, status=status,
+                                                  link_dir=args.out)
+    if report is None:  # not even results.json could be written
+        print(f"dpaudit: error: {failures[0]}", file=sys.stderr)
+        return 2
+    for failure in failures:
+        print(f"dpaudit: error: {failure}", file=sys.stderr)
+    if failures:
+        status = 2
+    diff_lines = []
+    if baseline is not None:
+        try:
             diff_status, diff_lines, diff_path = baseline_diff(baseline, report, out)
             written.append(diff_path)
             if status != 2:
                 status = max(status, diff_status)
-    except OSError as exc:
-        print(f"dpaudit: error: cannot write reports to {out}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
+        except OSError as exc:
+            print(f"dpaudit: error: cannot write {out / 'diff.md'}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            status = 2
     s = report.summary
     print(f"{s.audits_met}/{s.audits} audits met their expectation "
           f"({s.certificates} certificates: {s.verdicts['violation']} violation, "

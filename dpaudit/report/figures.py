@@ -23,16 +23,28 @@ curves and series of results.json have no ``figure`` key.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpaudit.atomic import write_bytes_atomic
 from dpaudit.audit.runner import AuditRun
 from dpaudit.jsonable import to_jsonable
 
 
+#: longest slug of one name in a figure's file name (a file name is at most 255 bytes)
+MAX_SLUG = 60
+
+
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-") or "x"
+    """A file-name-safe form of a name; a long name is cut and made unique by a hash of it."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-") or "x"
+    if len(slug) > MAX_SLUG:
+        digest = hashlib.sha256(str(text).encode("utf-8")).hexdigest()[:10]
+        slug = f"{slug[:MAX_SLUG - 11]}-{digest}"
+    return slug
 
 
 def _pairs(xs, ys):
@@ -41,10 +53,10 @@ def _pairs(xs, ys):
 
 
 def save_png(figure, path: Path) -> Path:
-    """Write a matplotlib ``figure`` as a PNG to ``path`` (parents created)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110)
-    return path
+    """Write a matplotlib ``figure`` as a PNG to ``path`` atomically (parents created)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110)
+    return write_bytes_atomic(path, buffer.getvalue())
 
 
 def curve_figure(curve: dict):
