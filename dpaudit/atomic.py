@@ -20,12 +20,18 @@ def write_text_atomic(path: str | Path, text: str, *, encoding: str = "utf-8") -
     Raises:
       OSError: the directory cannot be created or written (nothing is left behind).
     """
+    return write_bytes_atomic(path, text.encode(encoding))
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically, as :func:`write_text_atomic`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name[:100]}.", suffix=".tmp",
+                                     dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
@@ -45,4 +51,4 @@ def _umask() -> int:
     return mask
 
 
-__all__ = ["write_text_atomic"]
+__all__ = ["write_bytes_atomic", "write_text_atomic"]

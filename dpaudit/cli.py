@@ -1,10 +1,16 @@
 """The ``dpaudit`` command.
 
-``dpaudit run SUITE_OR_DIR... --out DIR`` runs audit suites and writes ``DIR/results.json``
-(the source of truth, schema in :mod:`dpaudit.audit.records`) and ``DIR/summary.md``.
-Exit status: 0 when every audit met its expectation, 1 when one did not (an unexpected
-violation, or a known bug that was not detected), 2 on any error (bad usage, a malformed suite,
-an audit that raised).
+``dpaudit run SUITE_OR_DIR... --out DIR [--baseline OLD]`` runs audit suites and writes
+``DIR/results.json`` (the source of truth, schema in :mod:`dpaudit.audit.records`),
+``DIR/summary.md`` and ``DIR/junit.xml`` (:mod:`dpaudit.cli_run`), on local processes, a Dask
+cluster or a Dask LocalCluster (``--workers W`` | ``--scheduler ADDRESS`` | ``--cluster
+local:N``), with the same numbers.  Exit status: 0 when every audit met its expectation, 1
+when one did not (an unexpected violation, or a known bug that was not detected) or, with
+``--baseline``, on a regression against it, 2 on any error (bad usage, a malformed suite, an
+audit that raised, an unreadable baseline).
+
+``dpaudit diff OLD NEW`` and ``dpaudit report RESULTS`` render finished runs without
+re-running them (:mod:`dpaudit.cli_reports`).
 
 Progress on stderr (:mod:`dpaudit.audit.progress`); ``--only`` (:mod:`dpaudit.audit.select`).
 
@@ -32,11 +38,13 @@ User errors are reported as one message, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import shlex
 import sys
 from pathlib import Path
 
+from dpaudit.cli_run import expand_suite_paths
 from dpaudit.version import __version__
 
 
@@ -54,7 +62,9 @@ def _int_at_least(minimum: int, what: str):
 
 def build_parser() -> argparse.ArgumentParser:
     from dpaudit.audit.runner import PROFILES
+    from dpaudit.backends.choose import add_backend_arguments
     from dpaudit.audit.spec import MIN_SAMPLES
+    from dpaudit.cli_reports import add_report_parsers
 
     parser = argparse.ArgumentParser(
         prog="dpaudit",
@@ -64,22 +74,25 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run audit suites (TOML files or directories of them)",
-                         description="Run audit suites and write results.json and summary.md. "
-                                     "Exit 0: all expectations met; 1: some not met; "
-                                     "2: an error.")
+                         description="Run audit suites and write results.json, summary.md "
+                                     "and junit.xml. Exit 0: all expectations met; 1: some "
+                                     "not met (or, with --baseline, a regression); 2: an "
+                                     "error.")
     run.add_argument("suites", nargs="+", metavar="SUITE_OR_DIR",
                      help="a suite .toml file, or a directory whose *.toml files are run")
     run.add_argument("--out", required=True, metavar="DIR",
-                     help="directory for results.json and summary.md (created if missing)")
+                     help="directory for results.json, summary.md, junit.xml and figures/ "
+                          "(created if missing)")
+    run.add_argument("--baseline", metavar="OLD",
+                     help="a previous results.json (or its directory): also write DIR/diff.md "
+                          "and exit 1 on a regression against it (see `dpaudit diff`)")
     run.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples"), metavar="N",
                      help="samples per side for every audit (overrides the suite files)")
     run.add_argument("--seed", type=_int_at_least(0, "--seed"), metavar="S",
                      help="seed for every suite (overrides the suite files)")
     run.add_argument("--profile", choices=sorted(PROFILES), default="default",
                      help="scale samples: quick ×0.1, default ×1, deep ×10")
-    run.add_argument("--workers", type=_int_at_least(1, "--workers"), metavar="W",
-                     help="worker processes (default: the number of CPU cores; 1 runs "
-                          "in-process)")
+    add_backend_arguments(run, _int_at_least(1, "--workers"))
     run.add_argument("--only", action="append", default=[], metavar="PATTERN",
                      help="run only audits matching this glob on SUITE/AUDIT or AUDIT, e.g. "
                           "'classic/laplace-*' (repeatable); numbers equal the full run's")
@@ -115,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also write the step results as JSON to FILE")
     _add_prove_parser(sub)
     _add_init_parser(sub)
+    add_report_parsers(sub)
     return parser
 
 
@@ -179,10 +193,15 @@ def _main(argv: list[str]) -> int:
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
         return int(exc.code) if isinstance(exc.code, int) else 2
     if args.command == "run":
-        return _cmd_run(args, argv)
+        from dpaudit.cli_run import cmd_run
+
+        return cmd_run(args, argv)
+    if args.command in ("diff", "report"):
+        from dpaudit.cli_reports import cmd_diff, cmd_report
+
+        return cmd_diff(args) if args.command == "diff" else cmd_report(args)
     if args.command == "list":
-        from dpaudit.cli_list import cmd_list
-        return cmd_list(args)
+        return _cmd_list(args)
     if args.command == "prove":
         return _cmd_prove(args)
     if args.command == "check":
@@ -193,84 +212,59 @@ def _main(argv: list[str]) -> int:
     return 2
 
 
-# -- dpaudit run ------------------------------------------------------------------------------
+# -- dpaudit list -----------------------------------------------------------------------------
 
-def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-    """Files as given, directories expanded to their ``*.toml`` (sorted); plus (path, problem)
-    for directories without suites."""
-    paths, problems = [], []
-    for item in items:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(str(f) for f in p.glob("*.toml") if f.is_file())
-            if not found:
-                problems.append((item, f"{item}: directory contains no *.toml suite files"))
-            paths.extend(found)
+def describe_mechanisms() -> list[dict]:
+    """``describe()`` of every registered mechanism built with its default parameters."""
+    from dpaudit.mechanisms.registry import get_mechanism_class, mechanism_names
+
+    out = []
+    for name in mechanism_names():
+        cls = get_mechanism_class(name)
+        try:
+            entry = cls().describe()
+            entry["needs_parameters"] = False
+        except Exception as exc:
+            try:
+                signature = f"{name}{inspect.signature(cls)}"
+            except (TypeError, ValueError):
+                signature = name
+            entry = {"name": name, "family": cls.family, "parameters": None,
+                     "neighbouring": cls.neighbouring, "claim": None,
+                     "known_bad": bool(cls.known_bad),
+                     "true_epsilon": None, "literature": cls.literature,
+                     "doc": ((cls.__doc__ or "").strip().splitlines() or [""])[0],
+                     "needs_parameters": True, "signature": signature,
+                     "error": f"{type(exc).__name__}: {exc}"}
+        out.append(entry)
+    return out
+
+
+def _cmd_list(args) -> int:
+    from dpaudit.report.json_report import to_jsonable
+
+    entries = describe_mechanisms()
+    if args.json:
+        print(json.dumps(to_jsonable(entries), indent=2, ensure_ascii=False))
+        return 0
+    for e in entries:
+        flag = "  [KNOWN BAD]" if e.get("known_bad") else ""
+        print(f"{e['name']}  (family {e.get('family') or '?'}){flag}")
+        if e.get("doc"):
+            print(f"    {e['doc']}")
+        if e.get("claim"):
+            params = ", ".join(f"{k}={v}" for k, v in (e.get("parameters") or {}).items())
+            print(f"    claim: {e['claim'].get('text')}   (default parameters: {params or '—'})")
         else:
-            paths.append(item)  # a missing file is reported by load_suite as a SuiteError
-    return paths, problems
-
-
-def _cmd_run(args, argv: list[str]) -> int:
-    from dpaudit.audit.execute import default_workers
-    from dpaudit.audit.progress import make_progress
-    from dpaudit.audit.records import SuiteSummary, exit_status
-    from dpaudit.audit.runner import run_suites
-    from dpaudit.audit.select import SelectionError
-    from dpaudit.report.json_report import build_report
-    from dpaudit.report.results_file import write_results
-    from dpaudit.report.figures import write_figures
-    from dpaudit.report.markdown import write_markdown
-
-    command = "dpaudit " + " ".join(shlex.quote(a) for a in argv)
-    paths, problems = expand_suite_paths(args.suites)
-    for _, problem in problems:
-        print(f"dpaudit: error: {problem}", file=sys.stderr)
-    workers = args.workers or default_workers()
-
-    progress = make_progress(sys.stderr, quiet=args.quiet)
-
-    def on_suite_error(exc):
-        progress.note(f"dpaudit: error: {exc}")
-    try:
-        run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
-                         workers=workers, progress=progress, on_suite_error=on_suite_error,
-                         only=args.only)
-    except (SelectionError, KeyboardInterrupt) as exc:
-        progress.close()
-        print(f"dpaudit: error: {exc}" if isinstance(exc, SelectionError) else
-              "dpaudit: interrupted", file=sys.stderr)
-        return 2 if isinstance(exc, SelectionError) else 130
-    for path, problem in problems:
-        run.suites.append(SuiteSummary.failed(path, problem))
-    status = exit_status(run)
-    out = Path(args.out)
-    try:
-        progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
-        figures = write_figures(run, out, on_figure=progress.advance)
-        progress.close()
-        report = build_report(run, command=command, exit_status=status, figures=figures)
-        json_path = write_results(report, out / "results.json")
-        md_path = write_markdown(report, out / "summary.md")
-    except OSError as exc:
-        progress.close()
-        print(f"dpaudit: error: cannot write reports to {out}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
-    s = report.summary
-    print(f"{s.audits_met}/{s.audits} audits met their expectation "
-          f"({s.certificates} certificates: {s.verdicts['violation']} violation, "
-          f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
-          f"{s.suite_errors} malformed suite(s)) in {run.seconds:.1f} s")
-    for o in s.unmet_expectations:
-        point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
-        print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "
-              f"got {o.verdict}")
-    if s.exact_only_violations:
-        print(f"  {len(s.exact_only_violations)} certificate(s) whose exact ε exceeds the "
-              "claim but could not be certified at this sample size (see summary.md)")
-    print(f"wrote {json_path} and {md_path}; exit status {status}")
-    return status
+            print(f"    needs parameters: {e.get('signature')}")
+        if e.get("neighbouring"):
+            print(f"    neighbouring: {e['neighbouring']}")
+        if e.get("known_bad"):
+            true_eps = e.get("true_epsilon")
+            true_text = "∞" if true_eps in ("inf", float("inf")) else true_eps
+            lit = f" ({e['literature']})" if e.get("literature") else ""
+            print(f"    true ε (literature): {true_text}{lit}")
+    return 0
 
 
 # -- dpaudit check ----------------------------------------------------------------------------
@@ -400,6 +394,9 @@ def _cmd_prove(args) -> int:
                 return 2
             print(f"{summary}; {'wrote' if changed else 'unchanged'} {path}")
     return status
+
+
+__all__ = ["build_parser", "describe_mechanisms", "expand_suite_paths", "main", "parse_params"]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,7 +8,6 @@ import argparse
 import shlex
 from pathlib import Path, PurePosixPath
 
-import pytest
 import yaml
 
 from dpaudit.cli import build_parser
@@ -18,9 +17,6 @@ GITHUB = CI / "github-actions.yml"
 GITLAB = CI / "gitlab-ci.yml"
 #: what `dpaudit run --out DIR` writes into DIR (diff.md only with --baseline)
 RUN_WRITES = {"results.json", "summary.md", "report.html", "junit.xml", "diff.md"}
-#: flags other branches of issue 14 add to the CLI (dpaudit run --baseline); until they are
-#: merged, test_pending_flags_exist is an expected failure — and a normal test afterwards
-PENDING = {("run", "--baseline")}
 
 
 def github() -> dict:
@@ -97,13 +93,7 @@ def test_both_files_parse_and_run_the_suites():
         assert args[1] == "audits/" and "--baseline" in args and "--out" in args
 
 
-def test_workflow_flags_exist_except_pending():
-    assert unknown_flags() - PENDING == set()
-
-
-@pytest.mark.xfail(not PENDING.isdisjoint(unknown_flags()), strict=True,
-                   reason="dpaudit run --baseline comes from another issue-14 branch")
-def test_pending_flags_exist():
+def test_workflow_subcommands_and_flags_exist():
     assert unknown_flags() == set()
 
 

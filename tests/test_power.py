@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from dpaudit.stats.epsilon import epsilon_from_counts
-from dpaudit.stats.power import (certificate_detectable_epsilon, denominator_base_rate,
+from dpaudit.stats.power import (certificate_detectable_epsilon, certificate_power_curve,
+                                 certification_probability, denominator_base_rate,
                                  detectable_epsilon, samples_to_detect)
 
 
@@ -82,3 +83,43 @@ def test_a_certificate_detects_with_its_best_event():
                                          {"n_denominator": 100_000, "k_denominator": 10_000}]}
     assert power(10 ** 5, rate=0.6) == math.inf
     assert certificate_detectable_epsilon(cert, 1.0) == power(10 ** 5)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-3])
+def test_power_curve_crosses_one_half_at_the_detectable_epsilon(delta):
+    n, s, claim, k_den = 20_000, 1e-2, 1.0, 2_000
+    eps = detectable_epsilon(claim, samples=n, significance=s, delta=delta, k_denominator=k_den)
+    grid = np.array([claim, eps - 0.05, eps, eps + 0.05, eps + 1.0])
+    p = certification_probability(grid, claim, samples=n, significance=s, delta=delta,
+                                  k_denominator=k_den)
+    assert p[2] == pytest.approx(0.5, abs=1e-9)
+    assert p[0] < 0.01 and p[1] < 0.5 < p[3] and p[4] > 0.999
+    dense = certification_probability(np.linspace(0, 3, 200), claim, samples=n,
+                                      significance=s, delta=delta, k_denominator=k_den)
+    assert np.all(np.diff(dense) >= -1e-12)
+
+
+def test_power_curve_agrees_with_monte_carlo_and_degenerate_cases():
+    n, s, claim, k_den = 20_000, 1e-2, 1.0, 2_000
+    true_eps = detectable_epsilon(claim, samples=n, significance=s, delta=0.0,
+                                  k_denominator=k_den) + 0.02
+    p = certification_probability([true_eps], claim, samples=n, significance=s, delta=0.0,
+                                  k_denominator=k_den)[0]
+    rng = np.random.default_rng(1)
+    k_num = rng.binomial(n, math.exp(true_eps) * k_den / n, size=4000)
+    rate = np.mean(epsilon_from_counts(k_num, n, k_den, n, significance=s) > claim)
+    assert abs(rate - p) < 0.05
+    assert not certification_probability([1.0, 5.0], math.inf, samples=n, significance=s,
+                                         delta=0.0, k_denominator=k_den).any()
+    assert not certification_probability([1.0, 5.0], 1.0, samples=1000, significance=s,
+                                         delta=0.0, k_denominator=500).any()  # e·0.5 > 1
+
+
+def test_certificate_power_curve_takes_the_best_event():
+    cert = {"n_denominator": 100_000, "k_denominator": 60_000, "per_bound_significance": 1e-3,
+            "delta": 0.0, "candidates": [{"n_denominator": 100_000, "k_denominator": 60_000},
+                                         {"n_denominator": 100_000, "k_denominator": 10_000}]}
+    eps = certificate_detectable_epsilon(cert, 1.0)
+    curve = certificate_power_curve(cert, 1.0, [eps])
+    assert curve[0] == pytest.approx(0.5, abs=1e-9)
+    assert certificate_power_curve(None, 1.0, [1.0]) is None

@@ -105,7 +105,7 @@ def test_cli_records_the_filter_and_rejects_a_pattern_matching_nothing(suite, tm
     read = read_report(out / "results.json")
     assert read.run.only == ("bug",)
     assert {r.audit for r in read.run.records} == {"bug"}
-    assert "only audits matching `bug`" in (out / "summary.md").read_text(encoding="utf-8")
+    assert "Only audits matching `bug`" in (out / "summary.md").read_text(encoding="utf-8")
     capsys.readouterr()
     assert main(["run", str(suite), "--out", str(tmp_path / "none"), "--workers", "1",
                  "--only", "classic/*"]) == 2

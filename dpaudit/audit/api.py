@@ -4,8 +4,9 @@ name or ``module:Class`` reference) or a plain sampler function with a stated cl
 :func:`audit_mechanism` and :func:`audit_sampler` build an in-memory :class:`Suite` of one
 audit and send it through the same stages as a suite file — :func:`plan_suite` (one
 Bonferroni family per call, seeds from the task's position), :func:`execute_with_jobs`
-(in-process, or ``workers`` processes; callables travel with cloudpickle, so closures and
-lambdas work and the numbers do not depend on ``workers``) and :func:`judge` — and return an
+(in-process, or ``workers`` processes, or any :mod:`dpaudit.backends` backend such as a Dask
+cluster; callables travel with cloudpickle, so closures and lambdas work and the numbers do not
+depend on where they run) and :func:`judge` — and return an
 :class:`AuditResult`.  Bad arguments raise ``ValueError`` with a one-line message.
 """
 
@@ -16,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from dpaudit.audit.execute import execute_with_jobs
 from dpaudit.audit.explain import explain_point
 from dpaudit.audit.plan import plan_suite
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
 from dpaudit.audit.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, EXPECTATIONS,
                                 MIN_SAMPLES, AuditSpec, PairSpec, Suite)
 from dpaudit.audit.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_from_dict
+from dpaudit.backends.choose import resolve_backend
 
 PYTHON_SUITE = "<python>"
 
@@ -71,7 +72,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     samples: int = DEFAULT_SAMPLES, confidence: float = DEFAULT_CONFIDENCE,
                     seed: int = DEFAULT_SEED, workers: int = 1, expect: str = "consistent",
                     distinguisher: str = "auto", white_box: bool = True,
-                    name: str | None = None) -> AuditResult:
+                    name: str | None = None, backend=None) -> AuditResult:
     """Audit a mechanism against its own claim.
 
     Args:
@@ -86,12 +87,17 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       samples, confidence, seed: per side; family-wise over the pairs; the run's seed.
       workers: processes (1: in this process); the numbers do not depend on it.
       expect: ``"consistent"`` or ``"violation"``.
+      backend: where to run instead of ``workers`` local processes: a
+        :class:`dpaudit.backends.Backend`, a ``distributed.Client``, a Dask scheduler address
+        ``"tcp://HOST:PORT"``, or ``"local:N"`` (a Dask LocalCluster of N worker processes,
+        started and closed by this call); the numbers do not depend on it.
 
     Returns:
       An :class:`AuditResult`.
 
     Raises:
       ValueError: a bad argument, a mechanism that cannot be loaded or built.
+      dpaudit.backends.BackendError: the backend cannot be set up (an unreachable scheduler).
     """
     if isinstance(mechanism, str):
         target = Target(mechanism, MECHANISM, str(Path.cwd()) if ":" in mechanism else "")
@@ -102,14 +108,14 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
     params = dict(params or {})
     target.build(params).claim()  # fail here, with a clear message, rather than per task
     return _run(target, params, pairs, delta, alphas, samples, confidence, seed, workers,
-                expect, distinguisher, white_box, name)
+                expect, distinguisher, white_box, name, backend)
 
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
                   delta: float | Iterable[float] = 0.0, samples: int = DEFAULT_SAMPLES,
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
                   workers: int = 1, expect: str = "consistent", distinguisher: str = "auto",
-                  name: str | None = None) -> AuditResult:
+                  name: str | None = None, backend=None) -> AuditResult:
     """Audit a plain sampler ``sampler(dataset, n, rng) -> n outputs`` against a claim.
 
     Args:
@@ -119,13 +125,15 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
       pairs: neighbouring pairs (required): ``NeighbourPair``\\ s, ``(d0, d1)`` tuples or
         dicts with ``d0``, ``d1`` (and ``name``).
       epsilon: shorthand claim: ε-DP, or (ε, δ)-DP when ``delta`` is a positive number.
-      delta, samples, confidence, seed, workers, expect: as in :func:`audit_mechanism`.
+      delta, samples, confidence, seed, workers, expect, backend: as in
+        :func:`audit_mechanism`.
 
     Returns:
       An :class:`AuditResult`.
 
     Raises:
       ValueError: a bad argument (no claim, no pairs, a sampler of the wrong signature).
+      dpaudit.backends.BackendError: the backend cannot be set up.
     """
     if (claim is None) == (epsilon is None):
         raise ValueError("give exactly one of claim (a Claim or a table) and epsilon")
@@ -145,7 +153,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         check_sampler(sampler, label)
         target = Target(label, SAMPLER, "", claim, sampler)
     return _run(target, {}, pairs, delta, (), samples, confidence, seed, workers, expect,
-                distinguisher, False, name)
+                distinguisher, False, name, backend)
 
 
 def _pairs(pairs) -> str | tuple[PairSpec, ...]:
@@ -188,7 +196,7 @@ def _check(samples, confidence, seed, workers, expect, deltas) -> None:
 
 
 def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed, workers,
-         expect, distinguisher, white_box, name) -> AuditResult:
+         expect, distinguisher, white_box, name, backend=None) -> AuditResult:
     deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
     _check(samples, float(confidence) if isinstance(confidence, int) else confidence, seed,
            workers, expect, deltas)
@@ -200,7 +208,12 @@ def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed
     suite = Suite(path=PYTHON_SUITE, name=name or target.reference,
                   confidence=float(confidence), samples=samples, seed=seed, audits=(audit,))
     tasks, info = plan_suite(suite)
-    records, _, _ = execute_with_jobs(tasks, [], workers=workers)
+    runner, owned = resolve_backend(backend, workers)
+    try:
+        records, _, _ = runner.run(tasks, [])
+    finally:
+        if owned:
+            runner.close()
     judged, outcomes = judge(records)
     return AuditResult(tuple(judged), tuple(outcomes), info)
 

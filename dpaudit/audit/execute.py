@@ -26,15 +26,19 @@ import numpy as np
 from dpaudit.audit.plan import Task
 from dpaudit.audit.records import CertificateRecord, describe_exception
 from dpaudit.claims import claimed_renyi
+from dpaudit.distinguish.counting import EventCounter
 from dpaudit.mechanisms.capabilities import ExactRenyi
 from dpaudit.processes import process_pool, submit
 
 Progress = Callable[[CertificateRecord], None]
 
 
-def run_task(task: Task) -> tuple[list[CertificateRecord], dict | None]:
+def run_task(task: Task, counter: EventCounter | None = None
+             ) -> tuple[list[CertificateRecord], dict | None]:
     """Compute one curve certificate: its records (one per δ, one per α) and the curve data
-    for the figure.  Never raises: failures become ``error`` records."""
+    for the figure.  Never raises: failures become ``error`` records.  ``counter`` says where
+    the certification split is counted (default: in this process); it cannot change a
+    number (:mod:`dpaudit.distinguish.counting`)."""
     found = task.grid()  # what each record measured so far, filled in by _measure
     start = time.perf_counter()
     curve, error = None, None
@@ -42,7 +46,7 @@ def run_task(task: Task) -> tuple[list[CertificateRecord], dict | None]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            curve = _measure(task, found)
+            curve = _measure(task, found, counter)
         except Exception as exc:
             error = describe_exception(exc)
     caught_text = sorted({f"{w.category.__name__}: {w.message} "
@@ -66,7 +70,8 @@ def _number(x):
     return None if x is None else float(x)
 
 
-def _measure(task: Task, found: list[dict]) -> dict | None:
+def _measure(task: Task, found: list[dict], counter: EventCounter | None = None
+             ) -> dict | None:
     """Fill ``found`` (one dict per record: claim, claimed and true ε, certificates, bounds,
     exact values) and return the figure's curve data; raises on any failure."""
     from dpaudit.distinguish.lower_bound import estimate_privacy_curve_lower_bound
@@ -90,7 +95,7 @@ def _measure(task: Task, found: list[dict]) -> dict | None:
         raise ValueError(f"pair {task.pair.name!r} is not neighbouring for "
                          f"{task.mechanism} ({mechanism.neighbouring}): {reason}")
     common = dict(deltas=task.deltas, alphas=task.alphas, samples=task.samples,
-                  confidence=task.per_certificate_confidence)
+                  confidence=task.per_certificate_confidence, counter=counter)
     black = estimate_privacy_curve_lower_bound(mechanism.sampler(), d0, d1, seed=task.seed,
                                                distinguisher=task.distinguisher, **common)
     white = None

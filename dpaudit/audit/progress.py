@@ -102,6 +102,7 @@ class RunCounts:
       workers: worker processes.
       only: the ``--only`` patterns (empty: every audit).
       all_audit_points: audit points of the planned suites before ``--only``.
+      where: where the tasks run when not in local processes (e.g. a Dask scheduler).
     """
 
     suites: int
@@ -111,13 +112,14 @@ class RunCounts:
     workers: int
     only: tuple[str, ...] = ()
     all_audit_points: int | None = None
+    where: str = ""
 
     def describe(self) -> str:
         """``running 5 suites: 69 audit points, 204 tests, 174 certificates on 2 workers``."""
         text = (f"running {_plural(self.suites, 'suite')}: "
                 f"{_plural(self.audit_points, 'audit point')}, {_plural(self.tests, 'test')}, "
                 f"{_plural(self.certificates, 'certificate')} on "
-                f"{_plural(self.workers, 'worker')}")
+                f"{self.where or _plural(self.workers, 'worker')}")
         if self.only:
             text += (f" (--only {' '.join(repr(p) for p in self.only)}: "
                      f"{self.audit_points} of {self.all_audit_points} audit points of these "

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from dpaudit.audit.execute import Progress, execute_with_jobs
+from dpaudit.audit.execute import Progress
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.progress import RunCounts, RunProgress, as_run_progress
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
@@ -50,6 +50,7 @@ class AuditRun:
     profile: str = "default"
     samples_override: int | None = None
     seed_override: int | None = None
+    backend: str = "local"  # Backend.describe() of where the run executed
     only: tuple[str, ...] = ()  # the --only patterns (empty: every audit)
 
 
@@ -57,35 +58,45 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                seed: int | None = None, workers: int = 1,
                progress: RunProgress | Progress | None = None,
                on_suite_error: Callable[[SuiteError], None] | None = None,
-               only: Sequence[str] = ()) -> AuditRun:
-    """Load every suite, run every selected task across ``workers`` processes, judge the
-    audits.
+               backend=None, only: Sequence[str] = ()) -> AuditRun:
+    """Load every suite, run every task across ``workers`` processes, judge the audits.
 
-    Args:
-      paths: suite files, run in this order.
-      samples, profile, seed: the ``--samples``, ``--profile`` and ``--seed`` overrides.
-      workers: worker processes (1 runs in-process).
-      progress: a :class:`~dpaudit.audit.progress.RunProgress`, or a per-record callable;
-        None (default) is silent.
-      on_suite_error: called with the error of each malformed suite.
-      only: ``--only`` glob patterns (:mod:`dpaudit.audit.select`); empty runs every audit.
+    A malformed suite is recorded (``suites[i]["error"]``) and reported through
+    ``on_suite_error``; the other suites still run.  ``backend`` (a
+    :class:`dpaudit.backends.Backend`, a ``distributed.Client``, ``"tcp://HOST:PORT"`` or
+    ``"local:N"``, see :func:`dpaudit.backends.resolve_backend`) runs the tasks elsewhere, e.g.
+    on a Dask cluster; it replaces ``workers``, and no number depends on it.  A backend given
+    as an object is not closed; one created here from a string is.
 
-    Returns:
-      The :class:`AuditRun`.  A malformed suite is recorded (``suites[i]["error"]``) and
-      reported through ``on_suite_error``; the other suites still run.
+    ``progress`` is a :class:`~dpaudit.audit.progress.RunProgress` or a per-record callable
+    (None, the default, is silent).  ``only`` holds ``--only`` glob patterns
+    (:mod:`dpaudit.audit.select`): every suite with a selected audit is planned in full (same
+    family, same seeds) and only the selected audits' tasks run.
 
     Raises:
       ValueError: an unknown profile.
       dpaudit.audit.select.SelectionError: an ``only`` pattern that matches nothing.
-    """
+      dpaudit.backends.BackendError: the backend cannot be set up (e.g. an unreachable
+        scheduler)."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    from dpaudit.backends import resolve_backend
+
     start = time.perf_counter()
-    reporter = as_run_progress(progress)
-    selection = AuditFilter(tuple(only))
+    backend, owned = resolve_backend(backend, workers)
+    try:
+        return _run(backend, paths, samples, profile, seed, as_run_progress(progress),
+                    on_suite_error, start, AuditFilter(tuple(only)))
+    finally:
+        if owned:
+            backend.close()
+
+
+def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite_error, start,
+         selection: AuditFilter) -> AuditRun:
     paths = [str(p) for p in paths]
-    run = AuditRun(workers=workers, profile=profile, samples_override=samples,
-                   seed_override=seed, only=selection.patterns)
+    run = AuditRun(workers=max(1, backend.workers), profile=profile, samples_override=samples,
+                   seed_override=seed, backend=backend.describe(), only=selection.patterns)
     reporter.planning(paths)
     entries: list[SuiteSummary | Suite] = []
     for path in paths:
@@ -127,10 +138,11 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     reporter.started(RunCounts(
         suites=len(loaded), audit_points=len({(t.suite_file, t.audit_index, t.sweep_index)
                                               for t in tasks}),
-        tests=sum(2 if t.white_box else 1 for t in tasks), certificates=sum(len(t.grid()) for t in tasks), workers=workers,
-        only=selection.patterns, all_audit_points=all_points))
-    records, run.curves, job_results = execute_with_jobs(tasks, jobs, workers=workers,
-                                                         progress=reporter.record)
+        tests=sum(2 if t.white_box else 1 for t in tasks),
+        certificates=sum(len(t.grid()) for t in tasks), workers=run.workers,
+        only=selection.patterns, all_audit_points=all_points,
+        where="" if backend.kind == "local" else run.backend))
+    records, run.curves, job_results = backend.run(tasks, jobs, progress=reporter.record)
     run.curves.extend(sweep_curves(records, _dense_rows(keys, job_results)))
     run.series = [r for key, r in zip(keys, job_results) if key[0] == "series"]
     run.records, run.outcomes = judge(records)
@@ -140,7 +152,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
 
 def _selected(suite: Suite, selection: AuditFilter) -> Suite:
     """``suite`` with only the audits and series that ``selection`` selects (audits keep
-    their index, so their seeds are unchanged)."""
+    their index and name, so their seeds are unchanged)."""
     if not selection.patterns:
         return suite
     return dataclasses.replace(

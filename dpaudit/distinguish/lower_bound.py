@@ -31,13 +31,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpaudit.distinguish.events import count_events, score_candidates, select_candidates
+from dpaudit.distinguish.events import score_candidates, select_candidates
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
 from dpaudit.distinguish.sampling import (CERTIFICATION, SELECTION, Stream, draw,
                                           draw_stream)
 from dpaudit.distinguish.auto import fit_auto_statistics
+from dpaudit.distinguish.counting import CountJob, EventCounter, ProcessCounter, SerialCounter
 from dpaudit.distinguish.statistics import Linear, Sanitizer
-from dpaudit.processes import process_pool, submit
 from dpaudit.stats.epsilon import epsilon_from_counts, renyi_from_bounds
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 
@@ -154,21 +154,11 @@ def _fit_statistics(distinguisher, sel0, sel1, *, log_density, d0, d1, seed):
     return stats, kind
 
 
-def _count_stream(sampler, dataset, stream: Stream, stats, chosen, side: str, width):
-    total = np.zeros(len(chosen), dtype=np.int64)
-    for index, rows in stream.chunks():
-        x = draw(sampler, dataset, rows, stream.rng(index), side=side)
-        if x.shape[1:] != width:
-            raise ValueError(f"sampler output shape changed on {side}: {x.shape[1:]} vs {width}")
-        total += count_events(stats, chosen, x)
-    return total
-
-
 def estimate_privacy_curve_lower_bound(
         sampler, d0, d1, *, deltas=(0.0,), alphas=(), samples: int, confidence: float = 0.95,
         seed=None, selection_fraction: float = 0.2, candidates: int = 2,
         max_selection: int = 1_000_000, distinguisher: str = "auto", log_density=None,
-        workers: int = 1) -> PrivacyCurveLowerBound:
+        workers: int = 1, counter: EventCounter | None = None) -> PrivacyCurveLowerBound:
     """Certify lower bounds on ε(δ) for every δ in ``deltas`` and on the Rényi divergence at
     every order in ``alphas``, all holding simultaneously with probability ≥ ``confidence``.
 
@@ -180,7 +170,10 @@ def estimate_privacy_curve_lower_bound(
     ``logistic``, ``boosting``, ``projection`` (a fixed mean-difference projection) or
     ``white-box`` (the exact privacy loss; needs ``log_density(dataset, outputs)``).
     ``workers`` > 1 counts the two sides' certification split in two processes (the sampler
-    must then be picklable); the result does not depend on it.
+    must then be picklable); the result does not depend on it.  ``counter`` chooses where the
+    certification split is counted (:mod:`dpaudit.distinguish.counting`; e.g. chunk ranges
+    across a Dask cluster); it overrides ``workers``, and the result does not depend on it
+    either: every chunk draws from its own (seed, side, chunk) stream and counts are summed.
     """
     deltas = [float(d) for d in np.atleast_1d(deltas)]
     alphas = [float(a) for a in np.atleast_1d(alphas)] if len(np.atleast_1d(alphas)) else []
@@ -230,16 +223,13 @@ def estimate_privacy_curve_lower_bound(
     # 2. certification split (streamed) ------------------------------------------------------
     sampler_used = _Squeezed(sampler) if squeeze else sampler
     shape = () if squeeze or probe.ndim == 1 else probe.shape[1:]
-    streams = [(d0, Stream(entropy, CERTIFICATION, 0, n_cert), "d0"),
-               (d1, Stream(entropy, CERTIFICATION, 1, n_cert), "d1")]
-    if workers > 1:
-        with process_pool(min(int(workers), 2)) as pool:
-            futures = [submit(pool, _count_stream, sampler_used, d, st, stats, chosen, side,
-                              shape) for d, st, side in streams]
-            counts = [f.result() for f in futures]
-    else:
-        counts = [_count_stream(sampler_used, d, st, stats, chosen, side, shape)
-                  for d, st, side in streams]
+    job = CountJob(sampler=sampler_used, datasets=(d0, d1),
+                   streams=(Stream(entropy, CERTIFICATION, 0, n_cert),
+                            Stream(entropy, CERTIFICATION, 1, n_cert)),
+                   stats=tuple(stats), chosen=tuple(chosen), shape=tuple(shape))
+    if counter is None:
+        counter = ProcessCounter() if workers > 1 else SerialCounter()
+    counts = counter.count(job)
 
     # 3. certificates --------------------------------------------------------------------------
     bounds = []

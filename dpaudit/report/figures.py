@@ -12,24 +12,40 @@
 * One PNG per ``[[series]]`` entry: the closed-form quantity over the swept parameter, with the
   mechanism's markers (e.g. the paper's T = (⌈k̂⌉+1)n) and the claim in the title.
 
-Needs matplotlib (``pip install 'dpaudit[report]'``); without it no figure is written and the
+Each kind has one drawing function returning a :class:`matplotlib.figure.Figure`
+(:func:`curve_figure`, :func:`sweep_figure`, :func:`series_figure`): the PNGs here and the
+inline SVGs of the HTML report (:mod:`dpaudit.report.svg`) are drawn by the same code.
+
+Titles hold suite, audit and pair names as plain text (``parse_math=False``: a ``$`` in a
+name is not typeset as math).  Needs matplotlib (``pip install 'dpaudit[report]'``); without it no figure is written and the
 curves and series of results.json have no ``figure`` key.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import hashlib
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from dpaudit.atomic import write_bytes_atomic
 from dpaudit.audit.runner import AuditRun
 from dpaudit.jsonable import to_jsonable
 
 
+#: longest slug of one name in a figure's file name (a file name is at most 255 bytes)
+MAX_SLUG = 60
+
+
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-") or "x"
+    """A file-name-safe form of a name; a long name is cut and made unique by a hash of it."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-") or "x"
+    if len(slug) > MAX_SLUG:
+        digest = hashlib.sha256(str(text).encode("utf-8")).hexdigest()[:10]
+        slug = f"{slug[:MAX_SLUG - 11]}-{digest}"
+    return slug
 
 
 def _pairs(xs, ys):
@@ -37,15 +53,22 @@ def _pairs(xs, ys):
     return [p[0] for p in pts], [p[1] for p in pts]
 
 
-def draw_curve(curve: dict, path: Path) -> Path:
-    """Draw one curve figure to ``path``."""
-    import matplotlib
+def save_png(figure, path: Path) -> Path:
+    """Write a matplotlib ``figure`` as a PNG to ``path`` atomically (parents created)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110)
+    return write_bytes_atomic(path, buffer.getvalue())
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def curve_figure(curve: dict):
+    """The :class:`matplotlib.figure.Figure` of one ``curves`` entry with a δ grid or Rényi
+    orders (see the module docstring); the PNG of :func:`draw_curve` and the inline SVG of the
+    HTML report are both drawn by it."""
+    from matplotlib.figure import Figure
 
     panels = [k for k in ("certified", "renyi_certified") if curve.get(k)]
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.2), squeeze=False)
+    fig = Figure(figsize=(6.2 * len(panels), 4.2))
+    axes = fig.subplots(1, len(panels), squeeze=False)
     for ax, key in zip(axes[0], panels):
         if key == "certified":
             ax.set_xscale("log")
@@ -88,12 +111,14 @@ def draw_curve(curve: dict, path: Path) -> Path:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(f"{curve['suite']} / {curve['audit']} / pair {curve['pair']} "
-                 f"({curve['mechanism']})", fontsize=10)
+                 f"({curve['mechanism']})", fontsize=10, parse_math=False)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
+
+
+def draw_curve(curve: dict, path: Path) -> Path:
+    """Draw one curve figure (:func:`curve_figure`) to ``path`` as a PNG."""
+    return save_png(curve_figure(curve), path)
 
 
 def _symlog_axis(ax, values):
@@ -107,18 +132,17 @@ def _symlog_axis(ax, values):
             ax.set_xscale("log")
 
 
-def draw_sweep(curve: dict, path: Path) -> Path:
-    """ε over the swept parameter (see the module docstring)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def sweep_figure(curve: dict):
+    """The figure of a ``kind = "sweep"`` curve: ε over the swept parameter (see the module
+    docstring)."""
+    from matplotlib.figure import Figure
 
     points = curve["points"]
     numeric = all(isinstance(p["value"], (int, float)) and not isinstance(p["value"], bool)
                   for p in points)
     xs = [p["value"] for p in points] if numeric else list(range(len(points)))
-    fig, ax = plt.subplots(figsize=(7.4, 4.4))
+    fig = Figure(figsize=(7.4, 4.4))
+    ax = fig.subplots()
     dense = curve.get("dense") or []
     line = sorted([(x, p["claimed"]) for x, p in zip(xs, points)]
                   + ([(d["value"], d["claimed"]) for d in dense] if numeric else []))
@@ -158,22 +182,24 @@ def draw_sweep(curve: dict, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7.5)
     ax.set_title(f"{curve['suite']} / {curve['audit']} / pair {curve['pair']} "
-                 f"({curve['mechanism']}): ε over {curve['parameter']}", fontsize=9.5)
+                 f"({curve['mechanism']}): ε over {curve['parameter']}", fontsize=9.5,
+                 parse_math=False)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
 
 
-def draw_series(series: dict, path: Path) -> Path:
-    """A closed-form series over its swept parameter (see the module docstring)."""
-    import matplotlib
+def draw_sweep(curve: dict, path: Path) -> Path:
+    """Draw :func:`sweep_figure` to ``path`` as a PNG."""
+    return save_png(sweep_figure(curve), path)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.4, 4.2))
+def series_figure(series: dict):
+    """The figure of a closed-form series over its swept parameter (see the module
+    docstring)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.4, 4.2))
+    ax = fig.subplots()
     xs, ys = _pairs(series["values"], series.get("y") or [])
     ax.plot(xs, ys, "-", color="tab:purple", label=series.get("label") or series["quantity"])
     for m in series.get("markers") or []:
@@ -187,12 +213,14 @@ def draw_series(series: dict, path: Path) -> Path:
     title = f"{series['suite']} / {series['name']} ({series['mechanism']})"
     if series.get("claimed_epsilon") is not None:
         title += f"; claim ε = {series['claimed_epsilon']:.3g} at δ = {series['delta']:g}"
-    ax.set_title(title, fontsize=9.5)
+    ax.set_title(title, fontsize=9.5, parse_math=False)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
+
+
+def draw_series(series: dict, path: Path) -> Path:
+    """Draw :func:`series_figure` to ``path`` as a PNG."""
+    return save_png(series_figure(series), path)
 
 
 @dataclass(frozen=True)
@@ -217,7 +245,7 @@ def write_figures(run: AuditRun, out_dir: str | Path,
     """Draw every curve and series of ``run`` (an :class:`dpaudit.audit.runner.AuditRun`)
     under ``out_dir/figures``.  Returns their paths (none without matplotlib).
     ``on_figure`` is called once per curve and once per series (drawn or not), for progress."""
-    if importlib.util.find_spec("matplotlib") is None:
+    if not matplotlib_available():
         return Figures()
     out_dir = Path(out_dir)
     written, curve_paths, series_paths = [], [], []
@@ -251,4 +279,15 @@ def write_figures(run: AuditRun, out_dir: str | Path,
                    written=tuple(written))
 
 
-__all__ = ["Figures", "draw_curve", "draw_series", "draw_sweep", "write_figures"]
+def matplotlib_available() -> bool:
+    """Whether matplotlib (the ``report`` extra) can be imported."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+__all__ = ["Figures", "curve_figure", "draw_curve", "draw_series", "draw_sweep",
+           "matplotlib_available", "save_png", "series_figure", "sweep_figure",
+           "write_figures"]

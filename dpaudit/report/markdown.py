@@ -1,17 +1,42 @@
-"""``summary.md`` — a short Markdown summary rendered from the typed run report.
+"""``summary.md`` — a pull-request comment rendered from the typed run report.
 
-It never computes anything: every number comes from the
-:class:`~dpaudit.report.json_report.RunReport` that results.json is written from (its typed
-records, outcomes and summary), so the two cannot disagree.  The table is meant to be
-pasted into a pull request: one row per certificate (audit × pair × δ), with the audit-level
-✓/✗ (an expected violation is met when any pair/δ of the audit certifies one).
+It never computes a certified number: every value comes from the
+:class:`~dpaudit.report.json_report.RunReport` that results.json is written from, so the two
+cannot disagree.  Layout, most important first:
+
+1. a header of at most six lines: the result line (``✅ 69/69 audits met their expectation``
+   or ``❌ …``), the certificates by verdict, the run's facts (command, date, samples,
+   workers, wall time);
+2. unmet expectations, then errors — one line per distinct (suite, audit, message), not one
+   per δ — then the certified violations as a compact table, then the exact violations that
+   could not be certified;
+3. the full table (one row per certificate: audit × pair × δ or α) and the suites' Bonferroni
+   families inside ``<details>`` (a blank line after ``<summary>`` so GitHub renders the
+   Markdown table inside);
+4. figures and closed-form series.
+
+Vocabulary: a **certificate** is one record (``report.summary.certificates``); a **test** is
+one curve certificate, a member of its suite's Bonferroni family
+(:attr:`~dpaudit.audit.records.SuiteSummary.tests` of them, each at 1 − (1 − confidence)/N
+for N = :attr:`~dpaudit.audit.records.SuiteSummary.family_size` shares; a schema-2 file has no
+``tests`` and N = tests).
+
+Figure links: ``results.json`` stores each figure relative to its own directory.  Pass
+``out_dir`` — the output directory *as given on the command line* — and each link becomes
+``out_dir/figure`` (POSIX separators, URL-quoted), which resolves from the directory the
+command ran in: the repository root in CI, where the PR comment's readers look.  The commands
+pass :func:`link_base` of the directory (an absolute one inside the current directory becomes
+relative to it).  Without ``out_dir`` the links stay relative to summary.md's own directory.
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
+from dpaudit.audit.records import CertificateRecord
+from dpaudit.atomic import write_text_atomic
 from dpaudit.report.json_report import RunReport
 
 _COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
@@ -23,9 +48,7 @@ def _num(value, digits: int = 4) -> str:
         return "—"
     if isinstance(value, str):
         return {"inf": "∞", "-inf": "−∞"}.get(value, value)
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
+    if isinstance(value, (bool, int)):
         return str(value)
     if math.isinf(value):
         return "∞" if value > 0 else "−∞"
@@ -39,43 +62,152 @@ def _cell(text) -> str:
 def _samples_text(records) -> str:
     values = sorted({r.samples for r in records})
     if not values:
-        return "—"
+        return "no samples"
     if len(values) == 1:
         return f"{values[0]:,} per side"
     return f"{values[0]:,}–{values[-1]:,} per side"
 
 
-def render_markdown(report: RunReport) -> str:
-    """The summary.md text of a run report."""
-    run, summary, prov = report.run, report.summary, report.provenance
-    records = run.records
-    suites = [s.to_json() for s in run.suites]
-    lines = ["# dpaudit audit summary", ""]
-    lines.append(f"- date: {prov.created} (dpaudit {prov.dpaudit_version},"
-                 f" Python {prov.python}, numpy {prov.numpy},"
-                 f" scipy {prov.scipy})")
-    lines.append(f"- command: `{prov.command}`")
-    lines.append(f"- samples: {_samples_text(records)} (profile {run.profile}); "
-                 f"workers: {run.workers}; wall time: "
-                 f"{run.seconds:.1f} s")
-    if run.only:
-        lines.append(f"- only audits matching {', '.join(f'`{p}`' for p in run.only)} "
-                     "(`--only`; families and seeds are those of the full suites)")
-    for suite in suites:
-        if suite.get("error"):
-            lines.append(f"- suite `{suite['file']}`: **malformed** (see errors below)")
-        else:
-            lines.append(f"- suite `{suite['file']}` ({suite['name']}): family-wise confidence "
-                         f"{suite['confidence']:g} over {suite['family_size']} certificates "
-                         f"(each at {suite['per_certificate_confidence']:.6g}), "
-                         f"seed {suite['seed']}")
-    verdicts = summary.verdicts
-    lines.append(f"- result: {summary.audits_met}/{summary.audits} audits met "
-                 f"their expectation; {verdicts.get('violation', 0)} violation(s), "
-                 f"{verdicts.get('consistent', 0)} consistent, {summary.errors} "
-                 f"error(s); exit status {summary.exit_status}")
-    lines.append("")
+def _point(suite, audit, sweep) -> str:
+    return f"`{suite}` / `{audit}`" + ("" if sweep is None else
+                                      f" [{sweep.parameter}={_num(sweep.value)}]")
 
+
+def _at(r) -> str:
+    return f"δ={_num(r.delta)}" if r.notion == "dp" else f"α={_num(r.alpha)} (RDP)"
+
+
+def _bound(r: CertificateRecord) -> float | None:
+    values = [v for v in (r.epsilon_lower_bound, r.white_box_epsilon_lower_bound)
+              if v is not None]
+    return max(values) if values else None
+
+
+def link_base(directory: str | Path) -> str:
+    """``directory`` as links should start it: as given, except that an absolute directory
+    inside the current working directory is made relative to it (a PR comment cannot follow
+    an absolute path)."""
+    path = Path(directory)
+    if path.is_absolute():
+        try:
+            return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        except (ValueError, OSError):
+            return path.as_posix()
+    return path.as_posix()
+
+
+def figure_link(path: str, out_dir: str | Path | None) -> str:
+    """The link to a figure stored as ``path`` (relative to results.json's directory): under
+    ``out_dir`` when given (see the module docstring), URL-quoted (spaces and the like)."""
+    link = path
+    if out_dir is not None:
+        base = PurePosixPath(Path(out_dir).as_posix())
+        link = str(base / path) if str(base) not in ("", ".") else path
+    return quote(link, safe="/:")
+
+
+def _header(report: RunReport) -> list[str]:
+    run, summary, prov = report.run, report.summary, report.provenance
+    ok = summary.audits_met == summary.audits and summary.errors == 0
+    verdicts = summary.verdicts
+    tests = sum(s.family_size if s.tests is None else s.tests
+                for s in run.suites if not s.error)
+    facts = (f"{summary.certificates} certificates: {verdicts.get('violation', 0)} violation, "
+             f"{verdicts.get('consistent', 0)} consistent, {verdicts.get('error', 0)} error"
+             f" · {len(summary.exact_only_violations)} exact-only violation(s) · "
+             f"{len(run.suites)} suite file(s), {tests} tests"
+             + (f", {summary.suite_errors} malformed" if summary.suite_errors else "")
+             + f" · exit status {summary.exit_status}")
+    only = ([f"Only audits matching {', '.join(f'`{p}`' for p in run.only)} (`--only`; "
+             "families and seeds are those of the full suites)"]
+            if getattr(run, "only", ()) else [])
+    return [f"## {'✅' if ok else '❌'} {summary.audits_met}/{summary.audits} audits met their "
+            "expectation", "", facts,
+            f"`{prov.command}` · {prov.created} · dpaudit {prov.dpaudit_version} · "
+            f"{_samples_text(run.records)} (profile {run.profile}) · {run.workers} worker(s) · "
+            f"{run.seconds:.1f} s", *only, ""]
+
+
+def _problems(report: RunReport) -> list[str]:
+    lines, records = [], report.records
+    unmet = [o for o in report.summary.unmet_expectations if o.verdict != "error"]
+    if unmet:
+        lines += ["### Unmet expectations", ""]
+        for o in unmet:
+            rows = [r for r in records if (r.suite_file, r.audit, r.sweep) ==
+                    (o.file, o.audit, o.sweep) and r.verdict != "error"]
+            best = max(rows, key=lambda r: (_bound(r) or 0.0) - (r.claimed_epsilon or 0.0),
+                       default=None)
+            evidence = ("" if best is None else
+                        f" (largest ε_LB − claim: pair `{best.pair_name}` {_at(best)}: "
+                        f"ε_LB {_num(_bound(best))} vs claimed {_num(best.claimed_epsilon)})")
+            lines.append(f"- {_point(o.suite, o.audit, o.sweep)} ({o.mechanism}): expected "
+                         f"{o.expect}, got {o.verdict}{evidence}")
+        lines.append("")
+    errors: dict[tuple, int] = {}
+    for s in report.run.suites:
+        if s.error:
+            errors[(None, None, None, s.error)] = 1
+    for r in records:
+        if r.error:
+            key = (r.suite, r.audit, r.sweep, r.error)
+            errors[key] = errors.get(key, 0) + 1
+    if errors:
+        lines += ["### Errors", ""]
+        for (suite, audit, sweep, message), count in errors.items():
+            if suite is None:  # a malformed suite: the message names the file
+                lines.append(f"- {_cell(message)}")
+            else:
+                lines.append(f"- {_point(suite, audit, sweep)}: {_cell(message)}"
+                             + (f" ({count} certificates)" if count > 1 else ""))
+        lines.append("")
+    return lines
+
+
+def _violations(report: RunReport) -> list[str]:
+    lines = []
+    violations = [r for r in report.records if r.verdict == "violation"]
+    if violations:
+        lines += [f"### Violations ({len(violations)} certificates)", "",
+                  "| audit | pair | at | claimed ε | certified ε_LB | exact ε | expected |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in violations:
+            audit = r.audit + ("" if r.sweep is None else
+                               f" [{r.sweep.parameter}={_num(r.sweep.value)}]")
+            expected = f"{r.expect} {'✓' if r.met_expectation else '✗'}"
+            lines.append("| " + " | ".join(_cell(c) for c in (
+                audit, r.pair_name or "—", _at(r), _num(r.claimed_epsilon), _num(_bound(r)),
+                _num(r.exact_epsilon), expected)) + " |")
+        lines.append("")
+    exact_only = report.summary.exact_only_violations
+    if exact_only:
+        lines += ["### Exact violations not certified at this sample size", "",
+                  "The pair's exact ε exceeds the claim, but the events that show it are too "
+                  "rare to certify with these samples (only certified violations fail a run):",
+                  ""]
+        for e in exact_only:
+            lines.append(f"- {_point(e.suite, e.audit, e.sweep)} pair `{e.pair_name}` "
+                         f"{_at(e)}: exact ε = {_num(e.exact_epsilon)} > claimed "
+                         f"{_num(e.claimed_epsilon)}; certified ε_LB = "
+                         f"{_num(e.epsilon_lower_bound)}")
+        lines.append("")
+    return lines
+
+
+def _full_table(report: RunReport) -> list[str]:
+    run, records = report.run, report.records
+    lines = [f"<details><summary>All {len(records)} certificates ({report.summary.audits} "
+             f"audit points in {len(run.suites)} suite file(s))</summary>", ""]
+    for s in run.suites:
+        if s.error:
+            lines.append(f"- suite `{s.file}`: **malformed** (see Errors)")
+        else:
+            tests = s.family_size if s.tests is None else s.tests
+            shares = ("" if tests == s.family_size else f"N = {s.family_size} shares, ")
+            lines.append(f"- suite `{s.file}` ({s.name}): family-wise confidence "
+                         f"{s.confidence:g} over {tests} tests ({shares}each at "
+                         f"{s.per_certificate_confidence:.6g}), seed {s.seed}")
+    lines.append("")
     if records:
         lines.append("| " + " | ".join(_COLUMNS) + " |")
         lines.append("|" + "|".join("---" for _ in _COLUMNS) + "|")
@@ -85,57 +217,37 @@ def render_markdown(report: RunReport) -> str:
                 verdict = "**violation**"
             elif r.exact_verdict == "violation":
                 verdict = "consistent (exact ε > claim, not certifiable here)"
-            at = (f"δ={_num(r.delta)}" if r.notion == "dp"
-                  else f"α={_num(r.alpha)} (RDP)")
-            audit = r.audit
-            if r.sweep is not None:
-                audit += f" [{r.sweep.parameter}={_num(r.sweep.value)}]"
-            row = [audit, r.mechanism, (r.pair or {}).get("name", "—"),
-                   at, _num(r.claimed_epsilon),
-                   _num(r.epsilon_lower_bound),
-                   _num(r.white_box_epsilon_lower_bound), _num(r.exact_epsilon),
-                   _num(r.detectable_epsilon), verdict, r.expect, "✓" if r.met_expectation else "✗"]
+            audit = r.audit + ("" if r.sweep is None else
+                               f" [{r.sweep.parameter}={_num(r.sweep.value)}]")
+            row = [audit, r.mechanism, r.pair_name or "—", _at(r), _num(r.claimed_epsilon),
+                   _num(r.epsilon_lower_bound), _num(r.white_box_epsilon_lower_bound),
+                   _num(r.exact_epsilon), _num(r.detectable_epsilon), verdict, r.expect,
+                   "✓" if r.met_expectation else "✗"]
             lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
-        lines.append("")
-        lines.append("ε_LB holds with the suite's family-wise confidence; ✓/✗ is per audit "
-                     "(an expected violation is met when any of the audit's pairs/δs "
-                     "certifies one).  White-box: the same certificate from the exact "
-                     "likelihood ratio, where the mechanism has a log-density.  For RDP rows "
-                     "the numbers are Rényi ε(α).  Detectable ε: the smallest true ε(δ) the "
-                     "same test would certify with probability ≥ 1/2 at these samples (the "
-                     "power of a consistent verdict; dpaudit.stats.power).")
-        lines.append("")
-    exact_only = summary.exact_only_violations
-    if exact_only:
-        lines.append("## Exact violations not certified at this sample size")
-        lines.append("")
-        lines.append("The pair's exact ε exceeds the claim, but the events that show it are "
-                     "too rare to certify with these samples (only certified violations fail "
-                     "a run):")
-        lines.append("")
-        for e in exact_only:
-            at = f"δ={_num(e.delta)}" if e.alpha is None else f"α={_num(e.alpha)}"
-            point = (f" [{e.sweep.parameter}={_num(e.sweep.value)}]"
-                     if e.sweep is not None else "")
-            lines.append(f"- `{e.suite}/{e.audit}`{point} pair `{e.pair_name}` {at}: "
-                         f"exact ε = {_num(e.exact_epsilon)} > claimed "
-                         f"{_num(e.claimed_epsilon)}; certified ε_LB = "
-                         f"{_num(e.epsilon_lower_bound)}")
-        lines.append("")
+        lines += ["", "ε_LB holds with the suite's family-wise confidence over its tests (one "
+                  "test per curve certificate: audit × pair, black- or white-box); ✓/✗ is per "
+                  "audit (an expected violation is met when any of the audit's pairs/δs "
+                  "certifies one).  White-box: the same certificate from the exact likelihood "
+                  "ratio, where the mechanism has a log-density.  For RDP rows the numbers are "
+                  "Rényi ε(α).  Detectable ε: the smallest true ε(δ) the same test would "
+                  "certify with probability ≥ 1/2 at these samples (dpaudit.stats.power)."]
+    return lines + ["", "</details>", ""]
+
+
+def _figures_and_series(report: RunReport, out_dir) -> list[str]:
+    lines = []
     figures = [c for c in report.curves_json() if c.get("figure")]
     if figures:
-        lines.append("## Figures")
-        lines.append("")
+        lines += ["### Figures", ""]
         for c in figures:
             what = (f" ε over {c['parameter']} at δ = {_num(c['delta'])}"
                     if c.get("kind") == "sweep" else "")
             lines.append(f"- `{c['audit']}` / `{c['pair']}`{what}: "
-                         f"![{c['audit']}]({c['figure']})")
+                         f"![{c['audit']}]({figure_link(c['figure'], out_dir)})")
         lines.append("")
     series = report.series_json()
     if series:
-        lines.append("## Series (closed form, not certified)")
-        lines.append("")
+        lines += ["### Series (closed form, not certified)", ""]
         for sr in series:
             head = f"- `{sr['name']}` ({sr['mechanism']}, {sr['quantity']} over {sr['parameter']})"
             if sr.get("error"):
@@ -153,36 +265,22 @@ def render_markdown(report: RunReport) -> str:
             for key, value in (sr.get("facts") or {}).items():
                 lines.append(f"  - {key}: {_num(value) if not isinstance(value, str) else value}")
             if sr.get("figure"):
-                lines.append(f"  ![{sr['name']}]({sr['figure']})")
+                lines.append(f"  ![{sr['name']}]({figure_link(sr['figure'], out_dir)})")
         lines.append("")
-
-    unmet = [o for o in summary.unmet_expectations if o.verdict != "error"]
-    if unmet:
-        lines.append("## Unmet expectations")
-        lines.append("")
-        for o in unmet:
-            point = (f" [{o.sweep.parameter}={_num(o.sweep.value)}]"
-                     if o.sweep is not None else "")
-            lines.append(f"- `{o.suite}` / `{o.audit}`{point} ({o.mechanism}): expected "
-                         f"{o.expect}, got {o.verdict}")
-        lines.append("")
-
-    errors = [(None, None, s["error"]) for s in suites if s.get("error")]
-    errors += [(r.suite, r.audit, r.error) for r in records if r.error]
-    if errors:
-        lines.append("## Errors")
-        lines.append("")
-        for where, audit, message in errors:
-            if where is None:  # a malformed suite: the message names the file
-                lines.append(f"- {_cell(message)}")
-            else:
-                lines.append(f"- `{where}` / `{audit}`: {_cell(message)}")
-        lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
-def write_markdown(report: RunReport, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_markdown(report), encoding="utf-8")
-    return path
+def render_markdown(report: RunReport, *, out_dir: str | Path | None = None) -> str:
+    """The summary.md text of a run report (layout and ``out_dir`` in the module docstring)."""
+    lines = (_header(report) + _problems(report) + _violations(report) + _full_table(report)
+             + _figures_and_series(report, out_dir))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def write_markdown(report: RunReport, path: str | Path, *,
+                   out_dir: str | Path | None = None) -> Path:
+    """Write :func:`render_markdown` to ``path`` atomically."""
+    return write_text_atomic(path, render_markdown(report, out_dir=out_dir))
+
+
+__all__ = ["figure_link", "link_base", "render_markdown", "write_markdown"]

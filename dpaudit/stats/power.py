@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import stats
 
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
@@ -71,18 +72,8 @@ def _certifying_count(threshold: float, samples: int, significance: float) -> in
     return hi
 
 
-def detectable_epsilon(claimed_epsilon: float, *, samples: int, significance: float,
-                       delta: float, k_denominator: int) -> float:
-    """The smallest true ε the test of one event certifies (ε_LB > ``claimed_epsilon``) with
-    probability ≥ 1/2, under the pure-shift assumption of the module docstring.
-
-    Args:
-      claimed_epsilon: c, the claimed ε(δ) (∞ gives ∞: nothing to detect).
-      samples: n, certification samples per side.
-      significance: s, the significance of each one-sided Clopper–Pearson bound.
-      delta: δ of the certificate.
-      k_denominator: the observed denominator count of the event (its rate p̂ = k/n).
-    """
+def _validate(claimed_epsilon, samples, significance, delta, k_denominator
+              ) -> tuple[int, float]:
     n = int(samples)
     if n < 1:
         raise ValueError(f"samples must be >= 1, got {samples!r}")
@@ -95,6 +86,22 @@ def detectable_epsilon(claimed_epsilon: float, *, samples: int, significance: fl
     c = float(claimed_epsilon)
     if math.isnan(c) or c < 0:
         raise ValueError(f"claimed_epsilon must be >= 0, got {claimed_epsilon!r}")
+    return n, c
+
+
+def detectable_epsilon(claimed_epsilon: float, *, samples: int, significance: float,
+                       delta: float, k_denominator: int) -> float:
+    """The smallest true ε the test of one event certifies (ε_LB > ``claimed_epsilon``) with
+    probability ≥ 1/2, under the pure-shift assumption of the module docstring.
+
+    Args:
+      claimed_epsilon: c, the claimed ε(δ) (∞ gives ∞: nothing to detect).
+      samples: n, certification samples per side.
+      significance: s, the significance of each one-sided Clopper–Pearson bound.
+      delta: δ of the certificate.
+      k_denominator: the observed denominator count of the event (its rate p̂ = k/n).
+    """
+    n, c = _validate(claimed_epsilon, samples, significance, delta, k_denominator)
     if math.isinf(c):
         return math.inf
     p_hat = denominator_base_rate(int(k_denominator), n)
@@ -129,6 +136,53 @@ def certificate_detectable_epsilon(certificate: dict | None, claimed_epsilon: fl
     return min(values) if values else None
 
 
+def certification_probability(true_epsilons, claimed_epsilon: float, *, samples: int,
+                              significance: float, delta: float, k_denominator: int):
+    """The power curve of one event: for each true ε in ``true_epsilons``, the probability
+    P(Bin(n, min(1, e^ε·p̂ + δ)) ≥ k*) that the test certifies ε_LB > ``claimed_epsilon``
+    under the pure-shift assumption of the module docstring (denominator count held at its
+    median k_den; k* the smallest certifying numerator count).  It equals 1/2 exactly at
+    :func:`detectable_epsilon` and increases in ε; all zeros when no count certifies.
+
+    Args and Raises as :func:`detectable_epsilon`; ``true_epsilons`` is array-like.
+    Returns:
+      A float numpy array of the shape of ``true_epsilons``.
+    """
+    eps = np.asarray(true_epsilons, dtype=float)
+    n, c = _validate(claimed_epsilon, samples, significance, delta, k_denominator)
+    if math.isinf(c):
+        return np.zeros_like(eps)
+    threshold = math.exp(c) * float(clopper_pearson_upper(int(k_denominator), n,
+                                                          significance)) + delta
+    k_star = None if threshold >= 1.0 else _certifying_count(threshold, n, significance)
+    if k_star is None:
+        return np.zeros_like(eps)
+    p_hat = denominator_base_rate(int(k_denominator), n)
+    p_true = np.clip(np.exp(eps) * p_hat + delta, 0.0, 1.0)
+    return stats.binom.sf(k_star - 1, n, p_true)
+
+
+def certificate_power_curve(certificate: dict | None, claimed_epsilon: float | None,
+                            true_epsilons):
+    """:func:`certification_probability` of an estimator certificate at each true ε: the
+    largest over its events (the test certifies when any does, so this is a lower bound on
+    the certificate's power when the true ε shows on that event); it crosses 1/2 at
+    :func:`certificate_detectable_epsilon`.  None without a certificate or a claim."""
+    if not certificate or claimed_epsilon is None:
+        return None
+    try:
+        s = float(certificate["per_bound_significance"])
+        delta = float(certificate["delta"])
+        events = {(int(e["n_denominator"]), int(e["k_denominator"]))
+                  for e in [certificate, *(certificate.get("candidates") or [])]}
+    except (KeyError, TypeError, ValueError):
+        return None
+    curves = [certification_probability(true_epsilons, claimed_epsilon, samples=n,
+                                        significance=s, delta=delta, k_denominator=k)
+              for n, k in events if n >= 1]
+    return np.max(curves, axis=0) if curves else None
+
+
 def samples_to_detect(target_epsilon: float, claimed_epsilon: float, *, significance: float,
                       delta: float, rate: float, start: int = 1000,
                       limit: int = 10 ** 12) -> int | None:
@@ -154,5 +208,6 @@ def samples_to_detect(target_epsilon: float, claimed_epsilon: float, *, signific
     return hi
 
 
-__all__ = ["certificate_detectable_epsilon", "denominator_base_rate", "detectable_epsilon",
+__all__ = ["certificate_detectable_epsilon", "certificate_power_curve",
+           "certification_probability", "denominator_base_rate", "detectable_epsilon",
            "samples_to_detect"]

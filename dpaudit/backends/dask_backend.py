@@ -1,0 +1,202 @@
+"""The Dask backend: run a suite's certificates on a ``dask.distributed`` cluster.
+
+* **Where.**  An existing cluster, by its scheduler address (:meth:`DaskBackend.connect`,
+  ``dpaudit run --scheduler tcp://HOST:PORT``), or a ``LocalCluster`` of N worker processes
+  started for the run and closed after it (:meth:`DaskBackend.local_cluster`, ``--cluster
+  local:N``), or a ``distributed.Client`` you already hold (``DaskBackend(client)``).
+* **What runs where.**  Each curve certificate is one task: it builds the mechanism, runs the
+  selection pass (fits the statistics, keeps the events) and then counts the certification
+  split through a :class:`~dpaudit.backends.dask_counter.DaskCounter`, which cuts a large split
+  into chunk-range tasks across the workers and sums their counts (small certificates are
+  counted in the task; the rule is in :mod:`dpaudit.backends.dask_counter`).  The
+  non-certifying jobs (dense exact curves, series) are one task each.  Larger certificates are
+  submitted first.
+* **What the workers need.**  dpaudit (same version) and numpy/scipy/scikit-learn importable,
+  and the mechanism's code: registered mechanisms come with dpaudit; a ``module:Class``
+  reference must be importable on the workers (installed, or on their ``PYTHONPATH``); code
+  referenced by file path (``my_mech.py:Class``) is re-imported by the worker from that path,
+  so the path must exist there (on a local cluster it does); objects given through the Python
+  API (closures, lambdas, classes defined in a script) travel by value with cloudpickle.
+* **Reproducibility.**  Every number is a function of the task's seed alone (chunked
+  ``SeedSequence`` streams, integer counts): the records equal those of the local backend and
+  of any number of workers, bit for bit except the timing fields.
+* **Faults.**  Work is shipped as cloudpickled bytes; a worker that dies has its tasks
+  recomputed elsewhere by Dask (same numbers); a chunk task that raised is retried
+  ``retries`` times; a certificate task that still fails gives ``error`` records with the
+  message.  An unreachable scheduler is a :class:`~dpaudit.backends.base.BackendError` after
+  ``timeout`` seconds.  Ctrl-C (``KeyboardInterrupt``) cancels the run's tasks on the cluster
+  (including the chunk tasks of running certificates) and re-raises; closing the backend
+  closes a cluster it started.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+import warnings
+
+import cloudpickle
+
+from dpaudit.audit.execute import failed_records, run_task
+from dpaudit.audit.records import describe_exception
+from dpaudit.backends.base import Backend, BackendError, Progress
+from dpaudit.backends.dask_counter import DaskCounter
+from dpaudit.processes import call_pickled
+
+INSTALL_HINT = "pip install 'dpaudit[dask]'"
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError as exc:
+        raise BackendError(f"the Dask backend needs dask.distributed ({INSTALL_HINT}): "
+                           f"{exc}") from None
+    return distributed
+
+
+def _payload(fn, *args) -> bytes:
+    try:
+        return cloudpickle.dumps((fn, args))
+    except Exception as exc:
+        raise BackendError(f"cannot send {getattr(fn, '__name__', fn)!r} to the Dask cluster: "
+                           f"{type(exc).__name__}: {exc}") from None
+
+
+class DaskBackend(Backend):
+    """Run tasks on the Dask cluster behind ``client`` (see the module docstring).
+
+    Args:
+      client: a connected ``distributed.Client``.
+      cluster: a cluster this backend started and must close (``local_cluster``), else None.
+      owns_client: close ``client`` on :meth:`close` (true for the constructors below).
+      chunks_per_task, max_tasks_per_side, retries: how certification splits are cut into
+        tasks and retried (:class:`~dpaudit.backends.dask_counter.DaskCounter`); ``retries``
+        also applies to certificate tasks.
+    """
+
+    kind = "dask"
+
+    def __init__(self, client, *, cluster=None, owns_client: bool = False,
+                 chunks_per_task: int = 16, max_tasks_per_side: int = 512, retries: int = 2):
+        self.client = client
+        self.cluster = cluster
+        self._owns_client = owns_client
+        self._options = dict(chunks_per_task=chunks_per_task,
+                             max_tasks_per_side=max_tasks_per_side, retries=retries)
+        DaskCounter(**self._options)  # validates the options
+        self.retries = retries
+
+    @classmethod
+    def connect(cls, address: str, *, timeout: float = 5.0, **options) -> "DaskBackend":
+        """Connect to the scheduler at ``address`` (e.g. ``tcp://10.0.0.5:8786``).
+
+        Raises:
+          BackendError: dask.distributed is not installed, or the scheduler cannot be reached
+            within ``timeout`` seconds ("cannot reach the Dask scheduler at ADDRESS: ...").
+        """
+        distributed = _import_distributed()
+        if not isinstance(address, str) or not address.strip():
+            raise BackendError(f"expected a Dask scheduler address such as "
+                               f"tcp://HOST:8786, got {address!r}")
+        try:
+            client = distributed.Client(address, timeout=f"{float(timeout)}s",
+                                        set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise BackendError(f"cannot reach the Dask scheduler at {address}: "
+                               f"{reason}") from None
+        return cls(client, owns_client=True, **options)
+
+    @classmethod
+    def local_cluster(cls, n_workers: int, *, threads_per_worker: int = 1,
+                      **options) -> "DaskBackend":
+        """Start a ``LocalCluster`` of ``n_workers`` worker processes on 127.0.0.1 (one thread
+        each, no dashboard); :meth:`close` shuts it down.
+
+        Raises:
+          BackendError: dask.distributed is not installed or the cluster did not start.
+          ValueError: ``n_workers`` is not a positive integer.
+        """
+        if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
+            raise ValueError(f"n_workers: expected a positive integer, got {n_workers!r}")
+        distributed = _import_distributed()
+        cluster = None
+        try:
+            with warnings.catch_warnings():  # another cluster's HTTP port: Dask picks another
+                warnings.filterwarnings("ignore", message="Port .* is already in use")
+                cluster = distributed.LocalCluster(
+                    n_workers=n_workers, threads_per_worker=threads_per_worker,
+                    processes=True, host="127.0.0.1", dashboard_address=None,
+                    silence_logs=logging.ERROR)
+            client = distributed.Client(cluster, set_as_default=False)
+        except BaseException as exc:  # KeyboardInterrupt too: close what has started
+            if cluster is not None:
+                cluster.close()
+            if not isinstance(exc, Exception):
+                raise
+            raise BackendError(f"cannot start a local Dask cluster of {n_workers} workers: "
+                               f"{describe_exception(exc)}") from None
+        return cls(client, cluster=cluster, owns_client=True, **options)
+
+    @property
+    def workers(self) -> int:
+        return len(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+
+    def describe(self) -> str:
+        where = "local cluster" if self.cluster is not None else self.client.scheduler.address
+        return f"dask: {where}, {self.workers} workers"
+
+    def run(self, tasks, jobs, progress: Progress | None = None):
+        from distributed import Event, as_completed
+
+        run_id = uuid.uuid4().hex[:12]
+        counter = DaskCounter(**self._options, cancel_event=f"dpaudit-cancel-{run_id}")
+        futures = {}
+        for k, (fn, args) in enumerate(jobs):
+            futures[self.client.submit(call_pickled, _payload(fn, *args),
+                                       key=f"dpaudit-{run_id}-job-{k}", pure=False,
+                                       retries=self.retries)] = ("job", k)
+        # larger certificates first, so that a long one does not start last
+        for rank, i in enumerate(sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)):
+            futures[self.client.submit(call_pickled, _payload(run_task, tasks[i], counter),
+                                       key=f"dpaudit-{run_id}-task-{i}", pure=False,
+                                       retries=self.retries,
+                                       priority=-rank)] = ("task", i)
+        results: list = [None] * len(tasks)
+        job_results: list = [None] * len(jobs)
+        try:
+            for future in as_completed(list(futures), loop=self.client.loop):
+                kind, i = futures[future]
+                try:
+                    value = future.result()
+                except Exception as exc:  # a worker died too often, a task could not run
+                    value = ({"error": f"worker failed: {describe_exception(exc)}"}
+                             if kind == "job" else
+                             (failed_records(tasks[i], exc), None))
+                future.release()
+                if kind == "job":
+                    job_results[i] = value
+                    continue
+                results[i] = value
+                if progress:
+                    for record in value[0]:
+                        progress(record)
+        except BaseException:  # KeyboardInterrupt above all: stop the cluster's work
+            Event(counter.cancel_event, client=self.client).set()
+            self.client.cancel(list(futures), force=True)
+            raise
+        records = [r for result in results for r in result[0]]
+        curves = [result[1] for result in results if result[1] is not None]
+        return records, curves, job_results
+
+    def close(self) -> None:
+        if self._owns_client and self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+
+__all__ = ["DaskBackend", "INSTALL_HINT"]

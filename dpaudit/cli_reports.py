@@ -1,0 +1,154 @@
+"""``dpaudit diff`` and ``dpaudit report``: reports of finished runs, without re-running.
+
+``dpaudit diff OLD NEW [--format md|json] [--out FILE]`` compares two results.json files
+(:func:`dpaudit.report.diff.diff_reports`).  Exit status: 0 no regression, 1 a regression,
+2 an unreadable input or output (one-line message on stderr).
+
+``dpaudit report RESULTS [--format md junit html ...] [--out DIR]`` re-renders summary.md,
+junit.xml and/or report.html from a results.json into DIR (default: the results' directory).
+Figure links in summary.md point at the figures next to RESULTS, as the path was given (so
+they resolve from the current directory; an absolute path inside it is made relative).
+Exit status: 0 written, 2 unreadable input or unwritable output.
+
+Wherever a results.json is expected, a directory holding one is accepted too.  The run
+command's ``--baseline`` uses :func:`baseline_diff` from here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+REPORT_FORMATS = ("md", "junit", "html")
+#: what ``dpaudit report`` writes without --format
+DEFAULT_REPORT_FORMATS = ("md", "junit", "html")
+REPORT_FILES = {"md": "summary.md", "junit": "junit.xml", "html": "report.html"}
+
+
+def add_report_parsers(sub) -> None:
+    """Add the ``diff`` and ``report`` subcommands to an argparse subparsers object."""
+    diff = sub.add_parser(
+        "diff", help="compare two results.json: new violations, regressions, ε changes",
+        description="Compare two runs: new and resolved violations, newly unmet or met "
+                    "expectations, audits added or removed, new errors, and ε changes larger "
+                    "than the two certificates' own confidence intervals explain. Exit 0: no "
+                    "regression; 1: a regression (a newly unmet expectation, a new error, a "
+                    "new violation of an audit expected consistent); 2: unreadable input.")
+    diff.add_argument("old", metavar="OLD", help="the baseline results.json (or its directory)")
+    diff.add_argument("new", metavar="NEW", help="the new results.json (or its directory)")
+    diff.add_argument("--format", choices=("md", "json"), default="md",
+                      help="Markdown for a pull-request comment (default) or JSON")
+    diff.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
+
+    report = sub.add_parser(
+        "report", help="re-render summary.md / junit.xml / report.html from a results.json",
+        description="Re-render reports from a results.json without re-running the audits. "
+                    "Exit 0: written; 2: unreadable results or unwritable output.")
+    report.add_argument("results", metavar="RESULTS",
+                        help="a results.json written by `dpaudit run` (or its directory)")
+    report.add_argument("--format", nargs="+", choices=REPORT_FORMATS, dest="formats",
+                        metavar="FORMAT", default=list(DEFAULT_REPORT_FORMATS),
+                        help="one or more of md (summary.md), junit (junit.xml), html "
+                             f"(report.html); default: {' '.join(DEFAULT_REPORT_FORMATS)}")
+    report.add_argument("--out", metavar="DIR",
+                        help="output directory (default: the directory of RESULTS)")
+
+
+def results_path(text: str) -> Path:
+    """``text`` as a results.json path: a directory stands for its ``results.json``."""
+    path = Path(text)
+    return path / "results.json" if path.is_dir() else path
+
+
+def baseline_diff(baseline, report, out: Path) -> tuple[int, list[str], Path]:
+    """Diff a finished run against its baseline (a RunReport), write ``out/diff.md``.
+
+    Returns (the diff's exit status, lines to print, the path written)."""
+    from dpaudit.atomic import write_text_atomic
+    from dpaudit.report.diff import diff_reports
+
+    diff = diff_reports(baseline, report)
+    path = write_text_atomic(out / "diff.md", diff.to_markdown())
+    lines = [f"baseline: {len(diff.regressions)} regression(s), {len(diff.new_violations)} "
+             f"new violation(s), {len(diff.resolved_violations)} resolved, "
+             f"{len(diff.significant_changes)} significant ε change(s), "
+             f"{len(diff.added_points)} audit point(s) added, {len(diff.removed_points)} "
+             f"removed"]
+    lines += [f"  regression: {line}" for line in diff.regressions]
+    return diff.exit_status, lines, path
+
+
+def cmd_diff(args) -> int:
+    from dpaudit.atomic import write_text_atomic
+    from dpaudit.report.diff import diff_reports
+    from dpaudit.report.results_file import ResultsFileError, read_report
+
+    try:
+        old = read_report(results_path(args.old))
+        new = read_report(results_path(args.new))
+    except ResultsFileError as exc:
+        print(f"dpaudit diff: error: {exc}", file=sys.stderr)
+        return 2
+    diff = diff_reports(old, new)
+    text = (diff.to_markdown() if args.format == "md"
+            else json.dumps(diff.to_json(), indent=2, ensure_ascii=False) + "\n")
+    if args.out:
+        try:
+            write_text_atomic(args.out, text)
+        except OSError as exc:
+            print(f"dpaudit diff: error: cannot write {args.out}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
+        print(f"wrote {args.out}; {len(diff.regressions)} regression(s); exit status "
+              f"{diff.exit_status}")
+    else:
+        sys.stdout.write(text)
+    return diff.exit_status
+
+
+def cmd_report(args) -> int:
+    from dpaudit.report.results_file import ResultsFileError, read_report
+
+    source = results_path(args.results)
+    try:
+        report = read_report(source)
+    except ResultsFileError as exc:
+        print(f"dpaudit report: error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else source.parent
+    writers = {}
+    for fmt in dict.fromkeys(args.formats):
+        if fmt == "md":
+            from dpaudit.report.markdown import link_base, write_markdown
+
+            base = link_base(source.parent)
+            writers[fmt] = lambda r, p: write_markdown(r, p, out_dir=base)
+        elif fmt == "junit":
+            from dpaudit.report.junit import write_junit
+
+            writers[fmt] = write_junit
+        else:
+            try:  # written by another module; checked before anything is written
+                from dpaudit.report.html import write_html
+            except ImportError as exc:
+                print(f"dpaudit report: error: the HTML report is not available in this "
+                      f"installation ({exc})", file=sys.stderr)
+                return 2
+            writers[fmt] = write_html
+    written = []
+    try:
+        for fmt, write in writers.items():
+            path = out / REPORT_FILES[fmt]
+            write(report, path)
+            written.append(str(path))
+    except OSError as exc:
+        print(f"dpaudit report: error: cannot write to {out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    print(f"wrote {', '.join(written)} from {source}")
+    return 0
+
+
+__all__ = ["DEFAULT_REPORT_FORMATS", "REPORT_FILES", "REPORT_FORMATS", "add_report_parsers",
+           "baseline_diff", "cmd_diff", "cmd_report", "results_path"]

@@ -1,0 +1,180 @@
+"""``dpaudit run``: run audit suites and write every report of the run.
+
+``dpaudit run SUITE_OR_DIR... --out DIR [--baseline OLD]`` writes ``DIR/results.json`` (the
+source of truth, written first), ``DIR/summary.md`` (figure links relative to the current
+directory, see :mod:`dpaudit.report.markdown`), ``DIR/junit.xml``
+(:mod:`dpaudit.report.junit`), ``DIR/report.html`` (:mod:`dpaudit.report.html`) and the
+figures under ``DIR/figures``; every file is written atomically, and a rendering that fails
+costs only its own file (exit status 2, the message printed).  The run
+executes on local processes (``--workers W``), an existing Dask cluster (``--scheduler
+tcp://HOST:PORT``) or a Dask LocalCluster started for it (``--cluster local:N``;
+:mod:`dpaudit.backends`), with the same numbers; an unreachable scheduler is exit status 2
+with a one-line error, Ctrl-C 130.
+
+Exit status: 0 every audit met its expectation; 1 one did not; 2 an error (bad usage, a
+malformed suite, an audit that raised, an unreadable ``--baseline``, unwritable output).  With
+``--baseline OLD`` (a results.json or its directory, read before anything runs) the run is
+also compared with OLD (:mod:`dpaudit.report.diff`), ``DIR/diff.md`` is written, and a
+regression turns an exit status of 0 into 1; 2 stays 2.  results.json's own
+``summary.exit_status`` is the run's status without the baseline.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+
+def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Files as given, directories expanded to their ``*.toml`` (sorted); plus (path, problem)
+    for directories without suites."""
+    paths, problems = [], []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(str(f) for f in p.glob("*.toml") if f.is_file())
+            if not found:
+                problems.append((item, f"{item}: directory contains no *.toml suite files"))
+            paths.extend(found)
+        else:
+            paths.append(item)  # a missing file is reported by load_suite as a SuiteError
+    return paths, problems
+
+
+def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: str,
+                      progress=None):
+    """Write every report of a finished run under ``out``: results.json first (before any
+    figure is drawn, so that nothing computed is lost if drawing fails), then the figures,
+    then results.json again with the figure paths, summary.md, junit.xml and report.html.
+    Each file is written atomically; a rendering that fails loses only its own file.
+
+    ``progress`` (a :class:`dpaudit.audit.progress.RunProgress`) reports the figures as a
+    phase and is closed after them.
+
+    Returns (report, written paths, failure messages); report is None when results.json itself
+    could not be written (then the messages say why)."""
+    from dpaudit.audit.progress import RunProgress
+    from dpaudit.report.figures import write_figures
+    from dpaudit.report.html import write_html
+    from dpaudit.report.json_report import build_report
+    from dpaudit.report.junit import write_junit
+    from dpaudit.report.markdown import link_base, write_markdown
+    from dpaudit.report.results_file import write_results
+
+    report = build_report(run, command=command, exit_status=status)
+    results = out / "results.json"
+    try:
+        write_results(report, results)
+    except OSError as exc:
+        return None, [], [f"cannot write {results}: {exc.strerror or exc}"]
+    written, failures = [results], []
+    progress = progress or RunProgress()
+    try:
+        progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
+        figures = write_figures(run, out, on_figure=progress.advance)
+        report = build_report(run, command=command, exit_status=status, figures=figures)
+        write_results(report, results)
+    except Exception as exc:  # noqa: BLE001 - results.json is safe; report the rest
+        failures.append(f"cannot draw the figures under {out / 'figures'}: "
+                        f"{type(exc).__name__}: {exc}")
+    progress.close()
+    renderers = [("summary.md", lambda path: write_markdown(report, path,
+                                                            out_dir=link_base(link_dir))),
+                 ("junit.xml", lambda path: write_junit(report, path)),
+                 ("report.html", lambda path: write_html(report, path))]
+    for name, render in renderers:
+        try:
+            written.append(render(out / name))
+        except Exception as exc:  # noqa: BLE001 - one rendering never costs another
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            failures.append(f"cannot write {out / name}: {type(exc).__name__}: {reason}")
+    return report, written, failures
+
+
+def cmd_run(args, argv: list[str]) -> int:
+    """Run the ``dpaudit run`` command for parsed ``args``; returns the exit status."""
+    from dpaudit.audit.execute import default_workers
+    from dpaudit.audit.progress import make_progress
+    from dpaudit.audit.records import SuiteSummary, exit_status
+    from dpaudit.audit.runner import run_suites
+    from dpaudit.audit.select import SelectionError
+    from dpaudit.backends import BackendError, make_backend
+    from dpaudit.cli_reports import baseline_diff, results_path
+    from dpaudit.report.results_file import ResultsFileError, read_report
+
+    baseline = None
+    if args.baseline:
+        try:
+            baseline = read_report(results_path(args.baseline))
+        except ResultsFileError as exc:
+            print(f"dpaudit: error: --baseline: {exc}", file=sys.stderr)
+            return 2
+    command = "dpaudit " + " ".join(shlex.quote(a) for a in argv)
+    paths, problems = expand_suite_paths(args.suites)
+    for _, problem in problems:
+        print(f"dpaudit: error: {problem}", file=sys.stderr)
+    workers = args.workers or default_workers()
+
+    progress = make_progress(sys.stderr, quiet=args.quiet)
+
+    def on_suite_error(exc):
+        progress.note(f"dpaudit: error: {exc}")
+
+    try:
+        with make_backend(scheduler=args.scheduler, cluster=args.cluster,
+                          workers=workers) as backend:
+            run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
+                             progress=progress, on_suite_error=on_suite_error,
+                             backend=backend, only=args.only)
+    except (BackendError, SelectionError) as exc:  # e.g. an unreachable scheduler
+        progress.close()
+        print(f"dpaudit: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        progress.close()
+        print("dpaudit: interrupted", file=sys.stderr)
+        return 130
+    for path, problem in problems:
+        run.suites.append(SuiteSummary.failed(path, problem))
+    status = exit_status(run)
+    out = Path(args.out)
+    report, written, failures = write_run_reports(run, out, command=command, status=status,
+                                                  link_dir=args.out, progress=progress)
+    if report is None:  # not even results.json could be written
+        print(f"dpaudit: error: {failures[0]}", file=sys.stderr)
+        return 2
+    for failure in failures:
+        print(f"dpaudit: error: {failure}", file=sys.stderr)
+    if failures:
+        status = 2
+    diff_lines = []
+    if baseline is not None:
+        try:
+            diff_status, diff_lines, diff_path = baseline_diff(baseline, report, out)
+            written.append(diff_path)
+            if status != 2:
+                status = max(status, diff_status)
+        except OSError as exc:
+            print(f"dpaudit: error: cannot write {out / 'diff.md'}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            status = 2
+    s = report.summary
+    print(f"{s.audits_met}/{s.audits} audits met their expectation "
+          f"({s.certificates} certificates: {s.verdicts['violation']} violation, "
+          f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
+          f"{s.suite_errors} malformed suite(s)) in {run.seconds:.1f} s")
+    for o in s.unmet_expectations:
+        point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
+        print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "
+              f"got {o.verdict}")
+    if s.exact_only_violations:
+        print(f"  {len(s.exact_only_violations)} certificate(s) whose exact ε exceeds the "
+              "claim but could not be certified at this sample size (see summary.md)")
+    for line in diff_lines:
+        print(line)
+    print(f"wrote {', '.join(str(p) for p in written)}; exit status {status}")
+    return status
+
+
+__all__ = ["cmd_run", "expand_suite_paths"]

@@ -1,0 +1,113 @@
+"""The Markdown of a :class:`dpaudit.report.diff.RunDiff`: a pull-request comment.
+
+A header of at most four lines (✅/❌ with the number of regressions, the counts of every kind
+of change, the two runs compared), then one section per non-empty kind of change: the
+regressions (one line each), new and resolved violations and significant ε changes as tables,
+expectations newly met, audits added and removed as lists.  Rendering only: every number comes
+from the diff (this module takes the diff object and does not import its type, so
+:mod:`dpaudit.report.diff` can import it).
+"""
+
+from __future__ import annotations
+
+import math
+
+_MAX_LIST = 50  # longer lists are cut, with a "… and N more" line
+
+
+def _num(value, digits: int = 4) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _bound(record) -> float | None:
+    if record is None or record.verdict == "error":
+        return None
+    values = [v for v in (record.epsilon_lower_bound, record.white_box_epsilon_lower_bound)
+              if v is not None]
+    return max(values) if values else None
+
+
+def _table(header: list[str], rows: list[list]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows[:_MAX_LIST]]
+    if len(rows) > _MAX_LIST:
+        lines.append(f"\n… and {len(rows) - _MAX_LIST} more (see `dpaudit diff --format json`)")
+    return lines + [""]
+
+
+def _items(items) -> list[str]:
+    items = list(items)
+    lines = [f"- {_cell(i)}" for i in items[:_MAX_LIST]]
+    if len(items) > _MAX_LIST:
+        lines.append(f"- … and {len(items) - _MAX_LIST} more")
+    return lines + [""]
+
+
+def _verdict_rows(changes) -> list[list]:
+    return [[c.where, _num(c.new.claimed_epsilon),
+             "—" if c.old is None else f"{_num(_bound(c.old))} ({c.old.verdict})",
+             f"{_num(_bound(c.new))} ({c.new.verdict})", c.expect] for c in changes]
+
+
+def _interval(interval) -> str:
+    return "—" if interval is None else f"[{_num(interval.lower)}, {_num(interval.upper)}]"
+
+
+def render_diff_markdown(diff) -> str:
+    """The Markdown text of ``diff`` (a :class:`dpaudit.report.diff.RunDiff`)."""
+    regressions = diff.regressions
+    mark = (f"❌ {len(regressions)} regression(s)" if regressions else "✅ no regression")
+    added = len(diff.added_points) + len(diff.added_pairs) + len(diff.added_certificates)
+    removed = (len(diff.removed_points) + len(diff.removed_pairs)
+               + len(diff.removed_certificates))
+    lines = [f"## dpaudit diff: {mark}", "",
+             f"{diff.compared} certificates in both runs · {len(diff.new_violations)} new "
+             f"violation(s) · {len(diff.resolved_violations)} resolved · "
+             f"{len(diff.newly_unmet)} newly unmet · {len(diff.newly_met)} newly met · "
+             f"{len(diff.new_errors)} new error(s) · {len(diff.significant_changes)} "
+             f"significant ε change(s) · {added} added · {removed} removed",
+             f"Old: `{_cell(diff.old_source)}` · new: `{_cell(diff.new_source)}`", ""]
+    if regressions:
+        lines += ["### Regressions", ""] + _items(regressions)
+    header = ["certificate", "claimed ε", "ε_LB before", "ε_LB now", "expected"]
+    if diff.new_violations:
+        lines += ["### New violations", ""] + _table(header, _verdict_rows(diff.new_violations))
+    if diff.resolved_violations:
+        lines += ["### Resolved violations", ""] + _table(
+            header, _verdict_rows(diff.resolved_violations))
+    if diff.newly_met:
+        lines += ["### Expectations newly met", ""] + _items(
+            f"{p.where}: expected {p.expect}, got {p.new_verdict} (was {p.old_verdict})"
+            for p in diff.newly_met)
+    if diff.significant_changes:
+        rows = [[c.where, f"{_num(_bound(c.old))} {_interval(c.old_interval)}",
+                 f"{_num(_bound(c.new))} {_interval(c.new_interval)}",
+                 f"{_num(c.old.claimed_epsilon)} → {_num(c.new.claimed_epsilon)}",
+                 f"{_num(c.old.tightness, 3)} → {_num(c.new.tightness, 3)}"]
+                for c in diff.significant_changes]
+        lines += ["### Significant ε changes", "",
+                  "The two certificates' intervals for the certifying event's ε (certified "
+                  "ε_LB to the upper confidence bound from the same counts) do not overlap; "
+                  "overlapping changes are sampling noise and not listed.", ""]
+        lines += _table(["certificate", "ε_LB before [interval]", "ε_LB now [interval]",
+                         "claimed ε", "tightness"], rows)
+    for title, items in (("Audit points added", diff.added_points),
+                         ("Audit points removed", diff.removed_points),
+                         ("Pairs added", diff.added_pairs),
+                         ("Pairs removed", diff.removed_pairs),
+                         ("Certificates added", diff.added_certificates),
+                         ("Certificates removed", diff.removed_certificates)):
+        if items:
+            lines += [f"### {title}", ""] + _items(items)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+__all__ = ["render_diff_markdown"]

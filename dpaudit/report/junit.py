@@ -1,0 +1,195 @@
+"""``junit.xml`` — the run as JUnit XML, for the test reports of CI systems (GitLab, GitHub
+Actions reporters, Jenkins).
+
+Layout (what GitLab's and the common GitHub Actions JUnit reporters read)::
+
+    <testsuites name="dpaudit" tests= failures= errors= time= timestamp=>
+      <testsuite name=SUITE tests= failures= errors= skipped="0" time= timestamp= file=FILE>
+        <properties>  file, confidence, tests (the suite's curve certificates, its
+                      Bonferroni family), family_size (N, the error budget's shares),
+                      per_test_confidence (1 − (1 − confidence)/N), seed
+        <testcase classname=SUITE name="AUDIT [param=value] / PAIR" time= file=FILE>
+          <properties>  per δ (``delta=…:``) or α (``alpha=…:``): epsilon_lower_bound,
+                        white_box_epsilon_lower_bound, claimed_epsilon, exact_epsilon,
+                        detectable_epsilon, verdict (absent values are left out)
+          <failure message="expected X, got Y: …" type="unmet-expectation">  when the audit
+                        point's expectation is unmet; the message gives this pair's numbers
+          <error message="…" type="error">  when one of this pair's certificates errored
+
+One testcase per (audit point, pair); its ``time`` is the seconds of the task that certified
+it (every record of one (audit point, pair) comes from one task and carries its time), a
+testsuite's the sum over its testcases.  A malformed suite file is a testsuite named after the
+file with one errored testcase.  An error takes precedence over a failure.  The testsuite and
+testsuites counts are those of their testcases.  Escaping is :mod:`xml.etree.ElementTree`'s.
+
+Per-testcase ``<properties>`` and the ``file`` attributes are the extensions GitLab, the
+GitHub Actions reporters and Jenkins read (pytest's ``record_property`` writes the same); a
+validator of the strict Ant schema, which has properties only per testsuite, rejects them.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from dpaudit.audit.records import CertificateRecord
+from dpaudit.atomic import write_text_atomic
+from dpaudit.report.json_report import RunReport
+
+_PROPERTIES = ("epsilon_lower_bound", "white_box_epsilon_lower_bound", "claimed_epsilon",
+               "exact_epsilon", "detectable_epsilon", "verdict")
+
+
+def _value(value) -> str:
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    return str(value)
+
+
+def _short(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return "∞" if math.isinf(value) and value > 0 else f"{value:.4g}"
+    return str(value)
+
+
+def _at(r: CertificateRecord) -> str:
+    return f"delta={_value(r.delta)}" if r.notion == "dp" else f"alpha={_value(r.alpha)}"
+
+
+def _numbers(r: CertificateRecord) -> str:
+    head = "δ" if r.notion == "dp" else "α"
+    at = _short(r.delta if r.notion == "dp" else r.alpha)
+    text = (f"{head}={at}: ε_LB {_short(r.epsilon_lower_bound)}"
+            + (f" (white-box {_short(r.white_box_epsilon_lower_bound)})"
+               if r.white_box_epsilon_lower_bound is not None else "")
+            + f" vs claimed {_short(r.claimed_epsilon)}")
+    if r.exact_epsilon is not None:
+        text += f", exact {_short(r.exact_epsilon)}"
+    return text + f" → {r.verdict}"
+
+
+def _evidence(r: CertificateRecord) -> str:
+    """:func:`_numbers` plus the certifying event and its counts (dp records)."""
+    cert = r.certificate or {}
+    if r.notion != "dp" or not cert:
+        return _numbers(r)
+    return (f"{_numbers(r)}; event {cert.get('event')!r}: {cert.get('k_numerator')}/"
+            f"{cert.get('n_numerator')} draws of {cert.get('numerator')} vs "
+            f"{cert.get('k_denominator')}/{cert.get('n_denominator')}, each bound at "
+            f"significance {_short(cert.get('per_bound_significance'))}")
+
+
+def _timestamp(created: str) -> str:
+    """xs:dateTime without a zone (what the JUnit schema's ``timestamp`` pattern allows)."""
+    try:
+        when = _dt.datetime.fromisoformat(created)
+    except ValueError:
+        return ""
+    if when.tzinfo is not None:
+        when = when.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+    return when.isoformat(timespec="seconds")
+
+
+def _seconds(rows: list[CertificateRecord]) -> float:
+    """The task time of one (audit point, pair): its records share it, so not their sum."""
+    return max((r.seconds for r in rows), default=0.0)
+
+
+def _testcase(parent: ET.Element, rows: list[CertificateRecord]) -> str | None:
+    """Append the testcase of one (audit point, pair); return "failure", "error" or None."""
+    first = rows[0]
+    name = first.audit
+    if first.sweep is not None:
+        name += f" [{first.sweep.parameter}={_value(first.sweep.value)}]"
+    case = ET.SubElement(parent, "testcase", {
+        "classname": first.suite, "name": f"{name} / {first.pair_name}",
+        "time": f"{_seconds(rows):.3f}", "file": first.suite_file})
+    props = ET.SubElement(case, "properties")
+    for r in rows:
+        for key in _PROPERTIES:
+            value = getattr(r, key)
+            if value is not None:
+                ET.SubElement(props, "property", {"name": f"{_at(r)}:{key}",
+                                                  "value": _value(value)})
+    errors = [r for r in rows if r.verdict == "error"]
+    if errors:
+        message = "; ".join(dict.fromkeys(r.error or "error" for r in errors))
+        element = ET.SubElement(case, "error", {"message": message, "type": "error"})
+        element.text = "\n".join(f"{_at(r)}: {r.error}" for r in errors)
+        return "error"
+    if not first.met_expectation:
+        detail = "; ".join(_numbers(r) for r in rows)
+        message = (f"expected {first.expect}, got {first.audit_verdict} for the audit: "
+                   f"{detail}")
+        element = ET.SubElement(case, "failure", {"message": message,
+                                                  "type": "unmet-expectation"})
+        element.text = "\n".join(_evidence(r) for r in rows)
+        return "failure"
+    return None
+
+
+def _count(element: ET.Element, tests: int, failures: int, errors: int, seconds: float) -> None:
+    """Set the counts, keeping name first and the counts before the other attributes."""
+    rest = dict(element.attrib)
+    element.attrib.clear()
+    element.attrib.update({"name": rest.pop("name"), "tests": str(tests),
+                           "failures": str(failures), "errors": str(errors),
+                           **({"skipped": "0"} if element.tag == "testsuite" else {}),
+                           "time": f"{seconds:.3f}", **rest})
+
+
+def render_junit(report: RunReport) -> str:
+    """The junit.xml text of a run report (layout in the module docstring)."""
+    stamp = _timestamp(report.provenance.created)
+    root = ET.Element("testsuites", {"name": "dpaudit"})
+    groups: dict[str, dict[tuple, list[CertificateRecord]]] = {}
+    for r in report.records:
+        groups.setdefault(r.suite_file, {}).setdefault(r.point_key + (r.pair_index,),
+                                                       []).append(r)
+    totals = [0, 0, 0, 0.0]
+    for suite in report.run.suites:
+        element = ET.SubElement(root, "testsuite", {"name": suite.name or suite.file})
+        if stamp:
+            element.set("timestamp", stamp)
+        element.set("file", suite.file)
+        if suite.error:
+            case = ET.SubElement(element, "testcase", {"classname": suite.file,
+                                                      "name": "load suite file", "time": "0"})
+            ET.SubElement(case, "error", {"message": suite.error, "type": "SuiteError"}
+                          ).text = suite.error
+            counts = [1, 0, 1, 0.0]
+        else:
+            props = ET.SubElement(element, "properties")
+            for key, value in (("file", suite.file), ("confidence", suite.confidence),
+                               ("tests", suite.tests if suite.tests is not None
+                                else suite.family_size),
+                               ("family_size", suite.family_size),
+                               ("per_test_confidence", suite.per_certificate_confidence),
+                               ("seed", suite.seed)):
+                ET.SubElement(props, "property", {"name": key, "value": _value(value)})
+            cases = groups.get(suite.file, {})
+            outcomes = [_testcase(element, rows) for rows in cases.values()]
+            counts = [len(outcomes), outcomes.count("failure"), outcomes.count("error"),
+                      sum(_seconds(rows) for rows in cases.values())]
+        _count(element, *counts)
+        totals = [a + b for a, b in zip(totals, counts)]
+    if stamp:
+        root.set("timestamp", stamp)
+    _count(root, *totals)
+    ET.indent(root)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            + ET.tostring(root, encoding="unicode") + "\n")
+
+
+def write_junit(report: RunReport, path: str | Path) -> Path:
+    """Write :func:`render_junit` to ``path`` atomically (temp file, then ``os.replace``)."""
+    return write_text_atomic(path, render_junit(report))
+
+
+__all__ = ["render_junit", "write_junit"]
