@@ -25,7 +25,8 @@ layout; schema 3 splits ``audits`` into ``points`` + ``certificates`` and adds t
       "command": "dpaudit run audits/ --out reports/latest",
       "python": "3.11.7", "numpy": "...", "scipy": "...",
       "platform": "Linux-...",
-      "options": {"profile": "default", "samples": null, "seed": null, "workers": 2},
+      "options": {"profile": "default", "samples": null, "seed": null, "workers": 2,
+                  "backend": "local"},              # or e.g. "dask: local cluster, 2 workers"
       "seconds": 123.4,                            # wall time of the whole run
       "suites": [                                  # one per suite file, in command-line order
         {"file": "audits/classic.toml", "name": "classic",
@@ -263,7 +264,8 @@ def read_report(path: str | Path) -> RunReport:
                        workers=int(options.get("workers") or 1),
                        profile=options.get("profile") or "default",
                        samples_override=options.get("samples"),
-                       seed_override=options.get("seed"))
+                       seed_override=options.get("seed"),
+                       backend=options.get("backend") or "local")
         provenance = Provenance(**{k: str(document.get(k, "")) for k in _PROVENANCE_KEYS})
         status = int(document["summary"]["exit_status"])
     except (KeyError, TypeError, ValueError) as exc:
