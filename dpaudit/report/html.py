@@ -128,7 +128,7 @@ def render_html(report: RunReport, *, figures: bool = True) -> str:
         "series": series,
         "errors": html_model.error_lines(report),
         "provenance": prov,
-        "run": {"profile": run.profile, "workers": run.workers,
+        "run": {"profile": run.profile, "workers": run.workers, "backend": run.backend,
                 "seconds": html_model.number(run.seconds, 3),
                 "samples": (f"{samples[0]:,}" if len(samples) == 1 else
                             f"{samples[0]:,}–{samples[-1]:,}") if samples else "—"},

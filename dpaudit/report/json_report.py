@@ -148,7 +148,7 @@ class RunReport:
             "executable": p.executable,
             "options": {"profile": run.profile, "samples": run.samples_override,
                         "seed": run.seed_override, "workers": run.workers,
-                        "only": list(run.only) or None},
+                        "backend": run.backend, "only": list(run.only) or None},
             "seconds": run.seconds,
             "suites": [s.to_json() for s in run.suites],
             "audits": [r.to_json() for r in run.records],

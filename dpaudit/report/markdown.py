@@ -124,8 +124,14 @@ def _header(report: RunReport) -> list[str]:
     return [f"## {'✅' if ok else '❌'} {summary.audits_met}/{summary.audits} audits met their "
             "expectation", "", facts,
             f"`{prov.command}` · {prov.created} · dpaudit {prov.dpaudit_version} · "
-            f"{_samples_text(run.records)} (profile {run.profile}) · {run.workers} worker(s) · "
+            f"{_samples_text(run.records)} (profile {run.profile}) · {_where(run)} · "
             f"{run.seconds:.1f} s", *only, ""]
+
+
+def _where(run) -> str:
+    """Where the run executed: local worker processes or the Dask cluster it named."""
+    backend = getattr(run, "backend", "local") or "local"
+    return f"{run.workers} worker(s)" if backend == "local" else backend
 
 
 def _problems(report: RunReport) -> list[str]:

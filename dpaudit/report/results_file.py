@@ -26,6 +26,7 @@ layout; schema 3 splits ``audits`` into ``points`` + ``certificates`` and adds t
       "python": "3.11.7", "numpy": "...", "scipy": "...",
       "platform": "Linux-...",
       "options": {"profile": "default", "samples": null, "seed": null, "workers": 2,
+                  "backend": "local",               # or e.g. "dask: local cluster, 2 workers"
                   "only": null},                   # --only patterns (list), null: all audits
       "seconds": 123.4,                            # wall time of the whole run
       "suites": [                                  # one per suite file, in command-line order
@@ -265,6 +266,7 @@ def read_report(path: str | Path) -> RunReport:
                        profile=options.get("profile") or "default",
                        samples_override=options.get("samples"),
                        seed_override=options.get("seed"),
+                       backend=options.get("backend") or "local",
                        only=tuple(options.get("only") or ()))
         provenance = Provenance(**{k: str(document.get(k, "")) for k in _PROVENANCE_KEYS})
         status = int(document["summary"]["exit_status"])
