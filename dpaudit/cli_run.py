@@ -49,8 +49,8 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     then results.json again with the figure paths, summary.md, junit.xml and report.html.
     Each file is written atomically; a rendering that fails loses only its own file.
 
-    ``progress`` (a :class:`dpaudit.audit.progress.RunProgress`) reports the figures as a
-    phase and is closed after them.
+    ``progress`` (a :class:`dpaudit.audit.progress.RunProgress`) reports the figures and then
+    the other reports as two phases, and is closed at the end.
 
     Returns (report, written paths, failure messages); report is None when results.json itself
     could not be written (then the messages say why)."""
@@ -78,17 +78,19 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     except Exception as exc:  # noqa: BLE001 - results.json is safe; report the rest
         failures.append(f"cannot draw the figures under {out / 'figures'}: "
                         f"{type(exc).__name__}: {exc}")
-    progress.close()
     renderers = [("summary.md", lambda path: write_markdown(report, path,
                                                             out_dir=link_base(link_dir))),
                  ("junit.xml", lambda path: write_junit(report, path)),
                  ("report.html", lambda path: write_html(report, path))]
+    progress.phase(f"writing {', '.join(name for name, _ in renderers)}", len(renderers))
     for name, render in renderers:
         try:
             written.append(render(out / name))
         except Exception as exc:  # noqa: BLE001 - one rendering never costs another
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             failures.append(f"cannot write {out / name}: {type(exc).__name__}: {reason}")
+        progress.advance()
+    progress.close()
     return report, written, failures
 
 
