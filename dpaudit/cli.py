@@ -215,10 +215,13 @@ def _cmd_run(args, argv: list[str]) -> int:
     def on_suite_error(exc):
         print(f"dpaudit: error: {exc}", file=sys.stderr, flush=True)
 
+    def on_suite_skipped(exc):
+        print(f"dpaudit: {exc}", file=sys.stderr, flush=True)
+
     try:
         run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
                          workers=workers, progress=print_progress,
-                         on_suite_error=on_suite_error)
+                         on_suite_error=on_suite_error, on_suite_skipped=on_suite_skipped)
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130

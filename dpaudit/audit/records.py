@@ -194,6 +194,13 @@ class SuiteSummary:
     error: str | None = None
     points: int | None = None  # audit points (one per swept value)
     series: int | None = None  # [[series]] entries
+    skipped: str | None = None  # why a suite was not run (a missing `requires` library)
+
+    @classmethod
+    def skipped_file(cls, file: str, reason: str) -> "SuiteSummary":
+        """The entry of a suite file skipped because a library it ``requires`` is missing."""
+        return cls(file=str(file), name=None, confidence=None, family_size=0,
+                   per_certificate_confidence=None, seed=None, audits=0, skipped=reason)
 
     @classmethod
     def failed(cls, file: str, message: str) -> "SuiteSummary":

@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 from dpaudit.audit.execute import Progress, execute_with_jobs
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
+from dpaudit.audit.requires import SuiteSkipped
 from dpaudit.audit.spec import Suite, SuiteError, load_suite
 from dpaudit.audit.sweeps import sweep_curves
 
@@ -49,11 +50,14 @@ class AuditRun:
 
 def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str = "default",
                seed: int | None = None, workers: int = 1, progress: Progress | None = None,
-               on_suite_error: Callable[[SuiteError], None] | None = None) -> AuditRun:
+               on_suite_error: Callable[[SuiteError], None] | None = None,
+               on_suite_skipped: Callable[[SuiteSkipped], None] | None = None) -> AuditRun:
     """Load every suite, run every task across ``workers`` processes, judge the audits.
 
     A malformed suite is recorded (``suites[i]["error"]``) and reported through
-    ``on_suite_error``; the other suites still run."""
+    ``on_suite_error``; the other suites still run.  A suite whose ``requires`` library is
+    missing is recorded as skipped (``suites[i].skipped``) and reported through
+    ``on_suite_skipped``."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
     start = time.perf_counter()
@@ -64,6 +68,11 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     for index, path in enumerate(paths):
         try:
             suite = load_suite(path)
+        except SuiteSkipped as exc:
+            run.suites.append(SuiteSummary.skipped_file(path, exc.reason))
+            if on_suite_skipped:
+                on_suite_skipped(exc)
+            continue
         except SuiteError as exc:
             run.suites.append(SuiteSummary.failed(path, str(exc)))
             if on_suite_error:

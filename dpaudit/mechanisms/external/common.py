@@ -84,6 +84,8 @@ class ExternalMechanism(Mechanism):
     seedable: ClassVar[bool] = True
     #: the library's own name of what is wrapped, e.g. ``"diffprivlib.mechanisms.Laplace"``
     wraps: ClassVar[str] = ""
+    #: the library's sampler is the implementation: audit its float64 representation too
+    audit_representation: ClassVar[bool] = True
 
     def derive(self) -> None:
         require(self.library)
