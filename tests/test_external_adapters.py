@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -171,7 +172,7 @@ def test_suite_with_a_missing_library_is_skipped_not_an_error(tmp_path):
     assert [s.skipped for s in run.suites] == [
         "requires no_such_lib_x, which is not installed (pip install no_such_lib_x)"]
     assert run.suites[0].to_json()["skipped"].startswith("requires no_such_lib_x")
-    assert "skipped" not in run.suites[0].to_json() or run.suites[0].error is None
+    assert "points" not in run.suites[0].to_json() and run.suites[0].error is None
     assert len(seen) == 1 and str(seen[0]).startswith(f"{path}: skipped: requires")
     assert exit_status(run) == 0 and run.records == []
 
@@ -193,3 +194,43 @@ def test_shipped_external_suites_parse_or_skip():
         except SuiteSkipped:
             continue
         assert suite.audits and all(a.mechanism.startswith(name) for a in suite.audits)
+
+
+def test_cli_reports_skipped_suites_and_rng_warnings(tmp_path, capsys):
+    from dpaudit.cli import main
+
+    (tmp_path / "own_rng.py").write_text(
+        "import numpy as np\n"
+        "def sampler(d, n, rng):\n"
+        "    return float(d[0]) + np.random.default_rng().laplace(0.0, 1.0, size=n)\n")
+    (tmp_path / "a.toml").write_text(
+        '[[audit]]\nname = "own-rng"\nsampler = "own_rng.py:sampler"\n'
+        'claim = { notion = "pure-dp", epsilon = 1.0 }\nsamples = 1000\n'
+        '[[audit.pairs]]\nd0 = [0.0]\nd1 = [1.0]\n')
+    (tmp_path / "b.toml").write_text(SUITE.format(requires='["no_such_lib_x"]'))
+    out = tmp_path / "out"
+    status = main(["run", str(tmp_path), "--out", str(out), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert status == 0
+    assert f"{tmp_path / 'b.toml'}: skipped: requires no_such_lib_x" in err
+    md = (out / "summary.md").read_text()
+    assert "skipped: requires no_such_lib_x" in md
+    assert "## Warnings" in md and "ignores the rng" in md and "`a/own-rng`" in md
+    import json
+    data = json.loads((out / "results.json").read_text())
+    assert any("ignores the rng" in w for w in data["audits"][0]["warnings"])
+    assert [s.get("skipped") for s in data["suites"]][1].startswith("requires no_such_lib_x")
+    jsonschema = pytest.importorskip("jsonschema")
+    from dpaudit.audit.records import SCHEMA_FILE
+    jsonschema.validate(data, json.loads(Path(SCHEMA_FILE).read_text()))
+
+
+@pytest.mark.slow
+def test_shipped_pydp_and_opendp_suites_meet_their_expectations_at_quick_profile():
+    _lib("pydp")
+    _lib("opendp")
+    run = run_suites(["audits/external/pydp.toml", "audits/external/opendp.toml"],
+                     profile="quick", workers=2)
+    assert exit_status(run) == 0, [(o.audit, o.verdict) for o in run.outcomes
+                                   if not o.met_expectation]
+    assert all(any("ignores the rng" in w for w in r.warnings) for r in run.records)

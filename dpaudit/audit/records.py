@@ -210,8 +210,10 @@ class SuiteSummary:
 
     def to_json(self) -> dict:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        if self.error is not None:
+        if self.error is not None or self.skipped is not None:
             del out["points"], out["series"]
+        if self.skipped is None:
+            del out["skipped"]
         return to_jsonable(out)
 
 

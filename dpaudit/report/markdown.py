@@ -61,6 +61,8 @@ def render_markdown(report: RunReport) -> str:
     for suite in suites:
         if suite.get("error"):
             lines.append(f"- suite `{suite['file']}`: **malformed** (see errors below)")
+        elif suite.get("skipped"):
+            lines.append(f"- suite `{suite['file']}`: skipped: {suite['skipped']}")
         else:
             lines.append(f"- suite `{suite['file']}` ({suite['name']}): family-wise confidence "
                          f"{suite['confidence']:g} over {suite['family_size']} certificates "
@@ -162,6 +164,21 @@ def render_markdown(report: RunReport) -> str:
                      if o.sweep is not None else "")
             lines.append(f"- `{o.suite}` / `{o.audit}`{point} ({o.mechanism}): expected "
                          f"{o.expect}, got {o.verdict}")
+        lines.append("")
+
+    warned: dict[str, list[str]] = {}
+    for r in records:
+        for w in r.warnings:
+            audits = warned.setdefault(w, [])
+            if f"{r.suite}/{r.audit}" not in audits:
+                audits.append(f"{r.suite}/{r.audit}")
+    if warned:
+        lines.append("## Warnings")
+        lines.append("")
+        for message, audits in warned.items():
+            shown = ", ".join(f"`{a}`" for a in audits[:12])
+            more = f" and {len(audits) - 12} more" if len(audits) > 12 else ""
+            lines.append(f"- {_cell(message)} — {shown}{more}")
         lines.append("")
 
     errors = [(None, None, s["error"]) for s in suites if s.get("error")]
