@@ -108,7 +108,10 @@ def test_lowest_set_bit_and_friends():
     np.testing.assert_array_equal(Exponent()(np.array([1.0, -0.75])), [1101, -1100])
     ints = np.arange(100.0)
     assert representation_statistics(ints, ints) == []  # integer-valued: nothing to read
-    assert len(representation_statistics(ints + 0.5 ** 30 * 3, ints)) == 3
+    assert [s.name for s in representation_statistics(ints + 0.5 ** 30 * 3, ints)] == [
+        "lowest set bit of output"]
+    from dpaudit.distinguish.floating import ALL_STATISTICS
+    assert len(representation_statistics(ints + 0.5 ** 30 * 3, ints, kinds=ALL_STATISTICS)) == 3
 
 
 def test_naive_float_laplace_leaks_through_its_low_bits_the_grid_one_does_not():

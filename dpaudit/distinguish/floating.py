@@ -16,7 +16,8 @@ statistics expose what a value-only distinguisher cannot see:
 Each is a fixed function of the output, so certifying its events is valid whatever was chosen;
 they are members of the certificate's family like every other statistic.
 :func:`representation_statistics` is what ``auto`` adds for continuous outputs when the audit
-asks for the representation (``representation=True``).
+asks for the representation (``representation=True``): :data:`DEFAULT_STATISTICS`, the lowest
+set bit only (the other two are available through its ``kinds`` argument).
 """
 
 from __future__ import annotations
@@ -109,20 +110,29 @@ def is_float_valued(x: np.ndarray) -> bool:
     return bool(finite.size) and not np.all(finite == np.round(finite))
 
 
-def representation_statistics(x0: np.ndarray, x1: np.ndarray,
-                              max_coordinates: int = 8) -> list[Statistic]:
-    """The representation statistics for scalar outputs, or for each of the first
-    ``max_coordinates`` float-valued coordinates of vector outputs."""
+#: the representation statistics ``auto`` offers per float-valued output (or coordinate).
+#: Only the lowest set bit by default: it certified every leak found (benchmarks/RESULTS.md,
+#: reports/external/README.md), while the trailing-zeros and exponent statistics never added a
+#: violation and, scored over their ~50–100 discrete thresholds each, cost most of the
+#: selection overhead (+41–53 % on the fastest audits with all three, see RESULTS.md)
+DEFAULT_STATISTICS = (LowestSetBit,)
+ALL_STATISTICS = (LowestSetBit, MantissaTrailingZeros, Exponent)
+
+
+def representation_statistics(x0: np.ndarray, x1: np.ndarray, max_coordinates: int = 8,
+                              kinds=DEFAULT_STATISTICS) -> list[Statistic]:
+    """The representation statistics (``kinds``: classes of this module) for scalar outputs, or
+    for each of the first ``max_coordinates`` float-valued coordinates of vector outputs."""
     if x0.ndim == 1:
         if not is_float_valued(np.concatenate([x0[:20_000], x1[:20_000]])):
             return []
-        return [LowestSetBit(), MantissaTrailingZeros(), Exponent()]
+        return [kind() for kind in kinds]
     out: list[Statistic] = []
     for j in range(min(x0.shape[1], max_coordinates)):
         if is_float_valued(np.concatenate([x0[:20_000, j], x1[:20_000, j]])):
-            out.extend([LowestSetBit(j), MantissaTrailingZeros(j)])
+            out.extend(kind(j) for kind in kinds)
     return out
 
 
-__all__ = ["Exponent", "LowestSetBit", "MantissaTrailingZeros", "is_float_valued",
-           "representation_statistics"]
+__all__ = ["ALL_STATISTICS", "DEFAULT_STATISTICS", "Exponent", "LowestSetBit",
+           "MantissaTrailingZeros", "is_float_valued", "representation_statistics"]
