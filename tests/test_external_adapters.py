@@ -23,6 +23,8 @@ from dpaudit.distinguish.sampling import ignores_rng
 from dpaudit.mechanisms.external.common import LibraryMissing, require
 from dpaudit.mechanisms.registry import create_mechanism
 
+pytest_plugins = ["pytester"]
+
 
 def _lib(name):
     try:
@@ -237,3 +239,11 @@ def test_shipped_pydp_and_opendp_suites_meet_their_expectations_at_quick_profile
     assert exit_status(run) == 0, [(o.audit, o.verdict) for o in run.outcomes
                                    if not o.met_expectation]
     assert all(any("ignores the rng" in w for w in r.warnings) for r in run.records)
+
+
+@pytest.mark.slow
+def test_pytest_plugin_skips_a_suite_whose_library_is_missing(pytester):
+    pytester.makefile(".toml", needs=SUITE.format(requires='["no_such_lib_x"]'))
+    result = pytester.runpytest("--dpaudit-suites", "needs.toml", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*skipped: requires no_such_lib_x, which is not installed*"])
