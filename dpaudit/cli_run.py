@@ -110,11 +110,14 @@ def cmd_run(args, argv: list[str]) -> int:
     def on_suite_error(exc):
         print(f"dpaudit: error: {exc}", file=sys.stderr, flush=True)
 
+    def on_suite_skipped(exc):
+        print(f"dpaudit: {exc}", file=sys.stderr, flush=True)
+
     try:
         with make_backend(scheduler=args.scheduler, cluster=args.cluster,
                           workers=workers) as backend:
             run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
-                             progress=print_progress, on_suite_error=on_suite_error,
+                             progress=print_progress, on_suite_error=on_suite_error, on_suite_skipped=on_suite_skipped,
                              backend=backend)
     except BackendError as exc:  # e.g. an unreachable scheduler
         print(f"dpaudit: error: {exc}", file=sys.stderr)

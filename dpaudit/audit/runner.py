@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 from dpaudit.audit.execute import Progress
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
+from dpaudit.audit.requires import SuiteSkipped
 from dpaudit.audit.spec import Suite, SuiteError, load_suite
 from dpaudit.audit.sweeps import sweep_curves
 
@@ -51,15 +52,18 @@ class AuditRun:
 def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str = "default",
                seed: int | None = None, workers: int = 1, progress: Progress | None = None,
                on_suite_error: Callable[[SuiteError], None] | None = None,
+               on_suite_skipped: Callable[[SuiteSkipped], None] | None = None,
                backend=None) -> AuditRun:
     """Load every suite, run every task across ``workers`` processes, judge the audits.
 
     A malformed suite is recorded (``suites[i]["error"]``) and reported through
-    ``on_suite_error``; the other suites still run.  ``backend`` (a
-    :class:`dpaudit.backends.Backend`, a ``distributed.Client``, ``"tcp://HOST:PORT"`` or
-    ``"local:N"``, see :func:`dpaudit.backends.resolve_backend`) runs the tasks elsewhere, e.g.
-    on a Dask cluster; it replaces ``workers``, and no number depends on it.  A backend given
-    as an object is not closed; one created here from a string is.
+    ``on_suite_error``; the other suites still run.  A suite whose ``requires`` library is
+    missing is recorded as skipped (``suites[i].skipped``) and reported through
+    ``on_suite_skipped``.  ``backend`` (a :class:`dpaudit.backends.Backend`, a
+    ``distributed.Client``, ``"tcp://HOST:PORT"`` or ``"local:N"``, see
+    :func:`dpaudit.backends.resolve_backend`) runs the tasks elsewhere, e.g. on a Dask cluster;
+    it replaces ``workers``, and no number depends on it.  A backend given as an object is not
+    closed; one created here from a string is.
 
     Raises:
       dpaudit.backends.BackendError: the backend cannot be set up (e.g. an unreachable
@@ -71,13 +75,15 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     start = time.perf_counter()
     backend, owned = resolve_backend(backend, workers)
     try:
-        return _run(backend, paths, samples, profile, seed, progress, on_suite_error, start)
+        return _run(backend, paths, samples, profile, seed, progress, on_suite_error,
+                    on_suite_skipped, start)
     finally:
         if owned:
             backend.close()
 
 
-def _run(backend, paths, samples, profile, seed, progress, on_suite_error, start) -> AuditRun:
+def _run(backend, paths, samples, profile, seed, progress, on_suite_error, on_suite_skipped,
+         start) -> AuditRun:
     run = AuditRun(workers=max(1, backend.workers), profile=profile, samples_override=samples,
                    seed_override=seed, backend=backend.describe())
     tasks: list[Task] = []
@@ -87,6 +93,11 @@ def _run(backend, paths, samples, profile, seed, progress, on_suite_error, start
             suite = load_suite(path)
             suite_tasks, info = plan_suite(suite, index, samples=samples,
                                            scale=PROFILES[profile], seed=seed)
+        except SuiteSkipped as exc:
+            run.suites.append(SuiteSummary.skipped_file(path, exc.reason))
+            if on_suite_skipped:
+                on_suite_skipped(exc)
+            continue
         except SuiteError as exc:
             run.suites.append(SuiteSummary.failed(path, str(exc)))
             if on_suite_error:
