@@ -150,10 +150,12 @@ def cmd_run(args, argv: list[str]) -> int:
                   file=sys.stderr)
             status = 2
     s = report.summary
+    skipped = sum(1 for suite in run.suites if suite.skipped)
     print(f"{s.audits_met}/{s.audits} audits met their expectation "
           f"({s.certificates} certificates: {s.verdicts['violation']} violation, "
           f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
-          f"{s.suite_errors} malformed suite(s)) in {run.seconds:.1f} s")
+          f"{s.suite_errors} malformed suite(s)"
+          + (f", {skipped} skipped" if skipped else "") + f") in {run.seconds:.1f} s")
     for o in s.unmet_expectations:
         point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
         print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "

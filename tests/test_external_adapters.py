@@ -228,6 +228,8 @@ def test_cli_reports_skipped_suites_and_rng_warnings(tmp_path, capsys):
     records = read_document(out / "results.json")["audits"]
     assert any("ignores the rng" in w for w in records[0]["warnings"])
     assert [s.get("skipped") for s in data["suites"]][1].startswith("requires no_such_lib_x")
+    assert 'skipped="1"' in (out / "junit.xml").read_text()  # CI shows it as skipped
+    assert "Not run: skipped: requires no_such_lib_x" in (out / "report.html").read_text()
     jsonschema = pytest.importorskip("jsonschema")
     from dpaudit.audit.records import SCHEMA_FILE
     jsonschema.validate(data, json.loads(Path(SCHEMA_FILE).read_text()))
