@@ -123,12 +123,16 @@ def cmd_run(args, argv: list[str]) -> int:
     def on_suite_error(exc):
         progress.note(f"dpaudit: error: {exc}")
 
+    def on_suite_skipped(exc):
+        progress.note(f"dpaudit: {exc}")
+
     try:
         with make_backend(scheduler=args.scheduler, cluster=args.cluster,
                           workers=workers) as backend:
             run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
                              progress=progress, on_suite_error=on_suite_error,
-                             backend=backend, only=args.only)
+                             on_suite_skipped=on_suite_skipped, backend=backend,
+                             only=args.only)
     except (BackendError, SelectionError) as exc:  # e.g. an unreachable scheduler
         progress.close()
         print(f"dpaudit: error: {exc}", file=sys.stderr)
@@ -162,10 +166,12 @@ def cmd_run(args, argv: list[str]) -> int:
                   file=sys.stderr)
             status = 2
     s = report.summary
+    skipped = sum(1 for suite in run.suites if suite.skipped)
     print(f"{s.audits_met}/{s.audits} audits met their expectation "
           f"({s.certificates} certificates: {s.verdicts['violation']} violation, "
           f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
-          f"{s.suite_errors} malformed suite(s)) in {run.seconds:.1f} s")
+          f"{s.suite_errors} malformed suite(s)"
+          + (f", {skipped} skipped" if skipped else "") + f") in {run.seconds:.1f} s")
     for o in s.unmet_expectations:
         point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
         print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "

@@ -74,10 +74,13 @@ class SuiteFile(pytest.File):
     _run = None
 
     def collect(self):
+        from dpaudit.audit.requires import SuiteSkipped
         from dpaudit.audit.spec import SuiteError, load_suite
 
         try:
             suite = load_suite(self.path)
+        except SuiteSkipped as exc:
+            pytest.skip(str(exc), allow_module_level=True)
         except SuiteError as exc:
             yield SuiteErrorItem.from_parent(self, name="suite", message=str(exc))
             return

@@ -132,7 +132,7 @@ def test_module_formulas_are_the_certificates():
 def _expected(mech):
     """(attribute, expected value) pairs for one mechanism, from the certificates."""
     name, eps = mech.name, getattr(mech, "epsilon", None)
-    if name in ("laplace", "double-spending"):
+    if name in ("laplace", "double-spending", "naive-float-laplace", "grid-laplace"):
         out = [("scale", _value("classic", "laplace_scale", epsilon=eps,
                                 Delta=mech.sensitivity()))]
         if name == "double-spending":
@@ -206,6 +206,8 @@ OTHER_PARAMS = {
     "laplace": dict(epsilon=0.37, sensitivity=2.5),
     "laplace-scale-epsilon": dict(epsilon=0.37, sensitivity=2.5),
     "double-spending": dict(epsilon=0.37, sensitivity=2.5),
+    "naive-float-laplace": dict(epsilon=0.37, sensitivity=2.5),
+    "grid-laplace": dict(epsilon=0.37, sensitivity=3.0),  # records (and Δ) are integers
     "gaussian": dict(epsilon=0.37, delta=1e-7, sensitivity=2.5, calibration="classical"),
     "randomized-response": dict(epsilon=0.37, k=7),
     "geometric": dict(epsilon=0.37, sensitivity=3),

@@ -96,8 +96,11 @@ def _measure(task: Task, found: list[dict], counter: EventCounter | None = None
                          f"{task.mechanism} ({mechanism.neighbouring}): {reason}")
     common = dict(deltas=task.deltas, alphas=task.alphas, samples=task.samples,
                   confidence=task.per_certificate_confidence, counter=counter)
-    black = estimate_privacy_curve_lower_bound(mechanism.sampler(), d0, d1, seed=task.seed,
-                                               distinguisher=task.distinguisher, **common)
+    # mechanisms whose sampler *is* the implementation (library adapters, the floating-point
+    # zoo) are audited on their float64 representation too (Mechanism.audit_representation)
+    black = estimate_privacy_curve_lower_bound(
+        mechanism.sampler(), d0, d1, seed=task.seed, distinguisher=task.distinguisher,
+        representation=bool(mechanism.audit_representation), **common)
     white = None
     if task.white_box:
         white = estimate_privacy_curve_lower_bound(

@@ -96,6 +96,13 @@ class SuiteSummary:
     tests: int | None = None  # tests planned (≤ family_size; equal unless the file fixes it)
     points: int | None = None  # audit points (one per swept value)
     series: int | None = None  # [[series]] entries
+    skipped: str | None = None  # why a suite was not run (a missing `requires` library)
+
+    @classmethod
+    def skipped_file(cls, file: str, reason: str) -> "SuiteSummary":
+        """The entry of a suite file skipped because a library it ``requires`` is missing."""
+        return cls(file=str(file), name=None, confidence=None, family_size=0,
+                   per_certificate_confidence=None, seed=None, audits=0, skipped=reason)
 
     @classmethod
     def failed(cls, file: str, message: str) -> "SuiteSummary":
@@ -105,8 +112,10 @@ class SuiteSummary:
 
     def to_json(self) -> dict:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        if self.error is not None:
+        if self.error is not None or self.skipped is not None:
             del out["points"], out["series"], out["tests"]
+        if self.skipped is None:
+            del out["skipped"]
         return to_jsonable(out)
 
     @classmethod

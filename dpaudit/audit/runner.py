@@ -30,6 +30,7 @@ from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.progress import RunCounts, RunProgress, as_run_progress
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
 from dpaudit.audit.select import AuditFilter
+from dpaudit.audit.requires import SuiteSkipped
 from dpaudit.audit.spec import Suite, SuiteError, load_suite
 from dpaudit.audit.sweeps import sweep_curves
 
@@ -58,15 +59,18 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                seed: int | None = None, workers: int = 1,
                progress: RunProgress | Progress | None = None,
                on_suite_error: Callable[[SuiteError], None] | None = None,
+               on_suite_skipped: Callable[[SuiteSkipped], None] | None = None,
                backend=None, only: Sequence[str] = ()) -> AuditRun:
     """Load every suite, run every task across ``workers`` processes, judge the audits.
 
     A malformed suite is recorded (``suites[i]["error"]``) and reported through
-    ``on_suite_error``; the other suites still run.  ``backend`` (a
-    :class:`dpaudit.backends.Backend`, a ``distributed.Client``, ``"tcp://HOST:PORT"`` or
-    ``"local:N"``, see :func:`dpaudit.backends.resolve_backend`) runs the tasks elsewhere, e.g.
-    on a Dask cluster; it replaces ``workers``, and no number depends on it.  A backend given
-    as an object is not closed; one created here from a string is.
+    ``on_suite_error``; the other suites still run.  A suite whose ``requires`` library is
+    missing is recorded as skipped (``suites[i].skipped``) and reported through
+    ``on_suite_skipped``.  ``backend`` (a :class:`dpaudit.backends.Backend`, a
+    ``distributed.Client``, ``"tcp://HOST:PORT"`` or ``"local:N"``, see
+    :func:`dpaudit.backends.resolve_backend`) runs the tasks elsewhere, e.g. on a Dask cluster;
+    it replaces ``workers``, and no number depends on it.  A backend given as an object is not
+    closed; one created here from a string is.
 
     ``progress`` is a :class:`~dpaudit.audit.progress.RunProgress` or a per-record callable
     (None, the default, is silent).  ``only`` holds ``--only`` glob patterns
@@ -86,14 +90,14 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     backend, owned = resolve_backend(backend, workers)
     try:
         return _run(backend, paths, samples, profile, seed, as_run_progress(progress),
-                    on_suite_error, start, AuditFilter(tuple(only)))
+                    on_suite_error, on_suite_skipped, start, AuditFilter(tuple(only)))
     finally:
         if owned:
             backend.close()
 
 
-def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite_error, start,
-         selection: AuditFilter) -> AuditRun:
+def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite_error,
+         on_suite_skipped, start, selection: AuditFilter) -> AuditRun:
     paths = [str(p) for p in paths]
     run = AuditRun(workers=max(1, backend.workers), profile=profile, samples_override=samples,
                    seed_override=seed, backend=backend.describe(), only=selection.patterns)
@@ -102,6 +106,10 @@ def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite
     for path in paths:
         try:
             entries.append(load_suite(path))
+        except SuiteSkipped as exc:  # a library the suite requires is missing
+            entries.append(SuiteSummary.skipped_file(path, exc.reason))
+            if on_suite_skipped:
+                on_suite_skipped(exc)
         except SuiteError as exc:
             entries.append(SuiteSummary.failed(path, str(exc)))
             if on_suite_error:

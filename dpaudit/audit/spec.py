@@ -19,6 +19,8 @@ Format::
                                      # the number of tests the file plans
     samples = 200000                 # per side; default for the audits below
     seed = 20261122                  # default 0
+    requires = ["diffprivlib"]       # optional: libraries that must import, else the suite
+                                     # is skipped (dpaudit.audit.requires)
 
     [[audit]]
     name = "laplace-eps1"            # required, unique within the file
@@ -95,6 +97,7 @@ from dpaudit.mechanisms.capabilities import ClosedFormSeries
 from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
                                        check_keys, delta_value, is_int, is_number, parse_sweep,
                                        read_min_samples, read_samples, read_string)
+from dpaudit.audit.requires import check_requires
 from dpaudit.audit.spec_targets import check_mechanism, parse_target
 from dpaudit.audit.suite_io import read_toml
 from dpaudit.audit.targets import Target
@@ -105,7 +108,8 @@ DEFAULT_SAMPLES = 200_000
 DEFAULT_SEED = 0
 
 _TOP_KEYS = {"suite", "audit", "series"}
-_SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "description"}
+_SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "description",
+               "requires"}
 _AUDIT_KEYS = {"name", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
                "min_samples", "alphas", "distinguisher", "white_box", "sweep", "exact_points"}
 _SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
@@ -207,6 +211,7 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
         raise top.error("suite", "a table [suite]", suite_table)
     where = Where(path, "[suite]")
     check_keys(suite_table, _SUITE_KEYS, where, "[suite]")
+    check_requires(suite_table, where, path)  # SuiteSkipped before any audit is parsed
     name = read_string(suite_table, "name", where, default=Path(path).stem)
     if not name.strip():
         raise where.error("name", "a non-empty string", name)

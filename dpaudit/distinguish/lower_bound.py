@@ -33,8 +33,8 @@ import numpy as np
 
 from dpaudit.distinguish.events import score_candidates, select_candidates
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
-from dpaudit.distinguish.sampling import (CERTIFICATION, SELECTION, Stream, draw,
-                                          draw_stream)
+from dpaudit.distinguish.sampling import (CERTIFICATION, IGNORES_RNG, SELECTION, Stream, draw,
+                                          draw_stream, ignores_rng)
 from dpaudit.distinguish.auto import fit_auto_statistics
 from dpaudit.distinguish.counting import CountJob, EventCounter, ProcessCounter, SerialCounter
 from dpaudit.distinguish.statistics import Linear, Sanitizer
@@ -119,7 +119,8 @@ def _entropy(seed) -> int:
     return int(seed)
 
 
-def _fit_statistics(distinguisher, sel0, sel1, *, log_density, d0, d1, seed):
+def _fit_statistics(distinguisher, sel0, sel1, *, log_density, d0, d1, seed,
+                    representation=False):
     """The statistics a distinguisher uses, fitted on the selection split."""
     from dpaudit.distinguish import learned
 
@@ -139,7 +140,7 @@ def _fit_statistics(distinguisher, sel0, sel1, *, log_density, d0, d1, seed):
         stat = Linear(diff, center, san, "mean-difference projection")
         stat.fit_rows = n_fit
         return [stat], "projection"
-    stats, kind = fit_auto_statistics(sel0, sel1)
+    stats, kind = fit_auto_statistics(sel0, sel1, representation=representation)
     # auto adds logistic regression (on raw and simple nonlinear features) for continuous
     # vectors, not gradient boosting: in benchmarks/learned.py (d-dim Gaussians, d ≤ 50, and
     # Laplace products at 10⁶ samples) boosting never beat the fitted statistics and cost
@@ -158,7 +159,8 @@ def estimate_privacy_curve_lower_bound(
         sampler, d0, d1, *, deltas=(0.0,), alphas=(), samples: int, confidence: float = 0.95,
         seed=None, selection_fraction: float = 0.2, candidates: int = 2,
         max_selection: int = 1_000_000, distinguisher: str = "auto", log_density=None,
-        workers: int = 1, counter: EventCounter | None = None) -> PrivacyCurveLowerBound:
+        workers: int = 1, representation: bool = False,
+        counter: EventCounter | None = None) -> PrivacyCurveLowerBound:
     """Certify lower bounds on ε(δ) for every δ in ``deltas`` and on the Rényi divergence at
     every order in ``alphas``, all holding simultaneously with probability ≥ ``confidence``.
 
@@ -174,6 +176,12 @@ def estimate_privacy_curve_lower_bound(
     certification split is counted (:mod:`dpaudit.distinguish.counting`; e.g. chunk ranges
     across a Dask cluster); it overrides ``workers``, and the result does not depend on it
     either: every chunk draws from its own (seed, side, chunk) stream and counts are summed.
+    ``representation`` (``auto`` and ``statistics`` only): also test the float64
+    representation of continuous outputs (:mod:`dpaudit.distinguish.floating`), for samplers
+    that *are* the implementation under audit rather than a stand-in for a real-valued
+    mechanism.  A sampler that ignores ``rng`` (two draws with the same seed differ) gets a
+    ``RuntimeWarning``: the bound stays valid, the run is not reproducible
+    (:func:`dpaudit.distinguish.sampling.ignores_rng`).
     """
     deltas = [float(d) for d in np.atleast_1d(deltas)]
     alphas = [float(a) for a in np.atleast_1d(alphas)] if len(np.atleast_1d(alphas)) else []
@@ -185,6 +193,8 @@ def estimate_privacy_curve_lower_bound(
 
     # 1. selection split ---------------------------------------------------------------------
     probe = draw(sampler, d0, 1, np.random.default_rng(entropy), side="d0")
+    if ignores_rng(sampler, d0, entropy):
+        warnings.warn(IGNORES_RNG, RuntimeWarning, stacklevel=2)
     width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
     n_sel = max(100, int(round(selection_fraction * samples)))
     n_sel = min(n_sel, samples - 100, max_selection, max(100, MAX_SELECTION_VALUES // width))
@@ -198,7 +208,7 @@ def estimate_privacy_curve_lower_bound(
     if squeeze:
         sel0, sel1 = sel0[:, 0], sel1[:, 0]
     stats, kind = _fit_statistics(distinguisher, sel0, sel1, log_density=log_density,
-                                  d0=d0, d1=d1, seed=entropy)
+                                  d0=d0, d1=d1, seed=entropy, representation=representation)
     k = int(candidates)
     # score with the significance a family of K per δ would get (the final family is the union)
     guess = (1.0 - confidence) / (2 * k * len(deltas))

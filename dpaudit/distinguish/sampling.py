@@ -81,3 +81,29 @@ def draw_stream(sampler, dataset, stream: Stream, *, side: str) -> np.ndarray:
     if len(width) > 1:
         raise SamplerError(f"sampler returned outputs of varying shapes {sorted(width)} on {side}")
     return np.concatenate(parts, axis=0)
+
+
+#: rows of each of the two same-seed draws of :func:`ignores_rng`
+RNG_CHECK_ROWS = 32
+#: the warning an audit of a sampler that ignores its rng carries
+IGNORES_RNG = ("the sampler ignores the rng: two draws of 32 outputs with the same seed "
+               "differ (it draws from its own generator); the certified bound is still valid, "
+               "but this run is not reproducible from its seed")
+
+
+def ignores_rng(sampler, dataset, entropy: int) -> bool:
+    """Whether two draws of ``RNG_CHECK_ROWS`` outputs with generators built from the same seed
+    differ, i.e. the sampler draws from a generator of its own (e.g. a library's secure RNG).
+
+    A sampler that honours ``rng`` always passes; one that ignores it is caught unless its two
+    draws coincide by chance (possible only for outputs with very few values)."""
+    def once():
+        seq = np.random.SeedSequence(entropy, spawn_key=(2, 0, 0))  # phase 2: this check only
+        return np.asarray(sampler(dataset, RNG_CHECK_ROWS, np.random.default_rng(seq)))
+    a, b = once(), once()
+    if a.shape != b.shape:
+        return True
+    try:
+        return not np.array_equal(a, b, equal_nan=True)
+    except TypeError:
+        return not np.array_equal(a, b)

@@ -67,6 +67,12 @@ class Mechanism(abc.ABC):
     known_bad: ClassVar[bool] = False
     #: where the known-bad mechanism's real ε comes from
     literature: ClassVar[str] = ""
+    #: True when ``sample`` *is* the implementation under audit (a library call, a
+    #: floating-point sampler), not a stand-in for a real-valued mechanism: the black-box audit
+    #: then also tests the float64 representation of continuous outputs
+    #: (:mod:`dpaudit.distinguish.floating`).  dpaudit's own mechanisms sample ``x + noise``
+    #: in floating point as a stand-in for the real-valued mechanism of the paper, so False.
+    audit_representation: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         """Give a class with declared parameters the signature ``Name(epsilon=1.0, …)`` (for

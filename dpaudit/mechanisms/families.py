@@ -76,6 +76,9 @@ BUILTIN_FAMILIES: tuple[Family, ...] = (
            "GaussMix, ModifiedGaussMix, linear mixing and their baselines"),
     Family("synthetic_control", "dpaudit.mechanisms.synthetic_control",
            "proofs.synthetic_control", "DPSC_out and DPSC_obj synthetic control"),
+    Family("external", "dpaudit.mechanisms.external", None,
+           "adapters for diffprivlib, OpenDP and PyDP (optional extras; claims from the "
+           "libraries)"),
 )
 
 

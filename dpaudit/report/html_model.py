@@ -96,7 +96,7 @@ def overview(report: RunReport) -> dict:
     """Verdict counts (of certificates), audits met/total, unmet expectations, errors and the
     exact-only violations, from ``report.summary``."""
     s = report.summary
-    suites = [x for x in report.run.suites if not x.error]
+    suites = [x for x in report.run.suites if not (x.error or x.skipped)]
     return {
         "certificates": s.certificates,
         "verdicts": dict(s.verdicts),
@@ -143,8 +143,10 @@ def suite_tables(report: RunReport) -> list[dict]:
     for index, suite in enumerate(report.run.suites):
         rows = [_row(r) for r in report.run.records if r.suite_file == suite.file]
         tables.append({"id": f"suite-{index}", "file": suite.file, "name": suite.name,
-                       "error": suite.error, "confidence": suite.confidence,
-                       "family": None if suite.error else family_text(suite),
+                       "error": suite.error or (None if suite.skipped is None
+                                                else f"skipped: {suite.skipped}"),
+                       "confidence": suite.confidence,
+                       "family": None if suite.error or suite.skipped else family_text(suite),
                        "per_test_confidence": suite.per_certificate_confidence,
                        "seed": suite.seed, "audits": suite.audits, "points": suite.points,
                        "certificates": len(rows), "rows": rows})

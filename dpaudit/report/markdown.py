@@ -111,12 +111,14 @@ def _header(report: RunReport) -> list[str]:
     ok = summary.audits_met == summary.audits and summary.errors == 0
     verdicts = summary.verdicts
     tests = sum(s.family_size if s.tests is None else s.tests
-                for s in run.suites if not s.error)
+                for s in run.suites if not (s.error or s.skipped))
+    skipped = sum(1 for s in run.suites if s.skipped)
     facts = (f"{summary.certificates} certificates: {verdicts.get('violation', 0)} violation, "
              f"{verdicts.get('consistent', 0)} consistent, {verdicts.get('error', 0)} error"
              f" · {len(summary.exact_only_violations)} exact-only violation(s) · "
              f"{len(run.suites)} suite file(s), {tests} tests"
              + (f", {summary.suite_errors} malformed" if summary.suite_errors else "")
+             + (f", {skipped} skipped" if skipped else "")
              + f" · exit status {summary.exit_status}")
     only = ([f"Only audits matching {', '.join(f'`{p}`' for p in run.only)} (`--only`; "
              "families and seeds are those of the full suites)"]
@@ -167,7 +169,26 @@ def _problems(report: RunReport) -> list[str]:
                 lines.append(f"- {_point(suite, audit, sweep)}: {_cell(message)}"
                              + (f" ({count} certificates)" if count > 1 else ""))
         lines.append("")
-    return lines
+    return lines + _warnings(records)
+
+
+def _warnings(records) -> list[str]:
+    """One line per distinct warning (e.g. a sampler that ignores its rng), with the audits
+    that raised it."""
+    warned: dict[str, list[str]] = {}
+    for r in records:
+        for w in r.warnings:
+            audits = warned.setdefault(w, [])
+            if f"{r.suite}/{r.audit}" not in audits:
+                audits.append(f"{r.suite}/{r.audit}")
+    if not warned:
+        return []
+    lines = ["### Warnings", ""]
+    for message, audits in warned.items():
+        shown = ", ".join(f"`{a}`" for a in audits[:12])
+        more = f" and {len(audits) - 12} more" if len(audits) > 12 else ""
+        lines.append(f"- {_cell(message)} — {shown}{more}")
+    return lines + [""]
 
 
 def _violations(report: RunReport) -> list[str]:
@@ -207,6 +228,8 @@ def _full_table(report: RunReport) -> list[str]:
     for s in run.suites:
         if s.error:
             lines.append(f"- suite `{s.file}`: **malformed** (see Errors)")
+        elif s.skipped:
+            lines.append(f"- suite `{s.file}`: skipped: {_cell(s.skipped)}")
         else:
             tests = s.family_size if s.tests is None else s.tests
             shares = ("" if tests == s.family_size else f"N = {s.family_size} shares, ")

@@ -1,0 +1,51 @@
+"""The ``requires`` key of a suite's ``[suite]`` table: the optional libraries it needs.
+
+A suite auditing a library that is an optional extra (``audits/external/*.toml``) declares it::
+
+    [suite]
+    requires = ["diffprivlib"]       # import names; each must import for the suite to run
+
+When one does not import, the suite is **skipped**, not an error: :func:`check_requires` raises
+:class:`SuiteSkipped` with one line naming the missing library and the extra that installs it;
+``dpaudit run`` prints it, records the suite with ``skipped`` set, and the exit status is
+unaffected.  A ``requires`` that is not a list of non-empty strings is a
+:class:`~dpaudit.audit.spec_fields.SuiteError`.
+"""
+
+from __future__ import annotations
+
+from dpaudit.audit.spec_fields import Where
+
+
+class SuiteSkipped(Exception):
+    """A suite whose required library is missing; the message is one line for the user."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: skipped: {message}")
+        self.path, self.reason = path, message
+
+
+def check_requires(table: dict, where: Where, path: str) -> tuple[str, ...]:
+    """The ``requires`` list of a ``[suite]`` table; :class:`SuiteSkipped` if one is missing.
+
+    Raises:
+      SuiteError: ``requires`` is not a list of non-empty strings.
+      SuiteSkipped: a listed library does not import."""
+    from dpaudit.mechanisms.external.common import LIBRARIES, LibraryMissing, require
+
+    value = table.get("requires", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise where.error("requires", "a list of library import names, e.g. [\"diffprivlib\"]",
+                          value)
+    for library in value:
+        try:
+            require(library)
+        except LibraryMissing:
+            dist, extra = LIBRARIES.get(library, (library, None))
+            how = (f"pip install 'dpaudit[{extra}]'" if extra else f"pip install {dist}")
+            raise SuiteSkipped(path, f"requires {library}, which is not installed ({how})") \
+                from None
+    return tuple(value)
+
+
+__all__ = ["SuiteSkipped", "check_requires"]

@@ -1,0 +1,21 @@
+"""Adapters for the DP libraries people ship: IBM diffprivlib, OpenDP and Google's PyDP.
+
+Modules: :mod:`~.common` (the adapter base, lazy library import), :mod:`~.diffprivlib_mechanisms`,
+:mod:`~.opendp_mechanisms`, :mod:`~.pydp_mechanisms`.  Each library is an optional extra
+(``pip install 'dpaudit[diffprivlib]'``, ``[opendp]``, ``[pydp]``); the adapters are always
+registered, and building one without its library raises
+:class:`~.common.LibraryMissing` with one line naming the extra.  Suites under
+``audits/external/`` declare ``requires = [...]`` and are skipped when the library is missing.
+
+``MECHANISMS`` lists the family's registered mechanism classes; the registry
+(:mod:`dpaudit.mechanisms.registry`) reads it through the families table
+(:mod:`dpaudit.mechanisms.families`).
+"""
+
+from dpaudit.mechanisms.external import (diffprivlib_mechanisms, opendp_mechanisms,
+                                         pydp_mechanisms)
+
+MECHANISMS = (diffprivlib_mechanisms.MECHANISMS + opendp_mechanisms.MECHANISMS
+              + pydp_mechanisms.MECHANISMS)
+
+__all__ = ["MECHANISMS"]
