@@ -26,9 +26,9 @@ job itself (sampler, statistics, kept events) is one task whose result every chu
 reads; it is serialised with cloudpickle into the task, so Dask can recompute it if the
 worker holding it dies.
 
-**Cancellation.**  When the run is interrupted, the client sets the Dask ``Event`` named
-``cancel_event``; counters poll it about once a second, cancel their pending chunk tasks and
-raise :class:`CountCancelled`.
+**Cancellation.**  When the run is interrupted, the client cancels the run's futures and sets
+the Dask ``Event`` named ``cancel_event``; a counter checks it as each chunk task completes,
+cancels its pending chunk tasks and raises :class:`CountCancelled`.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ class DaskCounter(EventCounter):
             return self._count_with(client, job)
 
     def _count_with(self, client, job: CountJob) -> list[np.ndarray]:
-        from distributed import Event, wait
+        from distributed import Event, as_completed
 
         token = uuid.uuid4().hex
         payload = client.submit(_job_payload, cloudpickle.dumps(job), key=f"dpaudit-job-{token}",
@@ -138,15 +138,13 @@ class DaskCounter(EventCounter):
         totals = [np.zeros(len(job.chosen), dtype=np.int64) for _ in (0, 1)]
         cancel = Event(self.cancel_event, client=client) if self.cancel_event else None
         try:
-            while pending:
-                try:
-                    done, _ = wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    done = ()
-                for future in done:
-                    side = pending.pop(future)
-                    totals[side] += future.result()  # raises the chunk's error, if any
-                    future.release()
+            # as_completed, not repeated wait(..., timeout): a wait that times out leaves its
+            # callbacks on every pending future, which grew the waiting worker's memory by
+            # ~0.3 MB per chunk task (975 MiB at 10⁹ samples per side)
+            for future in as_completed(list(pending)):
+                side = pending.pop(future)
+                totals[side] += future.result()  # raises the chunk's error, if any
+                future.release()
                 if cancel is not None and pending and cancel.is_set():
                     raise CountCancelled("the run was interrupted")
         finally:
