@@ -60,6 +60,16 @@ def _int_at_least(minimum: int, what: str):
     return parse
 
 
+def _output_directory(text: str) -> str:
+    """``--out``: a directory path that is not empty (``--out ""`` would write into the
+    current directory) and is not an existing file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("--out must name a directory, got an empty string")
+    if Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"--out {text!r} is an existing file, not a directory")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     from dpaudit.audit.runner import PROFILES
     from dpaudit.backends.choose import add_backend_arguments
@@ -80,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "error.")
     run.add_argument("suites", nargs="+", metavar="SUITE_OR_DIR",
                      help="a suite .toml file, or a directory whose *.toml files are run")
-    run.add_argument("--out", required=True, metavar="DIR",
+    run.add_argument("--out", required=True, metavar="DIR", type=_output_directory,
                      help="directory for results.json, summary.md, junit.xml and figures/ "
                           "(created if missing)")
     run.add_argument("--baseline", metavar="OLD",

@@ -21,6 +21,7 @@ curves and series, and judges every audit point.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -103,9 +104,17 @@ def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite
                    seed_override=seed, backend=backend.describe(), only=selection.patterns)
     reporter.planning(paths)
     entries: list[SuiteSummary | Suite] = []
-    for path in paths:
+    names: dict[str, str] = {}  # suite name -> the file that uses it
+    for path in _distinct_files(paths):
         try:
-            entries.append(load_suite(path))
+            suite = load_suite(path)
+            if suite.name in names:
+                raise SuiteError(f"{path}: suite name {suite.name!r} is already used by "
+                                 f"{names[suite.name]}; suite names must differ within a run "
+                                 f"(figures, junit.xml and dpaudit diff are keyed by them): "
+                                 f"set [suite] name")
+            names[suite.name] = path
+            entries.append(suite)
         except SuiteSkipped as exc:  # a library the suite requires is missing
             entries.append(SuiteSummary.skipped_file(path, exc.reason))
             if on_suite_skipped:
@@ -138,10 +147,10 @@ def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite
             continue
         reporter.suite_planned(info, time.perf_counter() - began)
         all_points += info.points or 0
-        names = {a.name for a in selected.audits}
+        chosen = {a.name for a in selected.audits}
         run.suites.append(info)
         loaded.append(selected)
-        tasks.extend(t for t in suite_tasks if t.audit in names)
+        tasks.extend(t for t in suite_tasks if t.audit in chosen)
     jobs, keys = plan_jobs(loaded, tasks)
     reporter.started(RunCounts(
         suites=len(loaded), audit_points=len({(t.suite_file, t.audit_index, t.sweep_index)
@@ -156,6 +165,21 @@ def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite
     run.records, run.outcomes = judge(records)
     run.seconds = time.perf_counter() - start
     return run
+
+
+def _distinct_files(paths: list[str]) -> list[str]:
+    """``paths`` without repeats of one file (the same file named twice, or through another
+    path or a symbolic link, runs once, under its first name)."""
+    seen, out = set(), []
+    for path in paths:
+        try:
+            key = os.path.realpath(path)
+        except (OSError, ValueError):
+            key = path
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+    return out
 
 
 def _selected(suite: Suite, selection: AuditFilter) -> Suite:
