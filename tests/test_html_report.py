@@ -202,7 +202,9 @@ def test_without_matplotlib_the_page_says_figures_need_the_report_extra(report, 
 
 
 def test_committed_example_is_rendered_from_its_results_json():
-    document = json.loads((EXAMPLE / "results.json").read_text(encoding="utf-8"))
+    from dpaudit.report.results_file import read_document
+
+    document = read_document(EXAMPLE / "results.json")
     text = (EXAMPLE / "report.html").read_text(encoding="utf-8")
     rows = Rows(text).rows
     assert len(rows) == document["summary"]["certificates"] == len(document["audits"])

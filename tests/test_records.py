@@ -177,6 +177,12 @@ def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):
         jsonschema.validate(broken, schema(), cls=jsonschema.Draft202012Validator)
 
 
+def test_a_schema_2_file_validates_against_the_shipped_schema_2():
+    path = SCHEMA_FILE.parents[2] / "tests" / "data" / "results-schema2-classic.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    jsonschema.validate(document, schema(SCHEMA_2_FILE), cls=jsonschema.Draft202012Validator)
+
+
 def test_committed_example_report_validates_against_the_schema():
     example = SCHEMA_FILE.parents[2] / "reports" / "example" / "results.json"
     document = json.loads(example.read_text(encoding="utf-8"))

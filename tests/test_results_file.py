@@ -16,7 +16,12 @@ from dpaudit.report.results_file import (ResultsFileError, read_document,
                                          read_report, results_document,
                                          write_results)
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "reports" / "example" / "results.json"
+DATA = Path(__file__).resolve().parent / "data"
+#: the last schema-2 results.json dpaudit wrote before schema 3 (reports/example at 8d90273)
+SCHEMA_2 = DATA / "results-schema2-classic.json"
+#: an early schema-2 file, before exact_verdict, detectable_epsilon & co. (reports/sgld then:
+#: swept audits, dense exact curves)
+EARLY_SCHEMA_2 = DATA / "results-schema2-sgld.json"
 
 SUITE = """
 [suite]
@@ -105,14 +110,28 @@ def test_shared_items_are_written_once(report, tmp_path):
     assert len(lines) >= len(records) + len(document["tests"])
 
 
-def test_old_schema_2_files_stay_readable():
-    old = json.loads(EXAMPLE.read_text(encoding="utf-8"))
-    if old["schema"] != 2:
-        pytest.skip("the committed example is no longer schema 2")
-    back = read_report(EXAMPLE)
+def test_old_schema_2_files_stay_readable(tmp_path):
+    old = json.loads(SCHEMA_2.read_text(encoding="utf-8"))
+    assert old["schema"] == 2
+    back = read_report(SCHEMA_2)
     assert [r.to_json() for r in back.records] == old["audits"]
     assert back.summary.certificates == old["summary"]["certificates"]
     assert back.summary.exit_status == old["summary"]["exit_status"]
+    assert [c.get("figure") for c in back.curves_json()] == [c.get("figure")
+                                                              for c in old["curves"]]
+    # and it converts: written as schema 3, it reads back to the same records
+    again = read_report(write_results(back, tmp_path / "results.json"))
+    assert [r.to_json() for r in again.records] == old["audits"]
+
+
+def test_an_early_schema_2_file_without_later_fields_is_readable():
+    old = json.loads(EARLY_SCHEMA_2.read_text(encoding="utf-8"))
+    back = read_report(EARLY_SCHEMA_2)
+    assert len(back.records) == len(old["audits"]) > 0
+    for record, row in zip(back.records, old["audits"]):
+        assert (record.audit, record.verdict, record.epsilon_lower_bound) == \
+            (row["audit"], row["verdict"], row["epsilon_lower_bound"])
+        assert record.detectable_epsilon is None  # not known then
 
 
 def test_a_schema_2_document_written_by_this_version_reads_the_same(report, tmp_path):

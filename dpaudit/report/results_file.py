@@ -238,6 +238,20 @@ def read_document(path: str | Path) -> dict:
     return document
 
 
+#: record fields that schema-2 files written before they existed lack, and their meaning then
+_SCHEMA_2_DEFAULTS = {"exact_verdict": None, "black_box_share": None, "detectable_epsilon": None,
+                      "true_epsilon": None, "white_box_epsilon_lower_bound": None,
+                      "white_box_certificate": None, "exact_epsilon": None, "warnings": [],
+                      "note": "", "sweep": None, "audit_verdict": None, "tightness": None,
+                      "distinguisher": "auto", "alpha": None, "notion": "dp"}
+
+
+def _with_schema_2_defaults(record: dict) -> dict:
+    """A schema-2 record with the fields added during schema 2's life filled in (null: not
+    known), so that every schema-2 file dpaudit wrote stays readable."""
+    return {**_SCHEMA_2_DEFAULTS, **record}
+
+
 def read_report(path: str | Path) -> RunReport:
     """The typed run report of a results.json (schema 2 or 3): records, audit outcomes, suites,
     curves and series with their figure paths, provenance and summary — what every renderer
@@ -250,7 +264,10 @@ def read_report(path: str | Path) -> RunReport:
     """
     document = read_document(path)
     try:
-        records = [CertificateRecord.from_json(r) for r in document["audits"]]
+        rows = document["audits"]
+        if document["schema"] == 2:  # early schema-2 files lack fields added later
+            rows = [_with_schema_2_defaults(r) for r in rows]
+        records = [CertificateRecord.from_json(r) for r in rows]
         suites = [SuiteSummary.from_json(s) for s in document["suites"]]
         options = document.get("options") or {}
         curves = list(document.get("curves") or [])
