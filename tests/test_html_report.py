@@ -4,7 +4,6 @@ Chromium, free of console errors and network requests, with sorting and filterin
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
