@@ -48,7 +48,7 @@ from dpaudit.cli_run import expand_suite_paths
 from dpaudit.version import __version__
 
 
-def _int_at_least(minimum: int, what: str):
+def _int_at_least(minimum: int, what: str, maximum: int | None = None):
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -56,6 +56,8 @@ def _int_at_least(minimum: int, what: str):
             raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{what} must be >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{what} must be <= {maximum:.0e}, got {value}")
         return value
     return parse
 
@@ -73,7 +75,7 @@ def _output_directory(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from dpaudit.audit.runner import PROFILES
     from dpaudit.backends.choose import add_backend_arguments
-    from dpaudit.audit.spec import MIN_SAMPLES
+    from dpaudit.audit.spec_fields import MAX_SAMPLES, MIN_SAMPLES
     from dpaudit.cli_reports import add_report_parsers
 
     parser = argparse.ArgumentParser(
@@ -96,13 +98,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--baseline", metavar="OLD",
                      help="a previous results.json (or its directory): also write DIR/diff.md "
                           "and exit 1 on a regression against it (see `dpaudit diff`)")
-    run.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples"), metavar="N",
+    run.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples", MAX_SAMPLES), metavar="N",
                      help="samples per side for every audit (overrides the suite files)")
     run.add_argument("--seed", type=_int_at_least(0, "--seed"), metavar="S",
                      help="seed for every suite (overrides the suite files)")
     run.add_argument("--profile", choices=sorted(PROFILES), default="default",
                      help="scale samples: quick ×0.1, default ×1, deep ×10")
     add_backend_arguments(run, _int_at_least(1, "--workers"))
+    run.add_argument("--oversubscribe", action="store_true",
+                     help="allow --workers above the number of cores (by default it is capped "
+                          "there: more processes only compete for the cores and memory)")
     run.add_argument("--only", action="append", default=[], metavar="PATTERN",
                      help="run only audits matching this glob on SUITE/AUDIT or AUDIT, e.g. "
                           "'classic/laplace-*' (repeatable); numbers equal the full run's")
@@ -128,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="constructor arguments, e.g. --params epsilon=0.5 k=4 (values are "
                           "parsed as JSON: numbers, true/false, null, \"text\"; anything else "
                           "is a string)")
-    chk.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples"), metavar="N",
+    chk.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples", MAX_SAMPLES), metavar="N",
                      default=200_000,
                      help="samples per side for the black-box audit and for the calibration "
                           "(default 200000)")

@@ -116,7 +116,12 @@ def cmd_run(args, argv: list[str]) -> int:
     paths, problems = expand_suite_paths(args.suites)
     for _, problem in problems:
         print(f"dpaudit: error: {problem}", file=sys.stderr)
-    workers = args.workers or default_workers()
+    cores = default_workers()
+    workers = args.workers or cores
+    if workers > cores and not args.oversubscribe:
+        print(f"dpaudit: --workers {workers} is more than the {cores} core(s) available: using "
+              f"{cores} (--oversubscribe to insist)", file=sys.stderr)
+        workers = cores
 
     progress = make_progress(sys.stderr, quiet=args.quiet)
 

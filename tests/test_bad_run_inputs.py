@@ -76,3 +76,38 @@ def test_a_planted_results_json_symlink_is_replaced_not_followed(tmp_path):
     assert victim.read_text(encoding="utf-8") == "do not overwrite"
     assert not (out / "results.json").is_symlink()
     assert len(read_report(out / "results.json").records) == 1
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--samples", str(2**63 - 1)], "--samples must be <= 1e+12"),
+])
+def test_absurd_sample_counts_are_refused_before_anything_runs(tmp_path, capsys, argv,
+                                                               fragment):
+    path = suite(tmp_path, "a.toml", "a")
+    assert main(["run", str(path), "--out", str(tmp_path / "out"), *argv]) == 2
+    assert fragment in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_absurd_samples_in_a_suite_file_are_a_suite_error(tmp_path):
+    from dpaudit.audit.spec import load_suite
+    from dpaudit.audit.spec_fields import SuiteError
+
+    path = suite(tmp_path, "a.toml", "a")
+    path.write_text(path.read_text(encoding="utf-8") + "samples = 9223372036854775807\n",
+                    encoding="utf-8")
+    with pytest.raises(SuiteError, match=r"key 'samples': expected an integer between 1000 "
+                                         r"and 1e\+12"):
+        load_suite(path)
+
+
+@pytest.mark.slow
+def test_workers_above_the_core_count_are_capped_unless_forced(tmp_path, capsys):
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    path = suite(tmp_path, "a.toml", "a")
+    out = tmp_path / "out"
+    assert main(["run", str(path), "--out", str(out), "--workers", str(cores + 5), "-q"]) == 0
+    assert f"--workers {cores + 5} is more than the {cores} core(s)" in capsys.readouterr().err
+    assert read_report(out / "results.json").run.workers == cores

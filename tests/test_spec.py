@@ -102,7 +102,7 @@ MALFORMED = {
                                                                "did you mean 'confidence'"]),
     "audit-key-typo": (AUDIT + 'expct = "violation"\n', ["audit #0 'a'", "'expct'"]),
     "samples-wrong-type": (AUDIT + 'samples = "lots"\n', ["'a'", "'samples'", "integer"]),
-    "samples-too-small": (AUDIT + "samples = 999\n", ["'a'", "'samples'", ">= 1000"]),
+    "samples-too-small": (AUDIT + "samples = 999\n", ["'a'", "'samples'", "between 1000 and 1e+12"]),
     "suite-samples-float": ('[suite]\nsamples = 1e5\n' + AUDIT, ["[suite]", "'samples'"]),
     "unknown-mechanism": ('[[audit]]\nname = "a"\nmechanism = "laplase"\n',
                           ["'a'", "'mechanism'", "laplace"]),

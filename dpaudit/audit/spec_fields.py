@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 MIN_SAMPLES = 1000
+#: more samples per side than any run can draw: 10¹² per side is ~9 CPU-days at the measured
+#: 32 ns per sample (benchmarks/RESULTS.md, "Scale-out on Dask"); a larger count is a typo
+MAX_SAMPLES = 10**12
 MAX_SWEEP_VALUES = 10_000
 RANGE_KEYS = {"start", "stop", "num", "spacing"}
 
@@ -96,8 +99,9 @@ def read_samples(table, key, where, default: int) -> int:
     if key not in table:
         return default
     value = table[key]
-    if not is_int(value) or value < MIN_SAMPLES:
-        raise where.error(key, f"an integer >= {MIN_SAMPLES} (samples per side)", value)
+    if not is_int(value) or not MIN_SAMPLES <= value <= MAX_SAMPLES:
+        raise where.error(key, f"an integer between {MIN_SAMPLES} and {MAX_SAMPLES:.0e} "
+                               f"(samples per side)", value)
     return value
 
 
