@@ -20,6 +20,10 @@ they need nothing from ``__main__`` because cloudpickle carried it by value.  So
 :func:`process_pool` works from a plain script without a guard, from ``python -m``, and from
 Jupyter (whose main module has no file).
 
+:func:`stop_pool` (Ctrl-C) terminates the workers at once.  Workers end themselves within :data:`WATCH_INTERVAL` seconds when the process that created
+their pool disappears (killed by SIGKILL or a CI timeout): nothing is left running that no one
+can collect.
+
 Each worker also limits OpenMP/BLAS to one thread: the pool already runs one worker per core,
 and a worker whose gradient-boosting or BLAS call started a thread per core on top of that
 would oversubscribe the machine (OpenMP's spinning threads make that far slower than serial).
@@ -32,6 +36,7 @@ import multiprocessing.context
 import multiprocessing.spawn
 import os
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 
 import cloudpickle
@@ -50,6 +55,31 @@ def _one_thread_per_worker() -> None:
     except ImportError:  # threadpoolctl comes with scikit-learn; without it, env vars only
         return
     _limits = threadpool_limits(limits=1)  # for libraries already loaded
+
+
+#: how often a worker checks that the process that started its pool is still alive (seconds)
+WATCH_INTERVAL = 1.0
+
+
+def _exit_when_gone(owner: int) -> None:
+    """Worker thread: end this worker as soon as ``owner`` (the process that created the pool)
+    no longer exists — it was killed (SIGKILL, a CI timeout) and cannot collect results, so
+    the worker must not keep a core and hundreds of MB busy as an orphan."""
+    while True:
+        time.sleep(WATCH_INTERVAL)
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:  # pid reused by another user's process: the owner is gone
+            os._exit(1)
+
+
+def _worker_setup(owner: int) -> None:
+    """Pool initializer: one OpenMP/BLAS thread, and a watch on the pool's owner."""
+    _one_thread_per_worker()
+    threading.Thread(target=_exit_when_gone, args=(owner,), daemon=True,
+                     name="dpaudit-owner-watch").start()
 
 
 _MAIN_KEYS = ("init_main_from_path", "init_main_from_name")
@@ -116,7 +146,19 @@ def process_pool(max_workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=max(1, int(max_workers)),
                                mp_context=(_ForkServerContext() if method == "forkserver"
                                            else _SpawnContext()),
-                               initializer=_one_thread_per_worker)
+                               initializer=_worker_setup, initargs=(os.getpid(),))
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` now (Ctrl-C): cancel the work that has not started and terminate the
+    workers instead of waiting for their running tasks, which can take minutes."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # the stdlib pool's
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.terminate()
+        except (OSError, ValueError):  # already gone
+            pass
 
 
 def call_pickled(payload: bytes):

@@ -28,7 +28,7 @@ from dpaudit.audit.records import CertificateRecord, describe_exception
 from dpaudit.claims import claimed_renyi
 from dpaudit.distinguish.counting import EventCounter
 from dpaudit.mechanisms.capabilities import ExactRenyi
-from dpaudit.processes import process_pool, submit
+from dpaudit.processes import process_pool, stop_pool, submit
 
 Progress = Callable[[CertificateRecord], None]
 
@@ -216,7 +216,7 @@ def execute_with_jobs(tasks: list[Task], jobs: list[tuple], *, workers: int = 1,
                         result = (failed_records(tasks[i], exc), None)
                     finished(i, result)
             except KeyboardInterrupt:
-                pool.shutdown(wait=False, cancel_futures=True)
+                stop_pool(pool)
                 raise
     records = [r for result in results for r in result[0]]
     curves = [result[1] for result in results if result[1] is not None]
