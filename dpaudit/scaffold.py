@@ -22,8 +22,9 @@ temporary name and renamed, so an interrupted ``init`` leaves no half-written fi
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+
+from dpaudit.atomic import write_text_atomic
 
 MECHANISM = '''"""My mechanism: a clipped mean with Laplace noise (written by `dpaudit init`)."""
 
@@ -170,16 +171,7 @@ def write_scaffold(directory: str | os.PathLike, *, force: bool = False) -> list
     written = []
     try:
         for path, content in zip(targets, FILES.values()):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(content)
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-            written.append(path)
+            written.append(write_text_atomic(path, content))
     except OSError as exc:
         raise ScaffoldError(f"cannot write under {root}: {exc.strerror or exc}") from None
     return written

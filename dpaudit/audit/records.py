@@ -118,6 +118,12 @@ class SuiteSummary:
             del out["skipped"]
         return to_jsonable(out)
 
+    @property
+    def tests_run(self) -> int:
+        """The tests the suite planned (one per audit point × pair, two with a white-box one):
+        ``tests``, or, in results.json files that predate that key, ``family_size``."""
+        return self.family_size if self.tests is None else self.tests
+
     @classmethod
     def from_json(cls, data: dict) -> "SuiteSummary":
         """The inverse of :meth:`to_json` (a schema-2 entry has no ``tests``)."""

@@ -77,16 +77,10 @@ def _audit_label(record: CertificateRecord) -> str:
     return f"{record.audit} [{record.sweep.parameter} = {number(record.sweep.value)}]"
 
 
-def count_tests(suite) -> int:
-    """The tests a suite file ran (one per audit point × pair, two with a white-box one): its
-    ``tests``, or, in results.json files that predate that key, its ``family_size``."""
-    return suite.family_size if suite.tests is None else suite.tests
-
-
 def family_text(suite) -> str:
     """How a suite's confidence is split: over its tests, or over a fixed family of N
     (``[suite] family_size``) of which these tests are part."""
-    tests, size = count_tests(suite), suite.family_size
+    tests, size = suite.tests_run, suite.family_size
     if tests == size:
         return f"over {tests} tests"
     return f"over a family of {size} tests fixed by the suite file, {tests} run here"
@@ -101,7 +95,7 @@ def overview(report: RunReport) -> dict:
         "certificates": s.certificates,
         "verdicts": dict(s.verdicts),
         "audits": s.audits, "audits_met": s.audits_met,
-        "tests": sum(count_tests(x) for x in suites),
+        "tests": sum(x.tests_run for x in suites),
         "unmet": [{"suite": o.suite, "audit": o.audit, "mechanism": o.mechanism,
                    "point": "" if o.sweep is None else
                    f"{o.sweep.parameter} = {number(o.sweep.value)}",
@@ -256,4 +250,4 @@ def error_lines(report: RunReport) -> list[str]:
 
 
 __all__ = ["anchor", "audit_sections", "certificate_view", "error_lines", "family_text",
-           "number", "overview", "sort_key", "suite_tables", "count_tests"]
+           "number", "overview", "sort_key", "suite_tables"]

@@ -174,8 +174,7 @@ def render_junit(report: RunReport) -> str:
         else:
             props = ET.SubElement(element, "properties")
             for key, value in (("file", suite.file), ("confidence", suite.confidence),
-                               ("tests", suite.tests if suite.tests is not None
-                                else suite.family_size),
+                               ("tests", suite.tests_run),
                                ("family_size", suite.family_size),
                                ("per_test_confidence", suite.per_certificate_confidence),
                                ("seed", suite.seed)):

@@ -110,7 +110,7 @@ def _header(report: RunReport) -> list[str]:
     run, summary, prov = report.run, report.summary, report.provenance
     ok = summary.audits_met == summary.audits and summary.errors == 0
     verdicts = summary.verdicts
-    tests = sum(s.family_size if s.tests is None else s.tests
+    tests = sum(s.tests_run
                 for s in run.suites if not (s.error or s.skipped))
     skipped = sum(1 for s in run.suites if s.skipped)
     facts = (f"{summary.certificates} certificates: {verdicts.get('violation', 0)} violation, "
@@ -231,7 +231,7 @@ def _full_table(report: RunReport) -> list[str]:
         elif s.skipped:
             lines.append(f"- suite `{s.file}`: skipped: {_cell(s.skipped)}")
         else:
-            tests = s.family_size if s.tests is None else s.tests
+            tests = s.tests_run
             shares = ("" if tests == s.family_size else f"N = {s.family_size} shares, ")
             lines.append(f"- suite `{s.file}` ({s.name}): family-wise confidence "
                          f"{s.confidence:g} over {tests} tests ({shares}each at "
