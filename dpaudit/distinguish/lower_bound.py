@@ -33,8 +33,9 @@ import numpy as np
 
 from dpaudit.distinguish.events import score_candidates, select_candidates
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
-from dpaudit.distinguish.sampling import (CERTIFICATION, IGNORES_RNG, SELECTION, Stream, draw,
-                                          draw_stream, ignores_rng)
+from dpaudit.distinguish.sampling import (CERTIFICATION, IGNORES_RNG, SELECTION, SamplerError,
+                                          Stream, draw, draw_stream, ignores_rng,
+                                          repeated_draws)
 from dpaudit.distinguish.auto import fit_auto_statistics
 from dpaudit.distinguish.counting import CountJob, EventCounter, ProcessCounter, SerialCounter
 from dpaudit.distinguish.statistics import Linear, Sanitizer
@@ -181,7 +182,11 @@ def estimate_privacy_curve_lower_bound(
     that *are* the implementation under audit rather than a stand-in for a real-valued
     mechanism.  A sampler that ignores ``rng`` (two draws with the same seed differ) gets a
     ``RuntimeWarning``: the bound stays valid, the run is not reproducible
-    (:func:`dpaudit.distinguish.sampling.ignores_rng`).
+    (:func:`dpaudit.distinguish.sampling.ignores_rng`).  A sampler whose draws repeat (the
+    same outputs for different seeds, or one value per call: it re-seeds a generator of its
+    own) raises :class:`~dpaudit.distinguish.sampling.SamplerError` before any sampling, since
+    its samples are not independent and nothing could be certified
+    (:func:`dpaudit.distinguish.sampling.repeated_draws`).
     """
     deltas = [float(d) for d in np.atleast_1d(deltas)]
     alphas = [float(a) for a in np.atleast_1d(alphas)] if len(np.atleast_1d(alphas)) else []
@@ -193,6 +198,9 @@ def estimate_privacy_curve_lower_bound(
 
     # 1. selection split ---------------------------------------------------------------------
     probe = draw(sampler, d0, 1, np.random.default_rng(entropy), side="d0")
+    repeated = repeated_draws(sampler, d0, entropy)
+    if repeated:
+        raise SamplerError(repeated)
     if ignores_rng(sampler, d0, entropy):
         warnings.warn(IGNORES_RNG, RuntimeWarning, stacklevel=2)
     width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1

@@ -103,7 +103,59 @@ def ignores_rng(sampler, dataset, entropy: int) -> bool:
     a, b = once(), once()
     if a.shape != b.shape:
         return True
+    return not _equal(a, b)
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> bool:
     try:
-        return not np.array_equal(a, b, equal_nan=True)
+        return bool(np.array_equal(a, b, equal_nan=True))
     except TypeError:
-        return not np.array_equal(a, b)
+        return bool(np.array_equal(a, b))
+
+
+#: rows of each of the three different-seed draws of :func:`repeated_draws`
+REPEAT_CHECK_ROWS = 256
+REPEATS_ACROSS_SEEDS = (
+    "the sampler returns the same {rows} outputs for three different seeds: it re-seeds a "
+    "generator of its own (or caches its draws) instead of drawing from the rng it is given, so "
+    "its chunks are copies of one another, not independent samples, and no bound can be "
+    "certified; draw every random number from the `rng` argument")
+REPEATS_WITHIN_CALL = (
+    "the sampler returns one value repeated {rows} times per call (a different one for each "
+    "seed): its n outputs are not n independent draws, so no bound can be certified; return n "
+    "independent outputs drawn from the `rng` argument")
+
+
+def repeated_draws(sampler, dataset, entropy: int, *, side: str = "d0") -> str | None:
+    """Why the sampler's outputs are not independent draws, or None when nothing shows it.
+
+    Three draws of :data:`REPEAT_CHECK_ROWS` outputs with generators from three different seeds
+    (phase 2, this check only) are compared.  The sampler repeats its draws when
+
+    * the three arrays are identical and not constant (it re-seeds a generator of its own on
+      every call, so every chunk is the same chunk), or
+    * each array is constant and they are not all equal (it draws one value per call).
+
+    For a sampler that draws n i.i.d. outputs from ``rng`` the first has probability
+    Σ_{x non-constant} P(x)³ ≤ 7.7·10⁻⁷ (the worst case is a two-valued output whose rarer value
+    has probability ≈ 1/256), the second at most 3·4⁻²⁵⁶; a deterministic (constant) mechanism
+    triggers neither.
+
+    Raises:
+      SamplerError: a draw is not a valid array of outputs (:func:`draw`)."""
+    draws = []
+    for j in range(3):
+        seq = np.random.SeedSequence(entropy, spawn_key=(2, 1, j))
+        draws.append(draw(sampler, dataset, REPEAT_CHECK_ROWS, np.random.default_rng(seq),
+                          side=side))
+    if any(d.shape != draws[0].shape for d in draws):
+        return None
+
+    def constant(a):
+        return _equal(a, np.broadcast_to(a[:1], a.shape))
+
+    if _equal(draws[0], draws[1]) and _equal(draws[0], draws[2]):
+        return None if constant(draws[0]) else REPEATS_ACROSS_SEEDS.format(rows=REPEAT_CHECK_ROWS)
+    if all(constant(d) for d in draws):
+        return REPEATS_WITHIN_CALL.format(rows=REPEAT_CHECK_ROWS)
+    return None
