@@ -111,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--only", action="append", default=[], metavar="PATTERN",
                      help="run only audits matching this glob on SUITE/AUDIT or AUDIT, e.g. "
                           "'classic/laplace-*' (repeatable); numbers equal the full run's")
+    run.add_argument("--resume", action="store_true",
+                     help="continue the run in DIR that was interrupted (Ctrl-C, SIGTERM, a "
+                          "kill): run only the tests it did not finish, with the numbers an "
+                          "uninterrupted run gives (the suites and options must be the same)")
     run.add_argument("-q", "--quiet", action="store_true",
                      help="no progress on stderr (the final summary is still printed)")
 

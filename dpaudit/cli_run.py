@@ -9,7 +9,15 @@ costs only its own file (exit status 2, the message printed).  The run
 executes on local processes (``--workers W``), an existing Dask cluster (``--scheduler
 tcp://HOST:PORT``) or a Dask LocalCluster started for it (``--cluster local:N``;
 :mod:`dpaudit.backends`), with the same numbers; an unreachable scheduler is exit status 2
-with a one-line error, Ctrl-C 130.
+with a one-line error.
+
+While it runs, every finished test is journalled in ``DIR/.dpaudit-journal.jsonl``
+(:mod:`dpaudit.audit.journal`), and the reports are written at the start with every test
+marked not run, so that reports left by a run killed outright say so instead of showing the
+previous run's.  Ctrl-C (exit status 130) or SIGTERM (143) stops the workers and writes the
+reports of what finished, marked incomplete (results.json ``incomplete``, summary.md, junit.xml
+and report.html say so; no figures); ``--resume`` runs the rest, and the complete run deletes
+the journal.
 
 Exit status: 0 every audit met its expectation; 1 one did not; 2 an error (bad usage, a
 malformed suite, an audit that raised, an unreadable ``--baseline``, unwritable output).  With
@@ -21,9 +29,12 @@ regression turns an exit status of 0 into 1; 2 stays 2.  results.json's own
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from pathlib import Path
+
+from dpaudit.stopping import sigterm_interrupts, stop_signal, stop_status
 
 
 def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -52,6 +63,8 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     ``progress`` (a :class:`dpaudit.audit.progress.RunProgress`) reports the figures and then
     the other reports as two phases, and is closed at the end.
 
+    An incomplete run (:attr:`dpaudit.audit.runner.AuditRun.incomplete`) gets no figures.
+
     Returns (report, written paths, failure messages); report is None when results.json itself
     could not be written (then the messages say why)."""
     from dpaudit.audit.progress import RunProgress
@@ -71,10 +84,11 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     written, failures = [results], []
     progress = progress or RunProgress()
     try:
-        progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
-        figures = write_figures(run, out, on_figure=progress.advance)
-        report = build_report(run, command=command, exit_status=status, figures=figures)
-        write_results(report, results)
+        if run.incomplete is None:  # a stopped run writes its reports fast, without figures
+            progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
+            figures = write_figures(run, out, on_figure=progress.advance)
+            report = build_report(run, command=command, exit_status=status, figures=figures)
+            write_results(report, results)
     except Exception as exc:  # noqa: BLE001 - results.json is safe; report the rest
         failures.append(f"cannot draw the figures under {out / 'figures'}: "
                         f"{type(exc).__name__}: {exc}")
@@ -98,8 +112,9 @@ def cmd_run(args, argv: list[str]) -> int:
     """Run the ``dpaudit run`` command for parsed ``args``; returns the exit status."""
     from dpaudit.audit.execute import default_workers
     from dpaudit.audit.progress import make_progress
-    from dpaudit.audit.records import SuiteSummary, exit_status
-    from dpaudit.audit.runner import run_suites
+    from dpaudit.audit.journal import JOURNAL_NAME, ResumeError
+    from dpaudit.audit.records import exit_status
+    from dpaudit.audit.runner import RunInterrupted, run_suites
     from dpaudit.audit.select import SelectionError
     from dpaudit.backends import BackendError, make_backend
     from dpaudit.cli_reports import baseline_diff, results_path
@@ -124,6 +139,7 @@ def cmd_run(args, argv: list[str]) -> int:
         workers = cores
 
     progress = make_progress(sys.stderr, quiet=args.quiet)
+    out = Path(args.out)
 
     def on_suite_error(exc):
         progress.note(f"dpaudit: error: {exc}")
@@ -131,30 +147,46 @@ def cmd_run(args, argv: list[str]) -> int:
     def on_suite_skipped(exc):
         progress.note(f"dpaudit: {exc}")
 
+    def on_started(planned):  # replace the previous run's reports with "not run yet" ones
+        for failure in write_run_reports(_with_problems(planned, problems), out,
+                                         command=command, status=exit_status(planned),
+                                         link_dir=args.out)[2]:
+            progress.note(f"dpaudit: error: {failure}")
+
+    stopped = None
     try:
-        with make_backend(scheduler=args.scheduler, cluster=args.cluster,
-                          workers=workers) as backend:
+        with sigterm_interrupts(), make_backend(scheduler=args.scheduler, cluster=args.cluster,
+                                                workers=workers) as backend:
             run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
                              progress=progress, on_suite_error=on_suite_error,
                              on_suite_skipped=on_suite_skipped, backend=backend,
-                             only=args.only)
-    except (BackendError, SelectionError) as exc:  # e.g. an unreachable scheduler
+                             only=args.only, journal=out / JOURNAL_NAME, resume=args.resume,
+                             on_started=on_started)
+    except (BackendError, SelectionError, ResumeError) as exc:  # e.g. an unreachable scheduler
         progress.close()
         print(f"dpaudit: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except OSError as exc:  # the journal (or the reports at the start) cannot be written
         progress.close()
-        print("dpaudit: interrupted", file=sys.stderr)
-        return 130
-    for path, problem in problems:
-        run.suites.append(SuiteSummary.failed(path, problem))
+        print(f"dpaudit: error: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except RunInterrupted as exc:  # what finished is written below, marked incomplete
+        progress.close()
+        run, stopped = exc.run, exc
+    except KeyboardInterrupt as exc:  # before any test ran: nothing to write
+        progress.close()
+        print(f"dpaudit: interrupted by {stop_signal(exc)}", file=sys.stderr)
+        return stop_status(exc)
+    if stopped is not None:
+        return _write_stopped(run, stopped, out, command, args.out, problems)
+    run = _with_problems(run, problems)
     status = exit_status(run)
-    out = Path(args.out)
     report, written, failures = write_run_reports(run, out, command=command, status=status,
                                                   link_dir=args.out, progress=progress)
     if report is None:  # not even results.json could be written
         print(f"dpaudit: error: {failures[0]}", file=sys.stderr)
         return 2
+    (out / JOURNAL_NAME).unlink(missing_ok=True)  # complete: nothing left to resume
     for failure in failures:
         print(f"dpaudit: error: {failure}", file=sys.stderr)
     if failures:
@@ -188,6 +220,42 @@ def cmd_run(args, argv: list[str]) -> int:
         print(line)
     print(f"wrote {', '.join(str(p) for p in written)}; exit status {status}")
     return status
+
+
+def _with_problems(run, problems):
+    """``run`` with a failed suite entry for each directory that held no suite."""
+    from dpaudit.audit.records import SuiteSummary
+
+    if not problems:
+        return run
+    return dataclasses.replace(run, suites=[*run.suites, *(SuiteSummary.failed(path, problem)
+                                                          for path, problem in problems)])
+
+
+def _write_stopped(run, stopped, out: Path, command: str, link_dir: str, problems) -> int:
+    """Write the reports of a run stopped by ``stopped`` (a RunInterrupted) and say how to
+    resume it; returns the exit status of the signal (130 SIGINT, 143 SIGTERM)."""
+    from dpaudit.audit.records import exit_status
+
+    run = _with_problems(run, problems)
+    incomplete = run.incomplete
+    resume = command if " --resume" in command else command + " --resume"
+    print(f"dpaudit: interrupted by {stopped.signal}: {incomplete.tests_finished} of "
+          f"{incomplete.tests_planned} tests finished; writing what finished (marked "
+          f"incomplete) to {out}", file=sys.stderr)
+    try:
+        report, written, failures = write_run_reports(run, out, command=command,
+                                                      status=exit_status(run),
+                                                      link_dir=link_dir)
+    except KeyboardInterrupt:  # stopped again while writing: every file is whole or absent
+        print("dpaudit: interrupted again while writing the reports", file=sys.stderr)
+        return stop_status(stopped.signal)
+    for failure in failures:
+        print(f"dpaudit: error: {failure}", file=sys.stderr)
+    if report is not None:
+        print(f"wrote {', '.join(str(p) for p in written)} (incomplete); continue with: "
+              f"{resume}", file=sys.stderr)
+    return stop_status(stopped.signal)
 
 
 __all__ = ["cmd_run", "expand_suite_paths"]

@@ -176,15 +176,18 @@ def execute(tasks: list[Task], *, workers: int = 1, progress: Progress | None = 
 
 
 def execute_with_jobs(tasks: list[Task], jobs: list[tuple], *, workers: int = 1,
-                      progress: Progress | None = None):
+                      progress: Progress | None = None, on_task=None):
     """As :func:`execute`, plus ``jobs`` — (function, args) pairs of module-level functions
     that never raise (sweep exact curves, series) — run in the same pool.  Returns (records,
-    curves, job results in order)."""
+    curves, job results in order).  ``on_task(i, records, curve)`` is called as each task
+    finishes (see :meth:`dpaudit.backends.Backend.run`)."""
     results: list[tuple | None] = [None] * len(tasks)
     job_results: list = [None] * len(jobs)
 
     def finished(i, result):
         results[i] = result
+        if on_task:
+            on_task(i, *result)
         if progress:
             for record in result[0]:
                 progress(record)

@@ -103,6 +103,7 @@ class RunCounts:
       only: the ``--only`` patterns (empty: every audit).
       all_audit_points: audit points of the planned suites before ``--only``.
       where: where the tasks run when not in local processes (e.g. a Dask scheduler).
+      resumed: certificates already finished by the interrupted run being resumed.
     """
 
     suites: int
@@ -113,6 +114,7 @@ class RunCounts:
     only: tuple[str, ...] = ()
     all_audit_points: int | None = None
     where: str = ""
+    resumed: int = 0
 
     def describe(self) -> str:
         """``running 5 suites: 69 audit points, 204 tests, 174 certificates on 2 workers``."""
@@ -124,6 +126,9 @@ class RunCounts:
             text += (f" (--only {' '.join(repr(p) for p in self.only)}: "
                      f"{self.audit_points} of {self.all_audit_points} audit points of these "
                      f"suites)")
+        if self.resumed:
+            text += (f"; resuming: {self.resumed} of the certificates were finished by the "
+                     f"interrupted run")
         return text
 
 
@@ -212,6 +217,7 @@ class LineProgress(RunProgress):
 
     def started(self, counts):
         self.total = counts.certificates
+        self.done = counts.resumed
         self._line(counts.describe())
 
     def record(self, record):
@@ -272,6 +278,8 @@ class BarProgress(RunProgress):
         self._close_bar()
         self._write(counts.describe())
         self._open(counts.certificates, "certificates", "cert")
+        if counts.resumed:
+            self.bar.update(counts.resumed)
 
     def record(self, record):
         if noteworthy(record):

@@ -20,6 +20,8 @@ from dpaudit.audit.plan import Task
 from dpaudit.audit.records import CertificateRecord
 
 Progress = Callable[[CertificateRecord], None]
+#: called as ``on_task(i, records, curve)`` when ``tasks[i]`` has finished
+TaskDone = Callable[[int, list, "dict | None"], None]
 
 
 class BackendError(RuntimeError):
@@ -39,7 +41,8 @@ class Backend(abc.ABC):
         """How many workers run tasks (processes or cluster workers) right now."""
 
     @abc.abstractmethod
-    def run(self, tasks: list[Task], jobs: list[tuple], progress: Progress | None = None
+    def run(self, tasks: list[Task], jobs: list[tuple], progress: Progress | None = None,
+            on_task: TaskDone | None = None
             ) -> tuple[list[CertificateRecord], list[dict], list]:
         """Run ``tasks`` and ``jobs`` ((function, args) pairs of module-level functions that
         never raise).
@@ -48,6 +51,8 @@ class Backend(abc.ABC):
           tasks: the curve certificates to compute.
           jobs: non-certifying work (dense exact curves, series).
           progress: called once per record, in completion order, as tasks finish.
+          on_task: called once per finished task, ``on_task(i, records, curve)``, in
+            completion order, before ``progress`` sees its records (a run's journal).
 
         Returns:
           (records in task order then δ then α, curve data of the tasks that have a figure,
@@ -69,4 +74,4 @@ class Backend(abc.ABC):
         self.close()
 
 
-__all__ = ["Backend", "BackendError", "Progress"]
+__all__ = ["Backend", "BackendError", "Progress", "TaskDone"]

@@ -147,7 +147,7 @@ class DaskBackend(Backend):
         where = "local cluster" if self.cluster is not None else self.client.scheduler.address
         return f"dask: {where}, {self.workers} workers"
 
-    def run(self, tasks, jobs, progress: Progress | None = None):
+    def run(self, tasks, jobs, progress: Progress | None = None, on_task=None):
         from distributed import Event, as_completed
 
         run_id = uuid.uuid4().hex[:12]
@@ -179,6 +179,8 @@ class DaskBackend(Backend):
                     job_results[i] = value
                     continue
                 results[i] = value
+                if on_task:
+                    on_task(i, *value)
                 if progress:
                     for record in value[0]:
                         progress(record)

@@ -33,8 +33,9 @@ class LocalBackend(Backend):
     def workers(self) -> int:
         return self._workers
 
-    def run(self, tasks, jobs, progress: Progress | None = None):
-        return execute_with_jobs(tasks, jobs, workers=self._workers, progress=progress)
+    def run(self, tasks, jobs, progress: Progress | None = None, on_task=None):
+        return execute_with_jobs(tasks, jobs, workers=self._workers, progress=progress,
+                                 on_task=on_task)
 
     def describe(self) -> str:
         return ("local: in-process" if self._workers == 1

@@ -109,6 +109,8 @@ def overview(report: RunReport) -> dict:
                         "lower": number(r.epsilon_lower_bound), "href": _audit_anchor(r)}
                        for r in s.exact_only_violations],
         "exit_status": s.exit_status,
+        "incomplete": (None if report.run.incomplete is None
+                       else report.run.incomplete.to_json()),
     }
 
 

@@ -150,6 +150,7 @@ class RunReport:
                         "seed": run.seed_override, "workers": run.workers,
                         "backend": run.backend, "only": list(run.only) or None},
             "seconds": run.seconds,
+            **({} if run.incomplete is None else {"incomplete": run.incomplete.to_json()}),
             "suites": [s.to_json() for s in run.suites],
             "audits": [r.to_json() for r in run.records],
             "curves": self.curves_json(),

@@ -185,6 +185,17 @@ def render_junit(report: RunReport) -> str:
                       sum(_seconds(rows) for rows in cases.values())]
         _count(element, *counts, skipped=1 if suite.skipped and not suite.error else 0)
         totals = [a + b for a, b in zip(totals, counts)]
+    incomplete = report.run.incomplete
+    if incomplete is not None:  # a stopped run is a failing CI job, whatever finished
+        element = ET.SubElement(root, "testsuite", {"name": "dpaudit run"})
+        case = ET.SubElement(element, "testcase", {"classname": "dpaudit", "name": "run complete",
+                                                  "time": "0"})
+        message = (f"incomplete run: {incomplete.tests_finished} of "
+                   f"{incomplete.tests_planned} tests finished ({incomplete.reason}); "
+                   f"dpaudit run --resume continues it")
+        ET.SubElement(case, "error", {"message": message, "type": "Incomplete"}).text = message
+        _count(element, 1, 0, 1, 0.0)
+        totals = [totals[0] + 1, totals[1], totals[2] + 1, totals[3]]
     if stamp:
         root.set("timestamp", stamp)
     _count(root, *totals)

@@ -123,8 +123,13 @@ def _header(report: RunReport) -> list[str]:
     only = ([f"Only audits matching {', '.join(f'`{p}`' for p in run.only)} (`--only`; "
              "families and seeds are those of the full suites)"]
             if getattr(run, "only", ()) else [])
-    return [f"## {'✅' if ok else '❌'} {summary.audits_met}/{summary.audits} audits met their "
-            "expectation", "", facts,
+    result = (f"{'✅' if ok else '❌'} {summary.audits_met}/{summary.audits} audits met their "
+              "expectation")
+    if run.incomplete is not None:  # a stopped run: say so before anything else
+        result = (f"⚠️ INCOMPLETE: {run.incomplete.tests_finished} of "
+                  f"{run.incomplete.tests_planned} tests finished ({run.incomplete.reason}; "
+                  f"`dpaudit run … --resume` continues) · {result}")
+    return [f"## {result}", "", facts,
             f"`{prov.command}` · {prov.created} · dpaudit {prov.dpaudit_version} · "
             f"{_samples_text(run.records)} (profile {run.profile}) · {_where(run)} · "
             f"{run.seconds:.1f} s", *only, ""]

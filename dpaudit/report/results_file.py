@@ -29,6 +29,9 @@ layout; schema 3 splits ``audits`` into ``points`` + ``certificates`` and adds t
                   "backend": "local",               # or e.g. "dask: local cluster, 2 workers"
                   "only": null},                   # --only patterns (list), null: all audits
       "seconds": 123.4,                            # wall time of the whole run
+      "incomplete": {"reason": "interrupted by SIGTERM",  # only in a partial run: its
+                     "tests_finished": 57,                 #   unfinished tests are "not run"
+                     "tests_planned": 208},                #   error records; --resume
       "suites": [                                  # one per suite file, in command-line order
         {"file": "audits/classic.toml", "name": "classic",
          "confidence": 0.95,                       # family-wise, over the whole file
@@ -142,7 +145,7 @@ from pathlib import Path
 from dpaudit.atomic import write_text_atomic
 from dpaudit.audit.records import (SCHEMA_VERSION, CertificateRecord,
                                    SuiteSummary, judge)
-from dpaudit.audit.runner import AuditRun
+from dpaudit.audit.runner import AuditRun, Incomplete
 from dpaudit.report.compact import compact_records, expand_records
 from dpaudit.report.figures import Figures
 from dpaudit.report.json_report import Provenance, RunReport, RunSummary
@@ -284,7 +287,8 @@ def read_report(path: str | Path) -> RunReport:
                        samples_override=options.get("samples"),
                        seed_override=options.get("seed"),
                        backend=options.get("backend") or "local",
-                       only=tuple(options.get("only") or ()))
+                       only=tuple(options.get("only") or ()),
+                       incomplete=Incomplete.from_json(document.get("incomplete")))
         provenance = Provenance(**{k: str(document.get(k, "")) for k in _PROVENANCE_KEYS})
         status = int(document["summary"]["exit_status"])
     except (KeyError, TypeError, ValueError) as exc:

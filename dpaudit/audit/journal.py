@@ -1,0 +1,224 @@
+"""The run journal: what lets an interrupted run be resumed with the same numbers.
+
+While a run goes, every finished test (one :class:`~dpaudit.audit.plan.Task`: one curve
+certificate, its records and its figure data) is appended to the journal as one JSON line,
+flushed and ``fsync``\\ ed, after a header line holding the run's :class:`RunFingerprint`.  The
+journal therefore survives anything that stops the run, SIGKILL and a power cut included (a
+last line cut short is ignored).
+
+Resuming reads the journal back, refuses it when the fingerprint differs (another suite file,
+other options, another dpaudit: numbers would mix), and runs only the tests it does not hold.
+Every test's seed is a function of its suite seed and its name alone
+(:func:`dpaudit.audit.plan.task_seed`) and the Bonferroni family of a suite is fixed by its
+plan, so a resumed run writes exactly the records an uninterrupted run writes (timings aside).
+
+Contract of the file (``.dpaudit-journal.jsonl`` in the output directory,
+:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 1, "fingerprint": {...}}``; every other
+line ``{"test": KEY, "records": [CertificateRecord.to_json(), ...], "curve": {...} | null}``
+with ``KEY`` = :func:`test_key` of the task.  The run that completes removes the journal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from dpaudit.audit.plan import Task
+from dpaudit.audit.records import CertificateRecord
+
+#: the journal's file name inside a run's output directory
+JOURNAL_NAME = ".dpaudit-journal.jsonl"
+JOURNAL_FORMAT = 1
+
+
+class ResumeError(ValueError):
+    """A journal that cannot be resumed: unreadable, or made by a different run (the message
+    says what differs)."""
+
+
+def test_key(task: Task) -> str:
+    """The journal key of a task: suite file, audit, sweep point and pair, by position and by
+    name (positions alone would survive an edit the fingerprint catches anyway)."""
+    sweep = "" if task.sweep_index is None else f"@{task.sweep_index}"
+    return (f"{task.suite_file}::{task.audit_index}:{task.audit}{sweep}::"
+            f"{task.pair_index}:{getattr(task.pair, 'name', '?')}")
+
+
+test_key.__test__ = False  # not a pytest test, despite its name
+
+
+def file_digest(path: str) -> str:
+    """SHA-256 of a file's bytes (``"unreadable"`` when it cannot be read)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+@dataclass(frozen=True)
+class RunFingerprint:
+    """What determines a run's numbers: the suite files (path and SHA-256 of their bytes),
+    the options that change samples, seeds or the selection, and the dpaudit version.  Workers
+    and the backend are not part of it: no number depends on them."""
+
+    dpaudit_version: str
+    suites: tuple[tuple[str, str], ...]  # (path, sha256)
+    samples: int | None
+    profile: str
+    seed: int | None
+    only: tuple[str, ...]
+
+    @classmethod
+    def of(cls, paths, *, samples, profile, seed, only) -> "RunFingerprint":
+        from dpaudit.version import __version__
+
+        return cls(__version__, tuple((str(p), file_digest(p)) for p in paths), samples,
+                   profile, seed, tuple(only))
+
+    def to_json(self) -> dict:
+        return {"dpaudit_version": self.dpaudit_version,
+                "suites": [list(s) for s in self.suites], "samples": self.samples,
+                "profile": self.profile, "seed": self.seed, "only": list(self.only)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RunFingerprint":
+        return cls(str(data["dpaudit_version"]),
+                   tuple((str(p), str(h)) for p, h in data["suites"]), data["samples"],
+                   str(data["profile"]), data["seed"], tuple(data["only"]))
+
+    def differences(self, earlier: "RunFingerprint") -> list[str]:
+        """What differs from ``earlier`` (the interrupted run), one phrase each."""
+        out = []
+        if self.dpaudit_version != earlier.dpaudit_version:
+            out.append(f"dpaudit {earlier.dpaudit_version} → {self.dpaudit_version}")
+        before, now = dict(earlier.suites), dict(self.suites)
+        out += [f"{p} was not in the interrupted run" for p in now if p not in before]
+        out += [f"{p} is missing" for p in before if p not in now]
+        out += [f"{p} changed" for p in now if p in before and now[p] != before[p]]
+        for name, flag in (("samples", "--samples"), ("profile", "--profile"),
+                           ("seed", "--seed"), ("only", "--only")):
+            if getattr(self, name) != getattr(earlier, name):
+                out.append(f"{flag} {getattr(earlier, name)!r} → {getattr(self, name)!r}")
+        return out
+
+
+@dataclass(frozen=True)
+class FinishedTest:
+    """A test the journal holds: its records (unjudged) and its figure data."""
+
+    records: tuple[CertificateRecord, ...]
+    curve: dict | None
+
+
+class RunJournal:
+    """An open journal: the tests it holds (``finished``) and :meth:`add` for new ones.
+
+    Use :meth:`start` for a new run, :meth:`resume` to continue an interrupted one."""
+
+    def __init__(self, path: Path, handle, finished: dict[str, FinishedTest]):
+        self.path = path
+        self._handle = handle
+        self.finished = finished
+
+    @classmethod
+    def start(cls, path: str | Path, fingerprint: RunFingerprint) -> "RunJournal":
+        """A new, empty journal at ``path`` (an earlier one there is replaced).
+
+        Raises:
+          OSError: the journal cannot be written."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink():
+            path.unlink()  # never write through a planted link
+        handle = open(path, "w", encoding="utf-8")
+        journal = cls(path, handle, {})
+        journal._write({"dpaudit_journal": JOURNAL_FORMAT,
+                        "fingerprint": fingerprint.to_json()})
+        return journal
+
+    @classmethod
+    def resume(cls, path: str | Path, fingerprint: RunFingerprint) -> "RunJournal":
+        """The journal at ``path``, opened to append, with the tests it holds.
+
+        Raises:
+          ResumeError: no journal there, an unreadable one, or one whose fingerprint differs
+            from ``fingerprint`` (the message lists the differences).
+          OSError: the journal cannot be appended to."""
+        path = Path(path)
+        earlier, finished, valid_bytes = read_journal(path)
+        changed = fingerprint.differences(earlier)
+        if changed:
+            raise ResumeError(f"cannot resume the run journalled in {path}: "
+                              f"{'; '.join(changed)} since it was interrupted; run without "
+                              f"--resume to start again")
+        handle = open(path, "r+", encoding="utf-8")
+        handle.seek(valid_bytes)
+        handle.truncate()  # drop a last line that a kill cut short
+        return cls(path, handle, finished)
+
+    def add(self, task: Task, records, curve: dict | None) -> None:
+        """Journal a finished test (flushed and synced before returning)."""
+        key = test_key(task)
+        self.finished[key] = FinishedTest(tuple(records), curve)
+        self._write({"test": key, "records": [r.to_json() for r in records], "curve": curve})
+
+    def _write(self, entry: dict) -> None:
+        self._handle.write(json.dumps(entry, ensure_ascii=False, default=_plain) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        if not self._handle.closed:
+            self._handle.close()
+
+    def remove(self) -> None:
+        """Close and delete the journal (the run it belongs to is complete)."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+
+def _plain(value):
+    from dpaudit.jsonable import to_jsonable
+
+    return to_jsonable(value)
+
+
+def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, FinishedTest], int]:
+    """(fingerprint, finished tests by key, bytes of whole valid lines) of a journal.
+
+    Raises:
+      ResumeError: no journal, or its header is not a dpaudit journal's."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ResumeError(f"nothing to resume: {path} does not exist (the last run there "
+                          f"completed, or never started)") from None
+    except OSError as exc:
+        raise ResumeError(f"cannot read {path}: {exc.strerror or exc}") from None
+    lines = data.split(b"\n")
+    try:
+        header = json.loads(lines[0])
+        fingerprint = RunFingerprint.from_json(header["fingerprint"])
+        if header.get("dpaudit_journal") != JOURNAL_FORMAT:
+            raise ValueError(f"journal format {header.get('dpaudit_journal')!r}")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ResumeError(f"{path} is not a dpaudit run journal ({exc})") from None
+    finished: dict[str, FinishedTest] = {}
+    valid = len(lines[0]) + 1
+    for line in lines[1:-1]:  # the part after the last newline is never a whole entry
+        try:
+            entry = json.loads(line)
+            records = tuple(CertificateRecord.from_json(r) for r in entry["records"])
+            finished[str(entry["test"])] = FinishedTest(records, entry["curve"])
+        except (ValueError, KeyError, TypeError):
+            break  # a damaged line: it and what follows are run again
+        valid += len(line) + 1
+    return fingerprint, finished, valid
+
+
+__all__ = ["FinishedTest", "JOURNAL_NAME", "ResumeError", "RunFingerprint", "RunJournal",
+           "file_digest", "read_journal", "test_key"]
