@@ -213,6 +213,10 @@ def cmd_run(args, argv: list[str]) -> int:
         point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
         print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "
               f"got {o.verdict}")
+    for series in run.series:  # a series is not a certificate: say here that it failed
+        if isinstance(series, dict) and series.get("error"):
+            print(f"dpaudit: error: {series.get('suite')}/series {series.get('name')}: "
+                  f"{series['error']}", file=sys.stderr)
     if s.exact_only_violations:
         print(f"  {len(s.exact_only_violations)} certificate(s) whose exact ε exceeds the "
               "claim but could not be certified at this sample size (see summary.md)")

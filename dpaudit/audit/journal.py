@@ -51,9 +51,19 @@ test_key.__test__ = False  # not a pytest test, despite its name
 
 
 def file_digest(path: str) -> str:
-    """SHA-256 of a file's bytes (``"unreadable"`` when it cannot be read)."""
+    """SHA-256 of a regular file's bytes; ``"not a regular file"`` (a FIFO would block, a
+    directory has no bytes) or ``"unreadable"`` otherwise — such a suite is an error of the
+    run anyway (:mod:`dpaudit.audit.suite_io`)."""
+    import stat
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "not a regular file"
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
     except OSError:
         return "unreadable"
 

@@ -1,0 +1,151 @@
+"""The bad-input matrix (issue 17): one row per kind of bad suite file or bad audit, each run
+next to a good suite through ``dpaudit run``.  For every row the promise is the same:
+
+* the problem is stated in one line that names it (on stderr, or as the audit's ``error`` in
+  results.json), never as a traceback;
+* the exit status is 2 (an error), or 0 where the input is fine after all (a BOM);
+* the good suite still runs and its audit is still consistent, and results.json is whole.
+
+Every row runs at 2000 samples, in well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+import pytest
+
+from dpaudit.cli import main
+from dpaudit.report.results_file import read_document
+
+GOOD = '[suite]\nname = "good"\nsamples = 2000\n[[audit]]\nname = "laplace"\nmechanism = "laplace"\n'
+
+
+def bad_suite(body: str, name: str = "bad") -> str:
+    return f'[suite]\nname = "{name}"\nsamples = 2000\n' + body
+
+
+def sampler_audit(function: str) -> str:
+    return bad_suite(f'[[audit]]\nname = "user"\nsampler = "user.py:{function}"\n'
+                     'claim = { notion = "pure-dp", epsilon = 1.0 }\n'
+                     '[[audit.pairs]]\nd0 = [0.0]\nd1 = [1.0]\n')
+
+
+USER_CODE = '''
+import numpy as np
+def nan(d, n, rng):
+    out = float(d[0]) + rng.laplace(size=n)
+    out[0] = np.nan
+    return out
+def short(d, n, rng):
+    return rng.laplace(size=n - 1)
+def strings(d, n, rng):
+    return np.array(["x"] * n)
+def raises(d, n, rng):
+    raise RuntimeError("the library refused: budget exhausted")
+def reseeds(d, n, rng):
+    return float(d[0]) + np.random.default_rng(7).laplace(size=n)
+def two_args(d, n):
+    return np.zeros(n)
+'''
+
+
+@dataclass(frozen=True)
+class Row:
+    """A bad input: the suite file's bytes (or a special kind of file), the exit status, and a
+    fragment of the one-line message; ``where`` says where the message appears."""
+
+    name: str
+    content: bytes | str | None
+    fragment: str
+    status: int = 2
+    where: str = "stderr"  # or "record": the audit's error in results.json
+    kind: str = "file"  # or "fifo", "directory"
+
+
+ROWS = [
+    Row("not TOML", "[[audit]\nname = 'x'\n", "bad.toml"),
+    Row("binary garbage", b"\x00\xff\xfe\x89PNG\r\n\x1a\n" * 20, "bad.toml"),
+    Row("not UTF-8", b'[suite]\nname = "caf\xe9"\n', "UTF-8"),
+    Row("nested 5000 deep", "a = " + "[" * 5000 + "]" * 5000 + "\n", "nested"),
+    Row("a FIFO named .toml", None, "not a regular file", kind="fifo"),
+    Row("a directory named .toml", None, "directory", kind="directory"),
+    Row("a UTF-8 byte order mark", "\ufeff" + GOOD.replace('"good"', '"bom"'), "", status=0),
+    Row("unknown key", bad_suite('[[audit]]\nname = "a"\nmechanism = "laplace"\nparms = {}\n'),
+        "did you mean 'params'"),
+    Row("unknown mechanism", bad_suite('[[audit]]\nname = "a"\nmechanism = "laplase"\n'),
+        "laplace"),
+    Row("absurd samples", bad_suite(
+        '[[audit]]\nname = "a"\nmechanism = "laplace"\nsamples = 9223372036854775807\n'),
+        "samples"),
+    Row("too few samples", bad_suite(
+        '[[audit]]\nname = "a"\nmechanism = "laplace"\nsamples = 10\n'), "samples"),
+    Row("confidence above 1", bad_suite('[[audit]]\nname = "a"\nmechanism = "laplace"\n')
+        .replace("samples = 2000", "samples = 2000\nconfidence = 1.5"), "confidence"),
+    Row("negative delta", bad_suite(
+        '[[audit]]\nname = "a"\nmechanism = "laplace"\ndelta = -0.1\n'), "delta"),
+    Row("bad parameter value", bad_suite(
+        '[[audit]]\nname = "a"\nmechanism = "laplace"\nparams = { epsilon = -1.0 }\n'),
+        "epsilon"),
+    Row("duplicate audit names", bad_suite(
+        '[[audit]]\nname = "a"\nmechanism = "laplace"\n[[audit]]\nname = "a"\n'
+        'mechanism = "laplace"\n'), "expected a name unique within the file"),
+    Row("same suite name as the good one", GOOD, "already used by"),
+    Row("missing sampler file", sampler_audit("nan").replace("user.py", "missing.py"),
+        "missing.py"),
+    Row("sampler with two arguments", sampler_audit("two_args"),
+        "must accept (dataset, n, rng)"),
+    Row("vacuous audit: Gaussian left at δ = 0", bad_suite(
+        '[[audit]]\nname = "a"\nmechanism = "gaussian"\n'
+        'params = { epsilon = 1.0, delta = 1e-5 }\n'), "vacuous", where="record"),
+    Row("series quantity typo", bad_suite(
+        '[[audit]]\nname = "a"\nmechanism = "laplace"\n'
+        '[[series]]\nname = "s"\nmechanism = "sgld"\nquantity = "separatoin"\n'
+        'sweep = { steps = [0, 10] }\n'), "separatoin"),
+    Row("sampler returns NaN", sampler_audit("nan"), "NaN", where="record"),
+    Row("sampler returns n - 1 outputs", sampler_audit("short"), "shape", where="record"),
+    Row("sampler returns strings", sampler_audit("strings"), "dtype", where="record"),
+    Row("sampler raises", sampler_audit("raises"), "budget exhausted", where="record"),
+    Row("sampler re-seeds itself", sampler_audit("reseeds"), "re-seeds a generator",
+        where="record"),
+]
+
+
+@pytest.mark.parametrize("row", [pytest.param(row, id=row.name) for row in ROWS])
+def test_a_bad_input_is_one_clear_line_and_the_good_suite_still_runs(row: Row, tmp_path,
+                                                                      capsys):
+    (tmp_path / "user.py").write_text(USER_CODE, encoding="utf-8")
+    good = tmp_path / "good.toml"
+    good.write_text(GOOD, encoding="utf-8")
+    bad = tmp_path / "bad.toml"
+    if row.kind == "fifo":
+        os.mkfifo(bad)
+    elif row.kind == "directory":
+        bad.mkdir()
+    elif isinstance(row.content, bytes):
+        bad.write_bytes(row.content)
+    else:
+        bad.write_text(row.content, encoding="utf-8")
+    out = tmp_path / "out"
+
+    status = main(["run", str(good), str(bad), "--out", str(out), "--workers", "1", "-q"])
+    err = capsys.readouterr().err
+
+    assert status == row.status, err
+    assert "Traceback" not in err
+    document = json.loads((out / "results.json").read_text(encoding="utf-8"))  # whole JSON
+    records = read_document(out / "results.json")["audits"]
+    assert [r["verdict"] for r in records if r["suite"] == "good"] == ["consistent"]
+    if row.where == "record":
+        errors = [r["error"] for r in records if r["suite"] == "bad"]
+        assert errors and all(row.fragment in e for e in errors), errors
+        assert all("\n" not in e for e in errors)
+    elif row.status == 2:
+        lines = [line for line in err.splitlines() if line.startswith("dpaudit: error:")]
+        assert any(row.fragment in line for line in lines), err
+    else:
+        assert "error" not in err
+    if row.status == 2:
+        assert document["summary"]["exit_status"] == 2
