@@ -175,12 +175,12 @@ def _alone_rounds(alone, calls, workers, done, live):
             result, error = None, None
             try:
                 result = future.result()
-            except BrokenProcessPool:
-                error = WorkerDied(processes[0].exitcode if processes else None)
             except Exception as exc:
                 error = exc
-            pool.shutdown(wait=True)
+            pool.shutdown(wait=True)  # joins the worker: its exit code is known after this
             live.remove(pool)
+            if isinstance(error, BrokenProcessPool):
+                error = WorkerDied(processes[0].exitcode if processes else None)
             done(k, result, error)
 
 
