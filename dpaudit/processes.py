@@ -149,10 +149,17 @@ def process_pool(max_workers: int) -> ProcessPoolExecutor:
                                initializer=_worker_setup, initargs=(os.getpid(),))
 
 
+def worker_processes(pool: ProcessPoolExecutor) -> dict:
+    """``pool``'s worker processes started so far, by pid (a copy).  The
+    :class:`multiprocessing.Process` objects stay valid after the pool broke or shut down,
+    so their ``exitcode`` says how a worker ended."""
+    return dict(getattr(pool, "_processes", None) or {})  # the stdlib pool's
+
+
 def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Stop ``pool`` now (Ctrl-C): cancel the work that has not started and terminate the
     workers instead of waiting for their running tasks, which can take minutes."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # the stdlib pool's
+    processes = list(worker_processes(pool).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         try:

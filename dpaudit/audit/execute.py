@@ -9,7 +9,10 @@ a process pool.
 * :func:`execute` / :func:`execute_with_jobs` run many tasks (and the non-certifying jobs of
   :func:`dpaudit.audit.plan.plan_jobs`) in-process with one worker, otherwise in a
   :func:`dpaudit.processes.process_pool` across local cores; results come back in task order
-  whatever the completion order, so the number of workers cannot change a number.
+  whatever the completion order, so the number of workers cannot change a number.  A worker
+  process that dies loses only its own task or job (:mod:`dpaudit.audit.pool_retry`: the
+  others are re-run; it is retried once alone and becomes ``error`` records if that worker
+  dies too).
 """
 
 from __future__ import annotations
@@ -18,17 +21,16 @@ import math
 import os
 import time
 import warnings
-from concurrent.futures import as_completed
 from typing import Callable
 
 import numpy as np
 
 from dpaudit.audit.plan import Task
+from dpaudit.audit.pool_retry import WorkerDied, describe_exit, run_calls
 from dpaudit.audit.records import CertificateRecord, describe_exception
 from dpaudit.claims import claimed_renyi
 from dpaudit.distinguish.counting import EventCounter
 from dpaudit.mechanisms.capabilities import ExactRenyi
-from dpaudit.processes import process_pool, stop_pool, submit
 
 Progress = Callable[[CertificateRecord], None]
 
@@ -59,11 +61,18 @@ def run_task(task: Task, counter: EventCounter | None = None
 
 
 def failed_records(task: Task, exc: BaseException) -> list[CertificateRecord]:
-    """The records of a task whose worker died (e.g. killed by the OS)."""
+    """The records of a task whose worker failed (e.g. died twice, killed by the OS)."""
     shared = task.record_fields()
-    return [CertificateRecord.create(**shared, **entry,
-                                     error=f"worker failed: {describe_exception(exc)}")
+    return [CertificateRecord.create(**shared, **entry, error=worker_error(exc, "test"))
             for entry in task.grid()]
+
+
+def worker_error(exc: BaseException, what: str = "job") -> str:
+    """The ``error`` of a task (``what="test"``) or job whose worker failed with ``exc``."""
+    if isinstance(exc, WorkerDied):
+        return (f"worker process died while running this {what}, and again when retried "
+                f"alone ({describe_exit(exc.exit_code)}); the other {what}s were re-run")
+    return f"worker failed: {describe_exception(exc)}"
 
 
 def _number(x):
@@ -200,27 +209,17 @@ def execute_with_jobs(tasks: list[Task], jobs: list[tuple], *, workers: int = 1,
     else:
         # larger tasks first, so that a long one does not start last
         order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
-        with process_pool(min(workers, len(tasks) + len(jobs))) as pool:
-            futures = {submit(pool, fn, *args): ("job", k) for k, (fn, args) in enumerate(jobs)}
-            futures.update({submit(pool, run_task, tasks[i]): ("task", i) for i in order})
-            try:
-                for future in as_completed(futures):
-                    kind, i = futures[future]
-                    if kind == "job":
-                        try:
-                            job_results[i] = future.result()
-                        except Exception as exc:  # e.g. a worker killed by the OS
-                            job_results[i] = {"error": f"worker failed: "
-                                                       f"{describe_exception(exc)}"}
-                        continue
-                    try:
-                        result = future.result()
-                    except Exception as exc:  # e.g. a worker killed by the OS
-                        result = (failed_records(tasks[i], exc), None)
-                    finished(i, result)
-            except KeyboardInterrupt:
-                stop_pool(pool)
-                raise
+        units = [("job", k) for k in range(len(jobs))] + [("task", i) for i in order]
+        calls = [jobs[k] if kind == "job" else (run_task, (tasks[k],)) for kind, k in units]
+
+        def done(u, result, error):
+            kind, i = units[u]
+            if kind == "job":
+                job_results[i] = result if error is None else {"error": worker_error(error)}
+            else:
+                finished(i, result if error is None else (failed_records(tasks[i], error), None))
+
+        run_calls(calls, workers=min(workers, len(units)), done=done)
     records = [r for result in results for r in result[0]]
     curves = [result[1] for result in results if result[1] is not None]
     return records, curves, job_results
@@ -235,4 +234,4 @@ def default_workers() -> int:
 
 
 __all__ = ["Progress", "default_workers", "execute", "execute_with_jobs", "failed_records",
-           "run_task"]
+           "run_task", "worker_error"]
