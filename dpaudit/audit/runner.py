@@ -256,8 +256,8 @@ def _run_journalled(backend, paths, samples, profile, seed, reporter: RunProgres
 
     def finished(i, records, curve):
         done[test_key(remaining[i])] = FinishedTest(tuple(records), curve)
-        if book is not None:
-            book.add(remaining[i], records, curve)
+        if book is not None and not any(r.error for r in records):
+            book.add(remaining[i], records, curve)  # a test that errored runs again on resume
 
     try:
         _, _, job_results = backend.run(remaining, jobs, progress=reporter.record,
