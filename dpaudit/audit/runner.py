@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from dpaudit.audit.defaults import audit_defaults
 from dpaudit.audit.execute import Progress
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.progress import RunCounts, RunProgress, as_run_progress
@@ -150,6 +151,7 @@ def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite
         chosen = {a.name for a in selected.audits}
         run.suites.append(info)
         loaded.append(selected)
+        reporter.defaults_planned(audit_defaults(t for t in suite_tasks if t.audit in chosen))
         tasks.extend(t for t in suite_tasks if t.audit in chosen)
     jobs, keys = plan_jobs(loaded, tasks)
     reporter.started(RunCounts(
