@@ -306,8 +306,10 @@ def parse_params(items: list[str]) -> dict:
 
 
 def _cmd_check(args, argv: list[str]) -> int:
+    from dpaudit.audit.defaults import format_values
     from dpaudit.check.runner import (CheckSetupError, check_mechanism, format_step,
                                       load_mechanism)
+    from dpaudit.jsonable import to_jsonable
 
     try:
         params = parse_params(args.params)
@@ -318,13 +320,16 @@ def _cmd_check(args, argv: list[str]) -> int:
     shown = ", ".join(f"{k}={v!r}" for k, v in (mech.params or params).items())
     print(f"dpaudit check {args.mechanism}: {mech.name}"
           f"({shown}); {args.samples} samples, seed {args.seed}", flush=True)
+    defaulted = format_values(to_jsonable(mech.defaulted_parameters(params)))
+    if defaulted:
+        print(f"parameters left at their defaults (not in --params): {defaulted}", flush=True)
 
     def on_step(index, step):
         print(format_step(index, step), flush=True)
 
     try:
         result = check_mechanism(mech, spec=args.mechanism, samples=args.samples,
-                                 seed=args.seed, on_step=on_step)
+                                 seed=args.seed, on_step=on_step, given=params)
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130

@@ -84,8 +84,11 @@ def test_plain_lines_when_not_a_terminal(suite):
     assert "\r" not in stream.getvalue()
     assert lines[0].startswith(f"planning 1 suite file: {suite}")
     assert lines[1].startswith("planned tiny: 2 audit points, 4 tests in a family of 4 (")
-    assert lines[2] == "running 1 suite: 2 audit points, 4 tests, 2 certificates on 1 worker"
-    records = lines[3:]
+    # both audits leave the mechanism's sensitivity at its default: one line each
+    assert lines[2:4] == ["tiny/fine: parameters left at their defaults: sensitivity = 1",
+                          "tiny/bug: parameters left at their defaults: sensitivity = 1"]
+    assert lines[4] == "running 1 suite: 2 audit points, 4 tests, 2 certificates on 1 worker"
+    records = lines[5:]
     assert [line.split(" ", 1)[0] for line in records] == ["[1/2]", "[2/2]"]
     assert records == [f"[{k}/2] {format_progress(r)}" for k, r in enumerate(run.records, 1)]
 

@@ -16,7 +16,7 @@ from dpaudit.audit.records import (SCHEMA_2_FILE, SCHEMA_FILE, AuditOutcome, Cer
                                    SuiteSummary, SweepPoint, exit_status, judge)
 from dpaudit.audit.runner import run_suites
 from dpaudit.cli import main
-from dpaudit.report.compact import POINT_FIELDS
+from dpaudit.report.compact import OPTIONAL_POINT_FIELDS, POINT_FIELDS
 from dpaudit.report.results_file import read_document
 
 SUITE = """
@@ -73,7 +73,7 @@ def untimed(value):
 
 def common(**extra) -> dict:
     fields = dict(suite="s", suite_file="s.toml", audit="a", audit_index=0, mechanism="laplace",
-                  parameters={"epsilon": 1.0}, pair={"name": "p", "d0": [0], "d1": [1],
+                  parameters={"epsilon": 1.0}, defaulted_parameters={}, pair={"name": "p", "d0": [0], "d1": [1],
                                                      "description": ""},
                   pair_index=0, notion="dp", delta=0.0, alpha=None, expect="consistent",
                   samples=1000, seed=1, confidence=0.95, per_certificate_confidence=0.99,
@@ -89,9 +89,12 @@ def test_schema_is_valid_draft_2020_12_and_names_every_record_field():
     # schema 3 splits a record into its point's fields and the certificate's own
     point, certificate = doc["$defs"]["point"], doc["$defs"]["certificate"]
     names = [f.name for f in dataclasses.fields(CertificateRecord)]
-    assert list(point["properties"]) == point["required"] == list(POINT_FIELDS)
+    assert list(point["properties"]) == list(POINT_FIELDS)
+    # files written before a point field existed lack it: it is not required
+    assert point["required"] == [n for n in POINT_FIELDS if n not in OPTIONAL_POINT_FIELDS]
     assert certificate["required"] == ["point"] + [n for n in names if n not in POINT_FIELDS]
-    assert set(point["required"]) | set(certificate["required"]) == set(names) | {"point"}
+    assert (set(point["required"]) | set(certificate["required"]) | OPTIONAL_POINT_FIELDS
+            == set(names) | {"point"})
     outcome = doc["$defs"]["auditOutcome"]
     assert list(outcome["properties"]) == [f.name for f in dataclasses.fields(AuditOutcome)]
 

@@ -62,6 +62,12 @@ class AuditResult:
                   if r.notion == "dp" and r.epsilon_lower_bound is not None]
         return max(values, default=0.0)
 
+    @property
+    def defaulted_parameters(self) -> dict:
+        """The parameters ``params`` left at the mechanism's defaults, name → value ({} when
+        every parameter was given, and for an instance or a sampler, which take no params)."""
+        return dict(self.records[0].defaulted_parameters or {}) if self.records else {}
+
     def explain(self) -> str:
         """Every audit point and its certificates as text (see :mod:`dpaudit.audit.explain`)."""
         return "\n".join(explain_point(o, self.records) for o in self.outcomes)

@@ -4,13 +4,15 @@
 lines — the verdict, ε_LB against the claimed ε, the certified event with its counts on each
 side, the per-certificate and family-wise confidence, samples and seed — so that a violation
 can be checked by hand without opening results.json.  :func:`explain_point` does it for every
-record of one audit point, headed by the point's verdict and expectation.
+record of one audit point, headed by the point's verdict and expectation (and the parameters it
+left at their defaults, if any).
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
+from dpaudit.audit.defaults import format_values
 from dpaudit.audit.records import AuditOutcome, CertificateRecord
 
 
@@ -56,6 +58,9 @@ def explain_point(outcome: AuditOutcome, records: Iterable[CertificateRecord]) -
         f"{outcome.audit}[{outcome.sweep.parameter}={outcome.sweep.value}]"
     head = (f"{label} ({outcome.mechanism}): verdict {outcome.verdict}, expected "
             f"{outcome.expect}")
+    defaulted = format_values(point[0].defaulted_parameters) if point else ""
+    if defaulted:
+        head += f"\n  parameters left at their defaults: {defaulted}"
     return "\n".join([head] + [explain_record(r) for r in point])
 
 

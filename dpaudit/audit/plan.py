@@ -37,12 +37,13 @@ Contract and invariants:
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from dpaudit.audit import sweeps
+from dpaudit.audit.defaults import defaulted_values
 from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
 from dpaudit.audit.targets import Target, as_target, for_workers
@@ -82,6 +83,8 @@ class Task:
     sweep_value: Any = None
     sweep_index: int | None = None
     target: Target | None = None  # None: the registered mechanism named ``mechanism``
+    #: the parameters ``params`` leaves at their defaults, name → value (plain JSON)
+    defaulted_parameters: dict = field(default_factory=dict)
 
     def build_mechanism(self):
         """The mechanism under audit, built in this process (raises ValueError)."""
@@ -97,7 +100,9 @@ class Task:
         :meth:`dpaudit.audit.records.CertificateRecord.create`)."""
         return dict(suite=self.suite, suite_file=self.suite_file, audit=self.audit,
                     audit_index=self.audit_index, mechanism=self.mechanism,
-                    parameters=dict(self.params), pair=pair_dict(self.pair),
+                    parameters=dict(self.params),
+                    defaulted_parameters=dict(self.defaulted_parameters),
+                    pair=pair_dict(self.pair),
                     pair_index=self.pair_index, expect=self.expect, samples=self.samples,
                     seed=self.seed, confidence=self.confidence,
                     per_certificate_confidence=self.per_certificate_confidence,
@@ -153,25 +158,45 @@ def resolve_samples(audit: AuditSpec, *, samples: int | None = None, scale: floa
     return n
 
 
-def audit_pairs(audit: AuditSpec, params: dict | None = None):
-    """(pairs, has_log_density, error message): the explicit pairs or the mechanism's
-    worst-case pairs (for the mechanism built with ``params``, default the audit's), and
-    whether the mechanism offers a white-box log-density."""
+@dataclass(frozen=True)
+class PointSetup:
+    """What planning learns from building an audit point's mechanism.
+
+    Attributes:
+      pairs: the explicit pairs or the mechanism's worst-case pairs ([] on an error).
+      white_box: whether the mechanism offers a white-box log-density.
+      error: why the pairs could not be built, or None.
+      defaulted: the parameters the point's ``params`` leaves at their defaults, name →
+        value (:mod:`dpaudit.audit.defaults`; {} when the mechanism could not be built).
+    """
+
+    pairs: list
+    white_box: bool
+    error: str | None
+    defaulted: dict
+
+
+def audit_pairs(audit: AuditSpec, params: dict | None = None) -> PointSetup:
+    """The :class:`PointSetup` of the mechanism built with ``params`` (default the audit's)."""
     from dpaudit.mechanisms.base import NeighbourPair
 
+    params = audit.params if params is None else params
+    defaulted: dict = {}
     try:
-        mechanism = as_target(audit.target or audit.mechanism).build(
-            audit.params if params is None else params)
+        target = as_target(audit.target or audit.mechanism)
+        mechanism = target.build(params)
+        defaulted = defaulted_values(target, mechanism, params)
         white = isinstance(mechanism, LogDensity)
         if audit.pairs != "worst-case":
-            return ([NeighbourPair(p.name, p.d0, p.d1, p.description) for p in audit.pairs],
-                    white, None)
+            return PointSetup([NeighbourPair(p.name, p.d0, p.d1, p.description)
+                               for p in audit.pairs], white, None, defaulted)
         pairs = list(mechanism.worst_case_pairs())
         if not pairs:
             raise ValueError("worst_case_pairs() returned no pairs")
-        return pairs, white, None
+        return PointSetup(pairs, white, None, defaulted)
     except Exception as exc:  # recorded as an error of this audit; others still run
-        return [], False, f"building worst-case pairs failed: {describe_exception(exc)}"
+        return PointSetup([], False, f"building worst-case pairs failed: "
+                                     f"{describe_exception(exc)}", defaulted)
 
 
 def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None,
@@ -181,11 +206,12 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
     planned = []
     for audit in suite.audits:
         for point, params, expect in audit.points():
-            pairs, white, error = audit_pairs(audit, params)
+            setup = audit_pairs(audit, params)
             # an audit whose pairs could not be built still counts one member (conservative)
-            planned.append((audit, point, params, expect, pairs or [None],
-                            white and audit.white_box, error))
-    tests = sum(len(pairs) * (2 if white else 1) for *_, pairs, white, _ in planned)
+            planned.append((audit, point, params, expect, setup.pairs or [None],
+                            setup.white_box and audit.white_box, setup.error,
+                            setup.defaulted))
+    tests = sum(len(pairs) * (2 if white else 1) for *_, pairs, white, _, _ in planned)
     family_size = tests if suite.family_size is None else suite.family_size
     if tests > family_size:
         raise SuiteError(f"{suite.path}: [suite] family_size = {family_size}, but the file plans "
@@ -195,7 +221,7 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
     per_cert = 1.0 - split_significance(suite.confidence, family_size)
 
     tasks = []
-    for audit, point, params, expect, pairs, white, error in planned:
+    for audit, point, params, expect, pairs, white, error, defaulted in planned:
         n = resolve_samples(audit, samples=samples, scale=scale)
         target = for_workers(audit.target or Target(audit.mechanism))
         sweep = audit.sweep
@@ -213,7 +239,8 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
                 note=audit.note, setup_error=error,
                 sweep_parameter=None if sweep is None else sweep.parameter,
                 sweep_value=None if sweep is None else sweep.values[point],
-                sweep_index=point, target=target))
+                sweep_index=point, target=target,
+                defaulted_parameters=dict(defaulted)))
     info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
                         family_size=family_size, tests=tests,
                         per_certificate_confidence=per_cert,
@@ -254,5 +281,5 @@ def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list
     return jobs, keys
 
 
-__all__ = ["DENSE_CHUNK", "Task", "audit_pairs", "pair_dict", "plan_jobs", "plan_suite",
+__all__ = ["DENSE_CHUNK", "PointSetup", "Task", "audit_pairs", "pair_dict", "plan_jobs", "plan_suite",
            "resolve_samples", "task_key", "task_seed"]

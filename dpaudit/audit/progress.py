@@ -11,7 +11,9 @@ Vocabulary (the same in every line):
 
 A run reports through a :class:`RunProgress`, whose methods are called in this order:
 :meth:`~RunProgress.planning` (before the suites are loaded and their worst-case pairs built),
-:meth:`~RunProgress.suite_planned` once per suite, :meth:`~RunProgress.started` with the
+:meth:`~RunProgress.suite_planned` once per suite, each followed by
+:meth:`~RunProgress.defaults_planned` with the suite's audits that leave parameters at their
+defaults (:mod:`dpaudit.audit.defaults`), :meth:`~RunProgress.started` with the
 :class:`RunCounts`, :meth:`~RunProgress.record` once per finished certificate (completion
 order), then optionally :meth:`~RunProgress.phase` / :meth:`~RunProgress.advance` for the work
 after the run (the CLI's figures), and :meth:`~RunProgress.close`.  The base class does
@@ -38,6 +40,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence, TextIO
 
+from dpaudit.audit.defaults import AuditDefaults, planning_notes
 from dpaudit.audit.records import CertificateRecord, SuiteSummary
 
 
@@ -141,6 +144,10 @@ class RunProgress:
     def suite_planned(self, summary: SuiteSummary, seconds: float) -> None:
         """After one suite file was planned (its worst-case pairs built)."""
 
+    def defaults_planned(self, defaults: Sequence[AuditDefaults]) -> None:
+        """After a suite was planned: its audits (those that run) that leave parameters at
+        their defaults (possibly none)."""
+
     def started(self, counts: RunCounts) -> None:
         """After planning, before the first task runs."""
 
@@ -215,6 +222,10 @@ class LineProgress(RunProgress):
                    f"{_plural(summary.tests or 0, 'test')} in a family of "
                    f"{summary.family_size} ({seconds:.1f} s)")
 
+    def defaults_planned(self, defaults):
+        for line in planning_notes(defaults):
+            self._line(line)
+
     def started(self, counts):
         self.total = counts.certificates
         self.done = counts.resumed
@@ -273,6 +284,10 @@ class BarProgress(RunProgress):
         if self.bar is not None:
             self.bar.set_postfix_str(str(summary.name), refresh=False)
             self.bar.update(1)
+
+    def defaults_planned(self, defaults):
+        for line in planning_notes(defaults):
+            self._write(line)
 
     def started(self, counts):
         self._close_bar()

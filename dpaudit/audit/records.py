@@ -184,13 +184,20 @@ _NUMBER_FIELDS = frozenset(("delta", "alpha", "claimed_epsilon", "epsilon_lower_
                             "confidence", "per_certificate_confidence"))
 
 
+#: the record fields a results.json may lack (None then)
+_OPTIONAL_FIELDS = frozenset(("audit_verdict", "defaulted_parameters"))
+
+
 @dataclass(frozen=True)
 class CertificateRecord:
     """One certified comparison of a claim with the evidence: an ``audits`` entry of
     results.json (fields in the order of the JSON keys; see the module docstring).
 
     ``parameters``, ``claim``, ``pair``, ``certificate`` and ``white_box_certificate`` are the
-    plain dicts the mechanism, its claim, the pair and the estimator report (``to_dict()``)."""
+    plain dicts the mechanism, its claim, the pair and the estimator report (``to_dict()``).
+    ``parameters`` is what the suite gave; ``defaulted_parameters`` the parameters it left at
+    the mechanism's defaults, name → value ({} when none; None in a results.json written
+    before the field existed, and then not written back: :mod:`dpaudit.audit.defaults`)."""
 
     suite: str
     suite_file: str
@@ -198,6 +205,7 @@ class CertificateRecord:
     audit_index: int
     mechanism: str
     parameters: dict
+    defaulted_parameters: dict | None
     claim: dict | None
     pair: dict | None
     pair_index: int
@@ -242,7 +250,8 @@ class CertificateRecord:
                white_box_epsilon_lower_bound: float | None = None,
                true_epsilon: float | None = None, certificate: dict | None = None,
                white_box_certificate: dict | None = None,
-               error: str | None = None) -> "CertificateRecord":
+               error: str | None = None,
+               defaulted_parameters: dict | None = None) -> "CertificateRecord":
         """The record of one certificate, its verdict computed from its numbers
         (:func:`judge_certificate`), or ``"error"`` when ``error`` is given.  Not yet judged
         per audit: ``met_expectation`` is False and ``audit_verdict`` None until
@@ -262,7 +271,10 @@ class CertificateRecord:
             judged = CertificateJudgement("error", None, None, None)
             detectable = None
         return cls(suite=suite, suite_file=suite_file, audit=audit, audit_index=audit_index,
-                   mechanism=mechanism, parameters=dict(parameters), claim=claim, pair=pair,
+                   mechanism=mechanism, parameters=dict(parameters),
+                   defaulted_parameters=(None if defaulted_parameters is None
+                                         else dict(defaulted_parameters)),
+                   claim=claim, pair=pair,
                    pair_index=pair_index, notion=notion, delta=delta, alpha=alpha,
                    claimed_epsilon=claimed_epsilon, epsilon_lower_bound=epsilon_lower_bound,
                    exact_epsilon=exact_epsilon,
@@ -288,8 +300,11 @@ class CertificateRecord:
                 None if self.sweep is None else self.sweep.index)
 
     def to_json(self) -> dict:
-        """The record as a plain-JSON dict (∞ as ``"inf"``; see the module docstring)."""
+        """The record as a plain-JSON dict (∞ as ``"inf"``; see the module docstring);
+        without ``defaulted_parameters`` when it is None (a record of an older file)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if self.defaulted_parameters is None:
+            del out["defaulted_parameters"]
         out["sweep"] = None if self.sweep is None else self.sweep.to_json()
         out["warnings"] = list(self.warnings)
         return to_jsonable(out)
@@ -298,14 +313,18 @@ class CertificateRecord:
     def from_json(cls, data: dict) -> "CertificateRecord":
         """The inverse of :meth:`to_json`: ``cls.from_json(r.to_json()).to_json() ==
         r.to_json()``.  Top-level numbers written as ``"inf"`` become floats again; nested
-        dicts (claim, pair, certificates) stay as written.  Raises KeyError on a missing
-        field, ValueError on a malformed one."""
+        dicts (claim, pair, certificates) stay as written; a record without
+        ``defaulted_parameters`` (written before it existed) has None.  Raises KeyError on a
+        missing field, ValueError on a malformed one."""
         values = {}
         for f in dataclasses.fields(cls):
-            value = data[f.name] if f.name != "audit_verdict" else data.get(f.name)
+            value = (data[f.name] if f.name not in _OPTIONAL_FIELDS else data.get(f.name))
             if isinstance(value, str) and f.name in _NUMBER_FIELDS:
                 value = float(value)  # "inf", "-inf", "nan"
             values[f.name] = value
+        if not isinstance(values["defaulted_parameters"], (dict, type(None))):
+            raise ValueError(f"defaulted_parameters must be an object of parameter values, "
+                             f"got {values['defaulted_parameters']!r}")
         values["sweep"] = SweepPoint.from_json(values["sweep"])
         values["warnings"] = tuple(values["warnings"] or ())
         return cls(**values)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from dpaudit.audit.defaults import audit_defaults
 from dpaudit.audit.execute import Progress
 from dpaudit.audit.journal import FinishedTest, RunFingerprint, RunJournal, test_key
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
@@ -235,6 +236,7 @@ def _run_journalled(backend, paths, samples, profile, seed, reporter: RunProgres
         chosen = {a.name for a in selected.audits}
         run.suites.append(info)
         loaded.append(selected)
+        reporter.defaults_planned(audit_defaults(t for t in suite_tasks if t.audit in chosen))
         tasks.extend(t for t in suite_tasks if t.audit in chosen)
     jobs, keys = plan_jobs(loaded, tasks)
     if journalled.start is not None:

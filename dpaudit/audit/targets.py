@@ -104,6 +104,20 @@ class Target:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{self.reference}: bad parameters {params}: {exc}") from None
 
+    @property
+    def prebuilt(self) -> bool:
+        """Whether this target is a mechanism instance the caller built (Python API): it takes
+        no params, so none of its parameters was left to a default by the audit."""
+        return self.kind == MECHANISM and self.obj is not None and not isinstance(self.obj, type)
+
+    def defaulted(self, mechanism: Mechanism, params: dict | None) -> dict:
+        """The parameters ``mechanism`` (built by :meth:`build` from ``params``) runs with that
+        ``params`` leaves out, name → value (:meth:`Mechanism.defaulted_parameters`); empty for
+        a prebuilt instance and for a sampler (they take no params)."""
+        if self.prebuilt or self.kind == SAMPLER:
+            return {}
+        return mechanism.defaulted_parameters(params or {})
+
     def _load(self):
         from dpaudit.mechanisms.references import load_reference
         return load_reference(self.reference, self.base_dir or None)

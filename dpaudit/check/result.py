@@ -69,6 +69,8 @@ class CheckResult:
     seed: int
     steps: list[StepResult] = field(default_factory=list)
     seconds: float = 0.0
+    #: the parameters ``--params`` left at the mechanism's defaults, name → value
+    defaulted_parameters: dict = field(default_factory=dict)
 
     @property
     def vacuous(self) -> bool:
@@ -100,7 +102,9 @@ class CheckResult:
         from dpaudit.version import __version__
 
         return {"dpaudit_version": __version__, "spec": self.spec, "mechanism": self.mechanism,
-                "parameters": to_jsonable(self.params), "samples": self.samples,
+                "parameters": to_jsonable(self.params),
+                "defaulted_parameters": to_jsonable(self.defaulted_parameters),
+                "samples": self.samples,
                 "seed": self.seed, "verdict": self.verdict, "exit_status": self.exit_status,
                 "vacuous": self.vacuous,
                 "warnings": self.warnings,

@@ -234,13 +234,20 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
                     calibration_confidence: float = DEFAULT_CONFIDENCE,
                     blackbox_confidence: float = DEFAULT_CONFIDENCE_BLACKBOX,
                     greybox: dict | None = None,
-                    on_step: Callable[[int, StepResult], None] | None = None) -> CheckResult:
-    """Run the four steps on a built mechanism (see the module docstring)."""
+                    on_step: Callable[[int, StepResult], None] | None = None,
+                    given: dict | None = None) -> CheckResult:
+    """Run the four steps on a built mechanism (see the module docstring).
+
+    ``given``: the keyword arguments ``mech`` was built with, when known (``dpaudit check``'s
+    ``--params``); the result then lists the parameters they left at their defaults
+    (``defaulted_parameters``; {} without ``given``)."""
     budget = {**GREYBOX_DEFAULTS, **(greybox or {})}
     result = CheckResult(spec=spec or type(mech).__name__,
                          mechanism=str(mech.name), params=dict(mech.params),
                          samples=int(samples),
-                         seed=int(seed))
+                         seed=int(seed),
+                         defaulted_parameters=({} if given is None
+                                               else mech.defaulted_parameters(given)))
     t0 = time.perf_counter()
     holder = {}
 

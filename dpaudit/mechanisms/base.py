@@ -136,6 +136,16 @@ class Mechanism(abc.ABC):
         """The parameter values (read-only), in declaration order."""
         return MappingProxyType(self._parameter_values)
 
+    def defaulted_parameters(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters this mechanism runs with that ``given`` — the keyword arguments it
+        was built with — does not set: name → its value in :attr:`params`, in that order.
+
+        The value is the one the mechanism uses (after :meth:`derive`: a placeholder default
+        resolved with :meth:`resolve_parameter` shows what it stands for).  Works for declared
+        :class:`Parameter`\\ s and for classes that record their own values; empty when
+        ``given`` sets every parameter."""
+        return {name: value for name, value in self.params.items() if name not in given}
+
     # -- contract -------------------------------------------------------------------------
     @abc.abstractmethod
     def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:

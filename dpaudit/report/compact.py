@@ -18,8 +18,9 @@ writes each distinct item once in a top-level table and refers to it by its inde
 
 * ``points`` — one per audit point (an audit, or one swept value of it): the record fields
   every certificate of the point shares (:data:`POINT_FIELDS`: suite, audit, mechanism,
-  parameters, expectation, note, sweep, confidences, the point's verdict and whether it met
-  its expectation).  A certificate's ``point`` is an index here.
+  parameters, the parameters left at their defaults, expectation, note, sweep, confidences,
+  the point's verdict and whether it met its expectation).  A certificate's ``point`` is an
+  index here.
 
 A record's ``certificate`` (and ``white_box_certificate``) then holds only what depends on δ:
 ``{"test": i, "delta", "epsilon", "chosen": j, "epsilons": [ε of each test event at δ]}``.
@@ -48,8 +49,10 @@ CHOSEN_FIELDS = ("event", "numerator", "k_numerator", "n_numerator", "k_denomina
                  "n_denominator")
 #: the record fields shared by every certificate of an audit point
 POINT_FIELDS = ("suite", "suite_file", "audit", "audit_index", "mechanism", "parameters",
-                "expect", "met_expectation", "audit_verdict", "confidence",
+                "defaulted_parameters", "expect", "met_expectation", "audit_verdict", "confidence",
                 "per_certificate_confidence", "distinguisher", "note", "sweep")
+#: point fields a record of an older results.json lacks (its point lacks them too)
+OPTIONAL_POINT_FIELDS = frozenset(("defaulted_parameters",))
 _CERTIFICATE_KEYS = frozenset(("epsilon", "delta", *TEST_FIELDS, *CHOSEN_FIELDS, "candidates",
                                "event_definition"))
 _CANDIDATE_KEYS = frozenset((*EVENT_FIELDS, "epsilon", "definition"))
@@ -173,7 +176,9 @@ def compact_records(records: list[dict]) -> tuple[dict, list[dict], list[dict]]:
         key = _point_key(record)
         if key not in point_index:
             point_index[key] = len(points)
-            points.append({k: record.get(k) for k in POINT_FIELDS})
+            # a record of an older file has no defaulted_parameters: nor has its point
+            points.append({k: record.get(k) for k in POINT_FIELDS
+                           if k in record or k not in OPTIONAL_POINT_FIELDS})
         row = {"point": point_index[key]}
         row.update((k, v) for k, v in record.items() if k not in POINT_FIELDS)
         row["pair"] = _compact_pair(record.get("pair"), tables)
@@ -211,5 +216,5 @@ def expand_records(tables: dict, points: list[dict], certificates: list[dict],
     return out
 
 
-__all__ = ["CHOSEN_FIELDS", "EVENT_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "Tables", "compact_certificate",
+__all__ = ["CHOSEN_FIELDS", "EVENT_FIELDS", "OPTIONAL_POINT_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "Tables", "compact_certificate",
            "compact_records", "expand_certificate", "expand_records"]

@@ -10,7 +10,8 @@ them).
 
 * :func:`overview` — the counts shown first;
 * :func:`suite_tables` — per suite file, one row per certificate;
-* :func:`audit_sections` — per audit, its claim, parameters and certificates;
+* :func:`audit_sections` — per audit, its claim, parameters (those left at their defaults
+  marked so) and certificates;
 * :func:`error_lines` — one line per error (malformed suite, erroring certificate, series).
 """
 
@@ -20,6 +21,7 @@ import json
 import math
 import re
 
+from dpaudit.audit.defaults import audit_defaults
 from dpaudit.audit.records import CertificateRecord
 from dpaudit.report.json_report import RunReport
 from dpaudit.report.mathml import claim_math
@@ -216,16 +218,22 @@ def audit_sections(report: RunReport) -> list[dict]:
     whether every point met its expectation; figures are attached by
     :mod:`dpaudit.report.html`."""
     sections: dict[tuple, dict] = {}
+    defaults = {(e.suite, e.audit): e for e in audit_defaults(report.run.records)}
     for record in report.run.records:
         key = _audit_key(record)
         if key not in sections:
             claim = record.claim or {}
+            defaulted = defaults.get((record.suite, record.audit))
+            given = ", ".join(f"{k} = {number(v) if not isinstance(v, str) else v}"
+                              for k, v in record.parameters.items())
             sections[key] = {
                 "id": _audit_anchor(record), "suite": record.suite,
                 "suite_file": record.suite_file, "audit": record.audit,
                 "mechanism": record.mechanism,
-                "parameters": ", ".join(f"{k} = {number(v) if not isinstance(v, str) else v}"
-                                        for k, v in record.parameters.items()) or "—",
+                "parameters": given or ("" if defaulted else "—"),
+                # name = value of each parameter left at its default, shown marked "default"
+                "defaulted": [] if defaulted is None else
+                [f"{name} = {text}" for name, text in defaulted.texts().items()],
                 "claim_text": claim.get("text") or "—", "notion": claim.get("notion"),
                 "math": claim_math(claim),
                 "substitutions": ", ".join(f"{k} = {number(v)}" for k, v in

@@ -10,10 +10,12 @@ cannot disagree.  Layout, most important first:
 2. unmet expectations, then errors — one line per distinct (suite, audit, message), not one
    per δ — then the certified violations as a compact table, then the exact violations that
    could not be certified;
-3. the full table (one row per certificate: audit × pair × δ or α) and the suites' Bonferroni
+3. the parameters the audits left at their mechanisms' defaults (a row per audit; inside
+   ``<details>`` when more than :data:`~dpaudit.audit.defaults.MAX_AUDIT_LINES` audits do);
+4. the full table (one row per certificate: audit × pair × δ or α) and the suites' Bonferroni
    families inside ``<details>`` (a blank line after ``<summary>`` so GitHub renders the
    Markdown table inside);
-4. figures and closed-form series.
+5. figures and closed-form series.
 
 Vocabulary: a **certificate** is one record (``report.summary.certificates``); a **test** is
 one curve certificate, a member of its suite's Bonferroni family
@@ -35,6 +37,7 @@ import math
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
+from dpaudit.audit.defaults import MAX_AUDIT_LINES, audit_defaults
 from dpaudit.audit.records import CertificateRecord
 from dpaudit.atomic import write_text_atomic
 from dpaudit.report.json_report import RunReport
@@ -226,6 +229,21 @@ def _violations(report: RunReport) -> list[str]:
     return lines
 
 
+def _defaults(report: RunReport) -> list[str]:
+    """One line per audit that left parameters at their defaults (none for records of a file
+    written before they were recorded)."""
+    entries = audit_defaults(report.records)
+    if not entries:
+        return []
+    table = ["| audit | left at the mechanism's default |", "|---|---|",
+             *(f"| `{e.suite}` / `{e.audit}` | {_cell(e.text())} |" for e in entries), ""]
+    title = (f"Parameters left at their defaults ({len(entries)} "
+             f"audit{'' if len(entries) == 1 else 's'}: not set in the suite file)")
+    if len(entries) <= MAX_AUDIT_LINES:
+        return [f"### {title}", "", *table]
+    return [f"<details><summary>{title}</summary>", "", *table, "</details>", ""]
+
+
 def _full_table(report: RunReport) -> list[str]:
     run, records = report.run, report.records
     lines = [f"<details><summary>All {len(records)} certificates ({report.summary.audits} "
@@ -306,8 +324,8 @@ def _figures_and_series(report: RunReport, out_dir) -> list[str]:
 
 def render_markdown(report: RunReport, *, out_dir: str | Path | None = None) -> str:
     """The summary.md text of a run report (layout and ``out_dir`` in the module docstring)."""
-    lines = (_header(report) + _problems(report) + _violations(report) + _full_table(report)
-             + _figures_and_series(report, out_dir))
+    lines = (_header(report) + _problems(report) + _violations(report) + _defaults(report)
+             + _full_table(report) + _figures_and_series(report, out_dir))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

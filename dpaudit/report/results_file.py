@@ -50,6 +50,9 @@ layout; schema 3 splits ``audits`` into ``points`` + ``certificates`` and adds t
         {"suite": "classic", "suite_file": "audits/classic.toml",
          "audit": "laplace-eps1", "audit_index": 0,
          "mechanism": "laplace", "parameters": {"epsilon": 1.0},
+         "defaulted_parameters": {"sensitivity": 1.0},  # what params left at the
+                                                   #   mechanism's defaults ({}: none); absent
+                                                   #   in files written before it existed
          "claim": {...},                           # Claim.to_dict(): notion, parameters, text,
                                                    #   sympy expression, latex, substitutions
          "pair": {"name": ..., "d0": ..., "d1": ..., "description": ...},  # NeighbourPair.to_dict()
