@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from support import alive, descendants
+
 SUITE = """
 [suite]
 name = "long"
@@ -33,40 +35,10 @@ params = { epsilon = 2.0 }
 """
 
 
-def children() -> dict[int, int]:
-    """pid -> parent pid of every process (Linux /proc)."""
-    table = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as fh:
-                    table[int(name)] = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                pass
-    return table
 
 
-def descendants(pid: int) -> set[int]:
-    table, found, frontier = children(), set(), [pid]
-    while frontier:
-        parent = frontier.pop()
-        for child, ppid in table.items():
-            if ppid == parent and child not in found:
-                found.add(child)
-                frontier.append(child)
-    return found
 
 
-def alive(pids) -> set[int]:
-    out = set()
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    out.add(pid)
-        except OSError:
-            pass
-    return out
 
 
 @pytest.mark.slow

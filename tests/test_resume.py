@@ -4,8 +4,8 @@ it with the numbers an uninterrupted run gives (issue 17 items 2 and 3)."""
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,6 +19,7 @@ from dpaudit.audit.progress import RunProgress
 from dpaudit.audit.runner import RunInterrupted, run_suites
 from dpaudit.cli import main
 from dpaudit.report.results_file import read_document, read_report
+from support import without_timings
 
 SUITE = """
 [suite]
@@ -64,13 +65,6 @@ def slow_suite(tmp_path: Path, audits: int = 8) -> Path:
     return path
 
 
-def without_timings(value):
-    """Records (or any JSON) without timings: what an identical run reproduces."""
-    if isinstance(value, dict):
-        return {k: without_timings(v) for k, v in value.items() if "seconds" not in k}
-    if isinstance(value, list):
-        return [without_timings(v) for v in value]
-    return value
 
 
 def records(run) -> list:

@@ -25,6 +25,7 @@ import pytest
 from dpaudit.audit import plan_suite, run_suites
 from dpaudit.audit.execute import execute_with_jobs
 from dpaudit.audit.spec import load_suite
+from support import alive, descendants, without_timings
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -87,13 +88,6 @@ def write_suite(tmp_path: Path, audits: list[str], samples: int = 5000) -> Path:
     return suite
 
 
-def without_timings(value):
-    """``value`` with every key that contains "seconds" dropped, at any depth."""
-    if isinstance(value, dict):
-        return {k: without_timings(v) for k, v in value.items() if "seconds" not in k}
-    if isinstance(value, list):
-        return [without_timings(v) for v in value]
-    return value
 
 
 def comparable(records) -> list[dict]:
@@ -230,34 +224,8 @@ def test_a_worker_killed_from_outside_mid_run_costs_no_certificate(tmp_path):
     assert len(seen) == 4
 
 
-def alive(pids) -> set[int]:
-    out = set()
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    out.add(pid)
-        except OSError:
-            pass
-    return out
 
 
-def descendants(pid: int) -> set[int]:
-    table = {}
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{name}/stat") as fh:
-                table[int(name)] = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            pass
-    found, frontier = set(), [pid]
-    while frontier:
-        parent = frontier.pop()
-        for child, ppid in table.items():
-            if ppid == parent and child not in found:
-                found.add(child)
-                frontier.append(child)
-    return found
 
 
 def test_ctrl_c_during_a_retry_stops_everything_at_once(tmp_path):
