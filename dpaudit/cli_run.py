@@ -137,7 +137,7 @@ def cmd_run(args, argv: list[str]) -> int:
             run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
                              progress=progress, on_suite_error=on_suite_error,
                              on_suite_skipped=on_suite_skipped, backend=backend,
-                             only=args.only)
+                             only=args.only, memory_limit=args.memory_limit)
     except (BackendError, SelectionError) as exc:  # e.g. an unreachable scheduler
         progress.close()
         print(f"dpaudit: error: {exc}", file=sys.stderr)

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.audit import sweeps
+from dpaudit.audit.memory import DEFAULT_MEMORY_LIMIT
 from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
 from dpaudit.audit.targets import Target, as_target, for_workers
@@ -82,6 +83,9 @@ class Task:
     sweep_value: Any = None
     sweep_index: int | None = None
     target: Target | None = None  # None: the registered mechanism named ``mechanism``
+    #: bytes: the task is refused when its estimated peak memory exceeds this
+    #: (:mod:`dpaudit.audit.memory`); never changes a number of a task that runs
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
 
     def build_mechanism(self):
         """The mechanism under audit, built in this process (raises ValueError)."""
@@ -175,9 +179,14 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None):
 
 
 def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None,
-               scale: float = 1.0, seed: int | None = None) -> tuple[list[Task], SuiteSummary]:
-    """Tasks of one suite (in a fixed order) and the suite's entry for the report."""
+               scale: float = 1.0, seed: int | None = None, memory_limit: int | None = None
+               ) -> tuple[list[Task], SuiteSummary]:
+    """Tasks of one suite (in a fixed order) and the suite's entry for the report.
+    ``memory_limit`` (bytes, e.g. ``--memory-limit``) overrides the suite's ``memory_limit``,
+    which overrides :data:`~dpaudit.audit.memory.DEFAULT_MEMORY_LIMIT`."""
     suite_seed = suite.seed if seed is None else int(seed)
+    limit = next(v for v in (memory_limit, suite.memory_limit, DEFAULT_MEMORY_LIMIT)
+                 if v is not None)
     planned = []
     for audit in suite.audits:
         for point, params, expect in audit.points():
@@ -213,7 +222,7 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
                 note=audit.note, setup_error=error,
                 sweep_parameter=None if sweep is None else sweep.parameter,
                 sweep_value=None if sweep is None else sweep.values[point],
-                sweep_index=point, target=target))
+                sweep_index=point, target=target, memory_limit=int(limit)))
     info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
                         family_size=family_size, tests=tests,
                         per_certificate_confidence=per_cert,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from dpaudit.audit.execute import Progress
+from dpaudit.audit.memory import parse_memory_size
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.progress import RunCounts, RunProgress, as_run_progress
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
@@ -61,7 +62,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                progress: RunProgress | Progress | None = None,
                on_suite_error: Callable[[SuiteError], None] | None = None,
                on_suite_skipped: Callable[[SuiteSkipped], None] | None = None,
-               backend=None, only: Sequence[str] = ()) -> AuditRun:
+               backend=None, only: Sequence[str] = (),
+               memory_limit: int | str | None = None) -> AuditRun:
     """Load every suite, run every task across ``workers`` processes, judge the audits.
 
     A malformed suite is recorded (``suites[i]["error"]``) and reported through
@@ -76,29 +78,37 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     ``progress`` is a :class:`~dpaudit.audit.progress.RunProgress` or a per-record callable
     (None, the default, is silent).  ``only`` holds ``--only`` glob patterns
     (:mod:`dpaudit.audit.select`): every suite with a selected audit is planned in full (same
-    family, same seeds) and only the selected audits' tasks run.
+    family, same seeds) and only the selected audits' tasks run.  ``memory_limit`` (bytes or
+    a size such as ``"16GB"``, :func:`dpaudit.audit.memory.parse_memory_size`) replaces every
+    suite's ``memory_limit``: a task whose estimated peak memory exceeds it is an ``error``.
 
     Raises:
-      ValueError: an unknown profile.
+      ValueError: an unknown profile, a bad ``memory_limit``.
       dpaudit.audit.select.SelectionError: an ``only`` pattern that matches nothing.
       dpaudit.backends.BackendError: the backend cannot be set up (e.g. an unreachable
         scheduler)."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    if memory_limit is not None:
+        try:
+            memory_limit = parse_memory_size(memory_limit)
+        except ValueError as exc:
+            raise ValueError(f"memory_limit: {exc}") from None
     from dpaudit.backends import resolve_backend
 
     start = time.perf_counter()
     backend, owned = resolve_backend(backend, workers)
     try:
         return _run(backend, paths, samples, profile, seed, as_run_progress(progress),
-                    on_suite_error, on_suite_skipped, start, AuditFilter(tuple(only)))
+                    on_suite_error, on_suite_skipped, start, AuditFilter(tuple(only)),
+                    memory_limit)
     finally:
         if owned:
             backend.close()
 
 
 def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite_error,
-         on_suite_skipped, start, selection: AuditFilter) -> AuditRun:
+         on_suite_skipped, start, selection: AuditFilter, memory_limit=None) -> AuditRun:
     paths = [str(p) for p in paths]
     run = AuditRun(workers=max(1, backend.workers), profile=profile, samples_override=samples,
                    seed_override=seed, backend=backend.describe(), only=selection.patterns)
@@ -139,7 +149,8 @@ def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite
         began = time.perf_counter()
         try:
             suite_tasks, info = plan_suite(entry, index, samples=samples,
-                                           scale=PROFILES[profile], seed=seed)
+                                           scale=PROFILES[profile], seed=seed,
+                                           memory_limit=memory_limit)
         except SuiteError as exc:  # e.g. a [suite] family_size smaller than its tests
             run.suites.append(SuiteSummary.failed(entry.path, str(exc)))
             if on_suite_error:
