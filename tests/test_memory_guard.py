@@ -20,7 +20,6 @@ from dpaudit.audit.runner import run_suites
 from dpaudit.audit.spec import SuiteError, load_suite
 from dpaudit.cli import main
 from dpaudit.mechanisms.registry import create_mechanism
-from dpaudit.mechanisms.sparse_vector.exact import pattern_count, svt_patterns
 from dpaudit.report.results_file import read_report
 
 SUITE = """
@@ -140,6 +139,8 @@ def test_the_limit_reaches_every_task(tmp_path):
 
 
 def test_output_spaces_count_what_the_exact_laws_hold():
+    from dpaudit.mechanisms.sparse_vector.exact import pattern_count, svt_patterns
+
     rr = create_mechanism("randomized-response", k=1000)
     assert rr.output_space(0, 1).outcomes == rr.log_probabilities(0).size == 1000
     ex = create_mechanism("exponential")
@@ -221,3 +222,29 @@ def test_the_estimate_is_within_a_stated_factor_of_the_measured_peak(kind, value
     numbers = json.loads(out.stdout.strip().splitlines()[-1])
     ratio = numbers["estimate"] / numbers["peak"]
     assert 0.8 <= ratio <= 2.0, numbers
+
+
+def test_the_dense_exact_curve_of_a_sweep_is_guarded_too(tmp_path):
+    from dpaudit.audit.plan import plan_jobs
+    from dpaudit.audit.sweeps import dense_exact_job
+
+    out = dense_exact_job("randomized-response", {}, "k", [2, 10**8], 0, None, (0.0,),
+                          DEFAULT_MEMORY_LIMIT)
+    assert [row[0] for row in out["rows"]] == [2]
+    assert len(out["errors"]) == 1 and "k=100000000: MemoryLimitError" in out["errors"][0]
+    assert out["seconds"] < 1.0
+    path = tmp_path / "sweep.toml"
+    path.write_text(textwrap.dedent("""
+        [suite]
+        samples = 2000
+        memory_limit = "1GiB"
+        [[audit]]
+        name = "rr"
+        mechanism = "randomized-response"
+        sweep = { k = [2, 4] }
+        exact_points = 3
+        """), encoding="utf-8")
+    suite = load_suite(path)
+    tasks, _ = plan_suite(suite)
+    jobs, _ = plan_jobs([suite], tasks)
+    assert jobs and {args[-1] for _, args in jobs} == {GIB}

@@ -33,7 +33,9 @@ fresh processes on the CI machine, Python 3, numpy, scipy, scikit-learn):
 
 A task whose estimate exceeds its limit is refused by :func:`check_task_memory` with a
 :class:`MemoryLimitError` — the task's records become ``error`` records; the other tasks
-run.  The limit (:data:`DEFAULT_MEMORY_LIMIT` = 4 GiB) is per task, never divided by the
+run.  The dense exact ε of a sweep's figure (no sampling) is checked on the output space
+alone (:func:`check_output_space`): a refused value is missing from the figure, with the
+error in its job's errors.  The limit (:data:`DEFAULT_MEMORY_LIMIT` = 4 GiB) is per task, never divided by the
 number of workers, so that whether an audit runs cannot depend on how many workers there are.
 It is 1/6 of the 24 GiB CI machine: its 2 workers at the limit, plus the main process, fit in
 less than half of it.  Users raise it with ``dpaudit run --memory-limit 16GB``, a ``[suite]
@@ -152,6 +154,16 @@ def check_task_memory(estimate: MemoryEstimate, limit: int) -> None:
             f"[suite] memory_limit (memory_limit= in the Python API)")
 
 
+def check_output_space(mechanism, d0, d1, limit: int) -> None:
+    """For work that evaluates the exact law without sampling (the dense exact ε of a
+    sweep's figure): raise :class:`MemoryLimitError` when BASELINE_BYTES plus the
+    mechanism's enumerated output space exceeds ``limit`` bytes."""
+    space = mechanism.output_space(d0, d1)
+    if space is not None:
+        check_task_memory(MemoryEstimate(getattr(mechanism, "name", type(mechanism).__name__),
+                                         1, 0, 0.0, space, BASELINE_BYTES + space.bytes), limit)
+
+
 __all__ = ["BASELINE_BYTES", "DEFAULT_MEMORY_LIMIT", "MIN_MEMORY_LIMIT", "MemoryEstimate",
-           "MemoryLimitError", "SIZE_FORMAT", "VALUE_BYTES", "check_task_memory",
+           "MemoryLimitError", "SIZE_FORMAT", "VALUE_BYTES", "check_output_space", "check_task_memory",
            "estimate_task_memory", "format_bytes", "parse_memory_size"]

@@ -245,6 +245,8 @@ def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list
             pair_indices = sorted({t.pair_index for t in tasks
                                    if t.suite_file == suite.path
                                    and t.audit_index == audit.index and t.pair is not None})
+            limit = next((t.memory_limit for t in tasks if t.suite_file == suite.path
+                          and t.audit_index == audit.index), DEFAULT_MEMORY_LIMIT)
             for j in pair_indices:
                 explicit = None
                 if audit.pairs != "worst-case":
@@ -255,7 +257,8 @@ def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list
                                  (for_workers(audit.target or Target(audit.mechanism)),
                                   dict(audit.params),
                                   audit.sweep.parameter,
-                                  values[c:c + DENSE_CHUNK], j, explicit, audit.deltas)))
+                                  values[c:c + DENSE_CHUNK], j, explicit, audit.deltas,
+                                  limit)))
                     keys.append(("dense", suite.path, audit.index, j, audit.deltas))
         for spec in suite.series:
             jobs.append((sweeps.series_job, (suite.name, suite.path, spec)))
