@@ -62,6 +62,15 @@ def _int_at_least(minimum: int, what: str, maximum: int | None = None):
     return parse
 
 
+def _memory_size(text: str) -> int:
+    """``--memory-limit``: a size such as ``16GB`` (:func:`dpaudit.audit.memory.parse_memory_size`)."""
+    from dpaudit.audit.memory import parse_memory_size
+    try:
+        return parse_memory_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None  # argparse names the option
+
+
 def _output_directory(text: str) -> str:
     """``--out``: a directory path that is not empty (``--out ""`` would write into the
     current directory) and is not an existing file."""
@@ -108,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--oversubscribe", action="store_true",
                      help="allow --workers above the number of cores (by default it is capped "
                           "there: more processes only compete for the cores and memory)")
+    run.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
+                     help="refuse (as an error) an audit whose estimated peak memory exceeds "
+                          "SIZE, e.g. 16GB or 512MiB (default 4GiB; overrides [suite] "
+                          "memory_limit)")
     run.add_argument("--only", action="append", default=[], metavar="PATTERN",
                      help="run only audits matching this glob on SUITE/AUDIT or AUDIT, e.g. "
                           "'classic/laplace-*' (repeatable); numbers equal the full run's")

@@ -161,7 +161,7 @@ def cmd_run(args, argv: list[str]) -> int:
                              progress=progress, on_suite_error=on_suite_error,
                              on_suite_skipped=on_suite_skipped, backend=backend,
                              only=args.only, journal=out / JOURNAL_NAME, resume=args.resume,
-                             on_started=on_started)
+                             on_started=on_started, memory_limit=args.memory_limit)
     except (BackendError, SelectionError, ResumeError) as exc:  # e.g. an unreachable scheduler
         progress.close()
         print(f"dpaudit: error: {exc}", file=sys.stderr)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from dpaudit.audit.explain import explain_point
+from dpaudit.audit.memory import parse_memory_size
 from dpaudit.audit.plan import plan_suite
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
 from dpaudit.audit.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, EXPECTATIONS,
@@ -78,7 +79,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     samples: int = DEFAULT_SAMPLES, confidence: float = DEFAULT_CONFIDENCE,
                     seed: int = DEFAULT_SEED, workers: int = 1, expect: str = "consistent",
                     distinguisher: str = "auto", white_box: bool = True,
-                    name: str | None = None, backend=None) -> AuditResult:
+                    name: str | None = None, backend=None,
+                    memory_limit: int | str | None = None) -> AuditResult:
     """Audit a mechanism against its own claim.
 
     Args:
@@ -97,6 +99,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
         :class:`dpaudit.backends.Backend`, a ``distributed.Client``, a Dask scheduler address
         ``"tcp://HOST:PORT"``, or ``"local:N"`` (a Dask LocalCluster of N worker processes,
         started and closed by this call); the numbers do not depend on it.
+      memory_limit: refuse (as an ``error`` record) a test whose estimated peak memory exceeds
+        this: bytes or a size such as ``"16GB"`` (default 4 GiB, :mod:`dpaudit.audit.memory`).
 
     Returns:
       An :class:`AuditResult`.
@@ -114,14 +118,15 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
     params = dict(params or {})
     target.build(params).claim()  # fail here, with a clear message, rather than per task
     return _run(target, params, pairs, delta, alphas, samples, confidence, seed, workers,
-                expect, distinguisher, white_box, name, backend)
+                expect, distinguisher, white_box, name, backend, memory_limit)
 
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
                   delta: float | Iterable[float] = 0.0, samples: int = DEFAULT_SAMPLES,
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
                   workers: int = 1, expect: str = "consistent", distinguisher: str = "auto",
-                  name: str | None = None, backend=None) -> AuditResult:
+                  name: str | None = None, backend=None,
+                  memory_limit: int | str | None = None) -> AuditResult:
     """Audit a plain sampler ``sampler(dataset, n, rng) -> n outputs`` against a claim.
 
     Args:
@@ -131,7 +136,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
       pairs: neighbouring pairs (required): ``NeighbourPair``\\ s, ``(d0, d1)`` tuples or
         dicts with ``d0``, ``d1`` (and ``name``).
       epsilon: shorthand claim: ε-DP, or (ε, δ)-DP when ``delta`` is a positive number.
-      delta, samples, confidence, seed, workers, expect, backend: as in
+      delta, samples, confidence, seed, workers, expect, backend, memory_limit: as in
         :func:`audit_mechanism`.
 
     Returns:
@@ -159,7 +164,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         check_sampler(sampler, label)
         target = Target(label, SAMPLER, "", claim, sampler)
     return _run(target, {}, pairs, delta, (), samples, confidence, seed, workers, expect,
-                distinguisher, False, name, backend)
+                distinguisher, False, name, backend, memory_limit)
 
 
 def _pairs(pairs) -> str | tuple[PairSpec, ...]:
@@ -202,8 +207,13 @@ def _check(samples, confidence, seed, workers, expect, deltas) -> None:
 
 
 def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed, workers,
-         expect, distinguisher, white_box, name, backend=None) -> AuditResult:
+         expect, distinguisher, white_box, name, backend=None, memory_limit=None) -> AuditResult:
     deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
+    if memory_limit is not None:
+        try:
+            memory_limit = parse_memory_size(memory_limit)
+        except ValueError as exc:
+            raise ValueError(f"memory_limit: {exc}") from None
     _check(samples, float(confidence) if isinstance(confidence, int) else confidence, seed,
            workers, expect, deltas)
     audit = AuditSpec(index=0, name=name or target.reference, mechanism=target.reference,
@@ -212,7 +222,8 @@ def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed
                       alphas=tuple(float(a) for a in alphas), distinguisher=distinguisher,
                       white_box=white_box, target=target)
     suite = Suite(path=PYTHON_SUITE, name=name or target.reference,
-                  confidence=float(confidence), samples=samples, seed=seed, audits=(audit,))
+                  confidence=float(confidence), samples=samples, seed=seed, audits=(audit,),
+                  memory_limit=memory_limit)
     tasks, info = plan_suite(suite)
     runner, owned = resolve_backend(backend, workers)
     try:

@@ -25,6 +25,7 @@ from typing import Callable
 
 import numpy as np
 
+from dpaudit.audit.memory import check_task_memory, estimate_task_memory
 from dpaudit.audit.plan import Task
 from dpaudit.audit.pool_retry import WorkerDied, describe_exit, run_calls
 from dpaudit.audit.records import CertificateRecord, describe_exception
@@ -103,6 +104,10 @@ def _measure(task: Task, found: list[dict], counter: EventCounter | None = None
     if not is_pair:
         raise ValueError(f"pair {task.pair.name!r} is not neighbouring for "
                          f"{task.mechanism} ({mechanism.neighbouring}): {reason}")
+    # before any large allocation (sampling, exact ε): refuse a task too large for memory
+    check_task_memory(estimate_task_memory(mechanism, d0, d1, samples=task.samples,
+                                           seed=task.seed, name=task.mechanism),
+                      task.memory_limit)
     common = dict(deltas=task.deltas, alphas=task.alphas, samples=task.samples,
                   confidence=task.per_certificate_confidence, counter=counter)
     # mechanisms whose sampler *is* the implementation (library adapters, the floating-point

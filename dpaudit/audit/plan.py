@@ -44,6 +44,7 @@ import numpy as np
 
 from dpaudit.audit import sweeps
 from dpaudit.audit.defaults import defaulted_values
+from dpaudit.audit.memory import DEFAULT_MEMORY_LIMIT
 from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
 from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
 from dpaudit.audit.targets import Target, as_target, for_workers
@@ -85,6 +86,9 @@ class Task:
     target: Target | None = None  # None: the registered mechanism named ``mechanism``
     #: the parameters ``params`` leaves at their defaults, name → value (plain JSON)
     defaulted_parameters: dict = field(default_factory=dict)
+    #: bytes: the task is refused when its estimated peak memory exceeds this
+    #: (:mod:`dpaudit.audit.memory`); never changes a number of a task that runs
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
 
     def build_mechanism(self):
         """The mechanism under audit, built in this process (raises ValueError)."""
@@ -200,9 +204,14 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None) -> PointSetup:
 
 
 def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None,
-               scale: float = 1.0, seed: int | None = None) -> tuple[list[Task], SuiteSummary]:
-    """Tasks of one suite (in a fixed order) and the suite's entry for the report."""
+               scale: float = 1.0, seed: int | None = None, memory_limit: int | None = None
+               ) -> tuple[list[Task], SuiteSummary]:
+    """Tasks of one suite (in a fixed order) and the suite's entry for the report.
+    ``memory_limit`` (bytes, e.g. ``--memory-limit``) overrides the suite's ``memory_limit``,
+    which overrides :data:`~dpaudit.audit.memory.DEFAULT_MEMORY_LIMIT`."""
     suite_seed = suite.seed if seed is None else int(seed)
+    limit = next(v for v in (memory_limit, suite.memory_limit, DEFAULT_MEMORY_LIMIT)
+                 if v is not None)
     planned = []
     for audit in suite.audits:
         for point, params, expect in audit.points():
@@ -240,7 +249,7 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
                 sweep_parameter=None if sweep is None else sweep.parameter,
                 sweep_value=None if sweep is None else sweep.values[point],
                 sweep_index=point, target=target,
-                defaulted_parameters=dict(defaulted)))
+                defaulted_parameters=dict(defaulted), memory_limit=int(limit)))
     info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
                         family_size=family_size, tests=tests,
                         per_certificate_confidence=per_cert,
@@ -263,6 +272,8 @@ def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list
             pair_indices = sorted({t.pair_index for t in tasks
                                    if t.suite_file == suite.path
                                    and t.audit_index == audit.index and t.pair is not None})
+            limit = next((t.memory_limit for t in tasks if t.suite_file == suite.path
+                          and t.audit_index == audit.index), DEFAULT_MEMORY_LIMIT)
             for j in pair_indices:
                 explicit = None
                 if audit.pairs != "worst-case":
@@ -273,7 +284,8 @@ def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list
                                  (for_workers(audit.target or Target(audit.mechanism)),
                                   dict(audit.params),
                                   audit.sweep.parameter,
-                                  values[c:c + DENSE_CHUNK], j, explicit, audit.deltas)))
+                                  values[c:c + DENSE_CHUNK], j, explicit, audit.deltas,
+                                  limit)))
                     keys.append(("dense", suite.path, audit.index, j, audit.deltas))
         for spec in suite.series:
             jobs.append((sweeps.series_job, (suite.name, suite.path, spec)))

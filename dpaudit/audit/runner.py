@@ -37,6 +37,7 @@ from typing import Callable, Iterable, Sequence
 from dpaudit.audit.defaults import audit_defaults
 from dpaudit.audit.execute import Progress
 from dpaudit.audit.journal import FinishedTest, RunFingerprint, RunJournal, test_key
+from dpaudit.audit.memory import parse_memory_size
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.progress import RunCounts, RunProgress, as_run_progress
 from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
@@ -104,7 +105,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                on_suite_skipped: Callable[[SuiteSkipped], None] | None = None,
                backend=None, only: Sequence[str] = (), journal: str | Path | None = None,
                resume: bool = False,
-               on_started: Callable[[AuditRun], None] | None = None) -> AuditRun:
+               on_started: Callable[[AuditRun], None] | None = None,
+               memory_limit: int | str | None = None) -> AuditRun:
     """Load every suite, run every task across ``workers`` processes, judge the audits.
 
     A malformed suite is recorded (``suites[i]["error"]``) and reported through
@@ -119,7 +121,9 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     ``progress`` is a :class:`~dpaudit.audit.progress.RunProgress` or a per-record callable
     (None, the default, is silent).  ``only`` holds ``--only`` glob patterns
     (:mod:`dpaudit.audit.select`): every suite with a selected audit is planned in full (same
-    family, same seeds) and only the selected audits' tasks run.
+    family, same seeds) and only the selected audits' tasks run.  ``memory_limit`` (bytes or
+    a size such as ``"16GB"``, :func:`dpaudit.audit.memory.parse_memory_size`) replaces every
+    suite's ``memory_limit``: a task whose estimated peak memory exceeds it is an ``error``.
 
     ``journal`` (a file path; None: no journal) journals every finished test
     (:mod:`dpaudit.audit.journal`); with ``resume`` the journal of an interrupted run of the
@@ -129,7 +133,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     a run killed outright leaves reports that say so rather than the previous run's.
 
     Raises:
-      ValueError: an unknown profile.
+      ValueError: an unknown profile, a bad ``memory_limit``.
       dpaudit.audit.select.SelectionError: an ``only`` pattern that matches nothing.
       dpaudit.backends.BackendError: the backend cannot be set up (e.g. an unreachable
         scheduler).
@@ -138,6 +142,11 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
       OSError: the journal cannot be written."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
+    if memory_limit is not None:
+        try:
+            memory_limit = parse_memory_size(memory_limit)
+        except ValueError as exc:
+            raise ValueError(f"memory_limit: {exc}") from None
     from dpaudit.backends import resolve_backend
 
     start = time.perf_counter()
@@ -145,7 +154,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     try:
         return _run(backend, paths, samples, profile, seed, as_run_progress(progress),
                     on_suite_error, on_suite_skipped, start, AuditFilter(tuple(only)),
-                    journal, resume, on_started)
+                    journal, resume, on_started, memory_limit)
     finally:
         if owned:
             backend.close()
@@ -153,7 +162,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
 
 def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite_error,
          on_suite_skipped, start, selection: AuditFilter, journal, resume,
-         on_started) -> AuditRun:
+         on_started, memory_limit) -> AuditRun:
     paths = _distinct_files([str(p) for p in paths])
     journalled = _JournalSlot()
     if journal is not None:
@@ -170,7 +179,7 @@ def _run(backend, paths, samples, profile, seed, reporter: RunProgress, on_suite
     try:
         return _run_journalled(backend, paths, samples, profile, seed, reporter,
                                on_suite_error, on_suite_skipped, start, selection, journalled,
-                               on_started)
+                               on_started, memory_limit)
     finally:
         if journalled.book is not None:
             journalled.book.close()
@@ -185,7 +194,7 @@ class _JournalSlot:
 
 def _run_journalled(backend, paths, samples, profile, seed, reporter: RunProgress,
                     on_suite_error, on_suite_skipped, start, selection: AuditFilter,
-                    journalled: _JournalSlot, on_started) -> AuditRun:
+                    journalled: _JournalSlot, on_started, memory_limit) -> AuditRun:
     run = AuditRun(workers=max(1, backend.workers), profile=profile, samples_override=samples,
                    seed_override=seed, backend=backend.describe(), only=selection.patterns)
     reporter.planning(paths)
@@ -225,7 +234,8 @@ def _run_journalled(backend, paths, samples, profile, seed, reporter: RunProgres
         began = time.perf_counter()
         try:
             suite_tasks, info = plan_suite(entry, index, samples=samples,
-                                           scale=PROFILES[profile], seed=seed)
+                                           scale=PROFILES[profile], seed=seed,
+                                           memory_limit=memory_limit)
         except SuiteError as exc:  # e.g. a [suite] family_size smaller than its tests
             run.suites.append(SuiteSummary.failed(entry.path, str(exc)))
             if on_suite_error:

@@ -19,6 +19,8 @@ Format::
                                      # the number of tests the file plans
     samples = 200000                 # per side; default for the audits below
     seed = 20261122                  # default 0
+    memory_limit = "16GB"            # optional: refuse a task whose estimated peak memory
+                                     # exceeds this (default 4 GiB; dpaudit.audit.memory)
     requires = ["diffprivlib"]       # optional: libraries that must import, else the suite
                                      # is skipped (dpaudit.audit.requires)
 
@@ -97,6 +99,7 @@ from dpaudit.mechanisms.capabilities import ClosedFormSeries
 from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
                                        check_keys, delta_value, is_int, is_number, parse_sweep,
                                        read_min_samples, read_samples, read_string)
+from dpaudit.audit.memory import SIZE_FORMAT, parse_memory_size
 from dpaudit.audit.requires import check_requires
 from dpaudit.audit.spec_targets import check_mechanism, parse_target
 from dpaudit.audit.suite_io import read_toml
@@ -109,7 +112,7 @@ DEFAULT_SEED = 0
 
 _TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "description",
-               "requires"}
+               "requires", "memory_limit"}
 _AUDIT_KEYS = {"name", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
                "min_samples", "alphas", "distinguisher", "white_box", "sweep", "exact_points"}
 _SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
@@ -187,6 +190,7 @@ class Suite:
     description: str = ""
     series: tuple[SeriesSpec, ...] = ()
     family_size: int | None = None  # fixed number of error-budget shares, or None: one per test
+    memory_limit: int | None = None  # bytes per task (dpaudit.audit.memory), or None: default
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -227,6 +231,12 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     if family_size is not None and (not is_int(family_size) or family_size < 1):
         raise where.error("family_size", "a positive integer (the number of equal shares of "
                                          "the error budget)", family_size)
+    memory_limit = suite_table.get("memory_limit")
+    if memory_limit is not None:
+        try:
+            memory_limit = parse_memory_size(memory_limit)
+        except ValueError:
+            raise where.error("memory_limit", SIZE_FORMAT, memory_limit) from None
 
     audits_raw = data.get("audit")
     if audits_raw is None:
@@ -258,7 +268,7 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
 
     return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
                  seed=seed, audits=tuple(audits), description=description,
-                 series=tuple(series), family_size=family_size)
+                 series=tuple(series), family_size=family_size, memory_limit=memory_limit)
 
 
 def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpec:

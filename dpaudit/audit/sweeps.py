@@ -49,9 +49,12 @@ def dense_values(values, count: int) -> list:
 
 
 def dense_exact_job(mechanism, params: dict, parameter: str, values: list, pair_index: int,
-                    explicit_pair, deltas: tuple) -> dict:
+                    explicit_pair, deltas: tuple, memory_limit: int | None = None) -> dict:
     """Exact ε (and the claimed ε) at each δ for every value of the swept parameter
-    (``mechanism``: a registry name or a :class:`~dpaudit.audit.targets.Target`)."""
+    (``mechanism``: a registry name or a :class:`~dpaudit.audit.targets.Target`); a value
+    whose enumerated output space would exceed ``memory_limit`` bytes is an error instead
+    (:func:`dpaudit.audit.memory.check_output_space`)."""
+    from dpaudit.audit.memory import check_output_space
     from dpaudit.audit.targets import as_target
 
     start = time.perf_counter()
@@ -63,6 +66,8 @@ def dense_exact_job(mechanism, params: dict, parameter: str, values: list, pair_
                 mech.worst_case_pairs()[pair_index]
             d0, d1 = mech.validate_dataset(pair.d0), mech.validate_dataset(pair.d1)
             claim = mech.claim()
+            if memory_limit is not None:
+                check_output_space(mech, d0, d1, memory_limit)
             exact = [mech.exact_epsilon(d0, d1, d) for d in deltas]
             rows.append([value, [_finite(claim.epsilon(d)) for d in deltas],
                          [_finite(e) for e in exact]])

@@ -120,6 +120,15 @@ def _entropy(seed) -> int:
     return int(seed)
 
 
+def selection_size(samples: int, width: int, selection_fraction: float = 0.2,
+                   max_selection: int = 1_000_000) -> int:
+    """Outputs per side in the selection split: ``selection_fraction × samples``, at least
+    100, leaving at least 100 to certify, at most ``max_selection``, and at most
+    :data:`MAX_SELECTION_VALUES` values in all for outputs of ``width`` values each."""
+    n_sel = max(100, int(round(selection_fraction * samples)))
+    return min(n_sel, samples - 100, max_selection, max(100, MAX_SELECTION_VALUES // width))
+
+
 def _fit_statistics(distinguisher, sel0, sel1, *, log_density, d0, d1, seed,
                     representation=False):
     """The statistics a distinguisher uses, fitted on the selection split."""
@@ -204,8 +213,7 @@ def estimate_privacy_curve_lower_bound(
     if ignores_rng(sampler, d0, entropy):
         warnings.warn(IGNORES_RNG, RuntimeWarning, stacklevel=2)
     width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
-    n_sel = max(100, int(round(selection_fraction * samples)))
-    n_sel = min(n_sel, samples - 100, max_selection, max(100, MAX_SELECTION_VALUES // width))
+    n_sel = selection_size(samples, width, selection_fraction, max_selection)
     n_cert = samples - n_sel
     sel0 = draw_stream(sampler, d0, Stream(entropy, SELECTION, 0, n_sel), side="d0")
     sel1 = draw_stream(sampler, d1, Stream(entropy, SELECTION, 1, n_sel), side="d1")
@@ -320,4 +328,4 @@ class _Squeezed:
 
 
 __all__ = ["estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
-           "PrivacyCurveLowerBound", "RenyiLowerBound", "DISTINGUISHERS"]
+           "selection_size", "PrivacyCurveLowerBound", "RenyiLowerBound", "DISTINGUISHERS"]

@@ -20,7 +20,10 @@ and has, with defaults a mechanism overrides where it knows more,
   (possibly ``math.inf``; ``literature`` says where it comes from); ``None`` for correct ones;
 * ``exact_epsilon(d0, d1, delta)`` — the exact ε of the pair at δ when the output laws are
   known in closed form, ``None`` otherwise;
-* ``validate_dataset(dataset)`` — a clear ``ValueError`` naming the problem for bad input.
+* ``validate_dataset(dataset)`` — a clear ``ValueError`` naming the problem for bad input;
+* ``output_space(d0, d1)`` — the finite output space its exact law enumerates for the pair
+  (:class:`~dpaudit.mechanisms.output_space.OutputSpace`), when its size is a parameter, so
+  the audit can refuse a task too large for memory before allocating it; ``None`` otherwise.
 
 Parameters are declared once, as :class:`~dpaudit.mechanisms.parameters.Parameter` class
 attributes; ``Mechanism.__init__`` validates them and ``derive()`` computes what follows from
@@ -42,6 +45,7 @@ import sympy as sp
 
 from dpaudit.claims import Claim, iter_claims
 from dpaudit.mechanisms.noise import NOISE_LAWS, Noise
+from dpaudit.mechanisms.output_space import OutputSpace
 from dpaudit.mechanisms.parameters import Parameter, bind_parameters, declared_parameters
 from dpaudit.neighbours.pairs import NeighbourPair
 from dpaudit.neighbours.relations import NeighbourRelation
@@ -187,6 +191,13 @@ class Mechanism(abc.ABC):
         """Return the dataset as the mechanism uses it, or raise ValueError naming the problem."""
         return dataset
 
+    def output_space(self, d0, d1) -> OutputSpace | None:
+        """The output space the exact law of the (validated) pair enumerates — arrays with one
+        entry per outcome in ``exact_epsilon``, ``log_density`` or ``exact_renyi`` — when its
+        size grows with a parameter or the datasets; ``None`` (the default) when nothing
+        grows.  Cheap: it must not build the arrays it counts."""
+        return None
+
     def claimed_value(self, name: str) -> float:
         """The value the claim states for the noise parameter ``name``: the claim's equation
         ``name = formula`` evaluated at the claim's other substitutions (so not the attribute
@@ -246,5 +257,5 @@ def claimed_value(claim: Claim, name: str) -> float:
     return fallback
 
 
-__all__ = ["Mechanism", "NOISE_LAWS", "NeighbourPair", "NeighbourRelation", "Noise", "Parameter",
-           "claimed_value"]
+__all__ = ["Mechanism", "NOISE_LAWS", "NeighbourPair", "NeighbourRelation", "Noise", "OutputSpace",
+           "Parameter", "claimed_value"]

@@ -13,7 +13,7 @@ from scipy.special import log_softmax
 from dpaudit import validation
 from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import discrete_epsilon
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, OutputSpace, Parameter
 from dpaudit.mechanisms.capabilities import (CalibratedNoise, GreyBoxQuery, LogDensity,
                                              SearchableDatasets)
 from dpaudit.mechanisms.classic.common import EPSILON_PARAMETER, EXPONENTIAL_BETA, bounded_records
@@ -106,6 +106,11 @@ class ExponentialMechanism(LogDensity, CalibratedNoise, GreyBoxQuery, Searchable
             g = rng.gumbel(size=(stop - start, scores.size))
             out[start:stop] = np.argmax(scores + g, axis=1)
         return out
+
+    def output_space(self, d0, d1) -> OutputSpace:
+        """m outcomes, one per candidate (the length of the utility vectors)."""
+        m = max(np.size(d0), np.size(d1))
+        return OutputSpace(m, f"m = {m} candidates")
 
     def log_density(self, dataset, outputs) -> np.ndarray:
         return self.log_probabilities(dataset)[np.asarray(outputs, dtype=np.int64)]

@@ -13,7 +13,7 @@ import numpy as np
 from dpaudit import validation
 from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import discrete_epsilon
-from dpaudit.mechanisms.base import NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.base import NeighbourPair, Noise, OutputSpace, Parameter
 from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
 from dpaudit.mechanisms.classic.common import GEOMETRIC_ALPHA, BoundedSumMechanism, bounded_records
 from dpaudit.neighbours import NeighbourRelation, add_remove_one
@@ -77,6 +77,12 @@ class GeometricMechanism(LogDensity, CalibratedNoise, BoundedSumMechanism):
         y = np.asarray(outputs, dtype=float)
         a = self.alpha
         return math.log1p(-a) - math.log1p(a) + np.abs(y - self.query(dataset)) * math.log(a)
+
+    def output_space(self, d0, d1) -> OutputSpace:
+        """s + 1 grouped outcomes (y ≤ 0, y = 1..s−1, y ≥ s) for a shift s = |q(d0) − q(d1)|
+        of the sums (up to Δ for neighbours, more for a pair that is not)."""
+        s = abs(self.query(d0) - self.query(d1))
+        return OutputSpace(s + 1, f"{s + 1} grouped outcomes (a shift of {s} between the sums)")
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0) -> float:
         s = abs(self.query(d0) - self.query(d1))

@@ -13,7 +13,7 @@ import numpy as np
 from dpaudit import validation
 from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import discrete_epsilon
-from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, OutputSpace, Parameter
 from dpaudit.mechanisms.capabilities import (CalibratedNoise, DeterministicQuery, LogDensity,
                                              SearchableDatasets)
 from dpaudit.mechanisms.classic.common import (EPSILON_PARAMETER, RR_P_OTHER, RR_P_TRUE,
@@ -90,6 +90,10 @@ class RandomizedResponse(LogDensity, CalibratedNoise, DeterministicQuery, Search
         out = np.full(self.k, math.log(RR_P_OTHER(epsilon=self.epsilon, k=self.k)))
         out[v] = math.log(self.p_true)
         return out
+
+    def output_space(self, d0, d1) -> OutputSpace:
+        """k outcomes: :meth:`log_probabilities` holds one entry per value."""
+        return OutputSpace(self.k, f"k = {self.k} outputs")
 
     def log_density(self, dataset, outputs) -> np.ndarray:
         return self.log_probabilities(dataset)[np.asarray(outputs, dtype=np.int64)]

@@ -62,6 +62,14 @@ def svt_patterns(m: int, c: int | None) -> Iterator[tuple[int, ...]]:
     yield from extend((), 0)
 
 
+def pattern_count(m: int, c: int | None) -> int:
+    """The number of patterns :func:`svt_patterns` yields: 2^m without a cutoff, else
+    Σ_{j ≤ c} C(m, j) (fewer than c ⊤ among m, plus C(m, c) ways to stop at the c-th ⊤)."""
+    if c is None or c >= m:
+        return 2 ** m
+    return sum(math.comb(m, j) for j in range(c + 1))
+
+
 def _check(q, T, b_rho, b_nu):
     q = np.asarray(q, dtype=float)
     if q.ndim != 1 or q.size == 0 or not np.all(np.isfinite(q)):
@@ -271,6 +279,6 @@ def all_patterns_table(q, T, b_rho, b_nu, c) -> list[tuple[tuple[int, ...], floa
     return sorted(probs.items(), key=lambda kv: -kv[1])
 
 
-__all__ = ["TOP", "BOTTOM", "UNANSWERED", "svt_patterns", "pattern_probability",
+__all__ = ["TOP", "BOTTOM", "UNANSWERED", "pattern_count", "svt_patterns", "pattern_probability",
            "pattern_probabilities", "svt_pattern_epsilon", "worst_pattern", "svt_values_epsilon",
            "values_density", "all_patterns_table"]

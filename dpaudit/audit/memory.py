@@ -1,0 +1,169 @@
+"""The memory guard: a task's peak memory, estimated before anything large is allocated.
+
+An audit's memory does not grow with its samples (the certification split is counted in
+chunks, the selection split is capped), but it grows with two things a user sets:
+
+* the **width** of one output (values per output row): the selection split holds
+  ``n_sel`` rows per side, and the certification split draws ``CHUNK_ROWS`` rows at a time;
+* the **enumerated output space** of a mechanism whose exact law holds one array entry per
+  outcome (:meth:`dpaudit.mechanisms.base.Mechanism.output_space`: k-ary randomised response,
+  geometric, exponential, noisy max, sparse vector).
+
+:func:`estimate_task_memory` draws **one** output (from a generator of its own, so no number
+changes) and returns
+
+    peak ≈ BASELINE_BYTES + VALUE_BYTES · width · (2·n_sel + min(CHUNK_ROWS, samples − n_sel))
+           + outcomes · bytes_per_outcome
+
+with ``n_sel`` = :func:`dpaudit.distinguish.lower_bound.selection_size`.  The two terms are
+added although they peak at different moments (sampling, then ``exact_epsilon``), so the
+estimate errs high.  Where the constants come from (``getrusage`` peak resident set size of
+fresh processes on the CI machine, Python 3, numpy, scipy, scikit-learn):
+
+* :data:`BASELINE_BYTES` = 200 MiB: an audit process with dpaudit, numpy and scipy imported
+  peaked at 167–177 MiB before its task; ``dpaudit run`` of randomized-response k = 2 at
+  207 MiB in all.
+* :data:`VALUE_BYTES` = 24 (3 float64 per value held): black-box audits of a Gaussian vector
+  sampler grew by 222 MiB (width 500, 20 000 samples: 24 000 rows held, 2.4 copies of
+  them) and 1427 MiB (width 500, 200 000 samples: 145 536 rows, 2.6 copies) with the ``auto``
+  distinguisher (the learned statistics copy the selection split); 175 MiB with
+  ``statistics``.
+* bytes per outcome: :data:`dpaudit.mechanisms.output_space.BYTES_PER_OUTCOME` (112, from
+  randomized-response, geometric and exponential), or the mechanism's own.
+
+A task whose estimate exceeds its limit is refused by :func:`check_task_memory` with a
+:class:`MemoryLimitError` — the task's records become ``error`` records; the other tasks
+run.  The dense exact ε of a sweep's figure (no sampling) is checked on the output space
+alone (:func:`check_output_space`): a refused value is missing from the figure, with the
+error in its job's errors.  The limit (:data:`DEFAULT_MEMORY_LIMIT` = 4 GiB) is per task, never divided by the
+number of workers, so that whether an audit runs cannot depend on how many workers there are.
+It is 1/6 of the 24 GiB CI machine: its 2 workers at the limit, plus the main process, fit in
+less than half of it.  Users raise it with ``dpaudit run --memory-limit 16GB``, a ``[suite]
+memory_limit`` key or ``memory_limit=`` in the Python API; sizes are parsed by
+:func:`parse_memory_size`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpaudit.distinguish.lower_bound import selection_size
+from dpaudit.distinguish.sampling import CHUNK_ROWS, draw
+from dpaudit.mechanisms.output_space import OutputSpace
+
+MIB, GIB = 1 << 20, 1 << 30
+#: the default limit on one task's estimated peak memory (see the module docstring)
+DEFAULT_MEMORY_LIMIT = 4 * GIB
+#: the smallest limit accepted: an audit process alone takes ~200 MiB
+MIN_MEMORY_LIMIT = 256 * MIB
+#: what a process holds before its task: interpreter, numpy, scipy, dpaudit (measured)
+BASELINE_BYTES = 200 * MIB
+#: bytes per output value held in the selection split or a certification chunk (measured)
+VALUE_BYTES = 24
+#: how a limit is written, for messages
+SIZE_FORMAT = ('a memory size of at least 256 MiB, such as "16GB", "512 MiB", "4GiB" or a '
+               'number of bytes (2e9)')
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+
+class MemoryLimitError(RuntimeError):
+    """A task whose estimated peak memory exceeds its limit; the message says by how much,
+    why, and how to raise the limit."""
+
+
+def parse_memory_size(value) -> int:
+    """Bytes from ``"16GB"`` (powers of 1000: kB MB GB TB), ``"512 MiB"`` (powers of 1024:
+    KiB MiB GiB TiB), ``"2e9"`` or a number (bytes); units are case-insensitive.
+
+    Raises:
+      ValueError: anything else, or a size below :data:`MIN_MEMORY_LIMIT` (the message
+        says what is expected and what was given).
+    """
+    bad = ValueError(f"expected {SIZE_FORMAT}, got {value!r}")
+    if isinstance(value, bool):
+        raise bad
+    if isinstance(value, (int, float)):
+        number, unit = float(value), 1
+    elif isinstance(value, str):
+        match = _SIZE.match(value)
+        if not match or match.group(2).lower() not in _UNITS:
+            raise bad
+        number, unit = float(match.group(1)), _UNITS[match.group(2).lower()]
+    else:
+        raise bad
+    size = number * unit
+    if not math.isfinite(size) or size < MIN_MEMORY_LIMIT or size >= 2.0 ** 63:
+        raise bad
+    return int(size)
+
+
+def format_bytes(n: float) -> str:
+    """``"9.3 GiB"``, ``"512.0 MiB"``: a size for messages."""
+    return f"{n / GIB:.1f} GiB" if n >= GIB else f"{n / MIB:.1f} MiB"
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """A task's estimated peak memory and its parts (bytes)."""
+
+    mechanism: str
+    width: int  # values per output
+    rows: int  # output rows held at once: both selection splits and one certification chunk
+    samples_bytes: float
+    space: OutputSpace | None
+    total: float
+
+    def reason(self) -> str:
+        """What dominates the estimate, for the refusal message."""
+        if self.space is not None and self.space.bytes >= self.samples_bytes:
+            return f"{self.mechanism} enumerates {self.space.description}"
+        return (f"{self.rows} outputs of {self.width} values each held at once: the selection "
+                f"split and one certification chunk")
+
+
+def estimate_task_memory(mechanism, d0, d1, *, samples: int, seed: int = 0,
+                         name: str | None = None) -> MemoryEstimate:
+    """The estimated peak memory of auditing ``mechanism`` on the validated pair (d0, d1)
+    with ``samples`` per side (the formula and its constants: module docstring).  Draws one
+    output from d0 with a generator of its own; allocates nothing else."""
+    probe = draw(mechanism.sampler(), d0, 1,
+                 np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(3,))))
+    width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
+    n_sel = selection_size(int(samples), width)
+    rows = 2 * n_sel + min(CHUNK_ROWS, int(samples) - n_sel)
+    samples_bytes = float(VALUE_BYTES) * width * rows
+    space = mechanism.output_space(d0, d1)
+    total = BASELINE_BYTES + samples_bytes + (0.0 if space is None else space.bytes)
+    return MemoryEstimate(name or getattr(mechanism, "name", type(mechanism).__name__), width,
+                          rows, samples_bytes, space, total)
+
+
+def check_task_memory(estimate: MemoryEstimate, limit: int) -> None:
+    """Raise :class:`MemoryLimitError` when ``estimate.total`` exceeds ``limit`` bytes."""
+    if estimate.total > limit:
+        raise MemoryLimitError(
+            f"estimated peak memory {format_bytes(estimate.total)} exceeds the memory limit "
+            f"{format_bytes(limit)} ({estimate.reason()}); raise it with --memory-limit or "
+            f"[suite] memory_limit (memory_limit= in the Python API)")
+
+
+def check_output_space(mechanism, d0, d1, limit: int) -> None:
+    """For work that evaluates the exact law without sampling (the dense exact ε of a
+    sweep's figure): raise :class:`MemoryLimitError` when BASELINE_BYTES plus the
+    mechanism's enumerated output space exceeds ``limit`` bytes."""
+    space = mechanism.output_space(d0, d1)
+    if space is not None:
+        check_task_memory(MemoryEstimate(getattr(mechanism, "name", type(mechanism).__name__),
+                                         1, 0, 0.0, space, BASELINE_BYTES + space.bytes), limit)
+
+
+__all__ = ["BASELINE_BYTES", "DEFAULT_MEMORY_LIMIT", "MIN_MEMORY_LIMIT", "MemoryEstimate",
+           "MemoryLimitError", "SIZE_FORMAT", "VALUE_BYTES", "check_output_space", "check_task_memory",
+           "estimate_task_memory", "format_bytes", "parse_memory_size"]
