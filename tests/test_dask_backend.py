@@ -289,7 +289,9 @@ def test_ctrl_c_cancels_the_run_and_leaves_no_cluster_process(tmp_path):
     time.sleep(1.0)
     alive = [p for p in cluster if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not alive, f"cluster processes left running: {alive}"
-    assert not (tmp_path / "out" / "results.json").exists()
+    document = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert document["incomplete"] == {"reason": "interrupted by SIGINT", "tests_finished": 0,
+                                      "tests_planned": 1}  # what finished, marked incomplete
 
 
 def test_cli_rejects_two_places_and_a_bad_cluster(tmp_path, capsys):
