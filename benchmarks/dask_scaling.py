@@ -31,8 +31,8 @@ from pathlib import Path
 
 from common import markdown_table, record
 
-from dpaudit.audit.api import audit_mechanism
-from dpaudit.audit.runner import run_suites
+from dpaudit.api import audit_mechanism
+from dpaudit.api import run_suites
 from dpaudit.backends.dask_backend import DaskBackend
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,7 +23,7 @@ from pathlib import Path
 from common import markdown_table, record
 
 from dpaudit import estimate_epsilon_lower_bound
-from dpaudit.audit.runner import run_suites
+from dpaudit.api import run_suites
 from dpaudit.mechanisms import create_mechanism
 from dpaudit.mechanisms.external.common import library_version
 

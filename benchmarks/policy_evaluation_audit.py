@@ -25,7 +25,7 @@ from common import markdown_table, record  # noqa: E402
 
 from scipy.optimize import brentq  # noqa: E402
 
-from dpaudit.audit.runner import run_suites  # noqa: E402
+from dpaudit.api import run_suites  # noqa: E402
 from dpaudit.distinguish.lower_bound import estimate_privacy_curve_lower_bound  # noqa: E402
 from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile  # noqa: E402
 from dpaudit.mechanisms.policy_evaluation import estimators as est  # noqa: E402

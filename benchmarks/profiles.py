@@ -29,10 +29,11 @@ from pathlib import Path
 
 from common import markdown_table, record
 
-from dpaudit.audit.execute import default_workers
+from dpaudit.backends.local import default_workers
 from dpaudit.audit.progress import RunCounts, RunProgress
-from dpaudit.audit.records import exit_status
-from dpaudit.audit.runner import PROFILES, run_suites
+from dpaudit.results.records import exit_status
+from dpaudit.results.options import PROFILES
+from dpaudit.api import run_suites
 from dpaudit.report.json_report import build_report
 from dpaudit.report.results_file import write_results
 

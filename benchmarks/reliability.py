@@ -31,11 +31,11 @@ from pathlib import Path
 from common import markdown_table, record
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-c", "import sys; from dpaudit.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from dpaudit.cli.main import main; sys.exit(main())"]
 
 PEAK = """
 import json, sys
-from dpaudit.audit.api import audit_mechanism
+from dpaudit.api import audit_mechanism
 k = int(sys.argv[1])
 result = audit_mechanism("randomized-response", params={"epsilon": 1.0, "k": k},
                          samples=20000, memory_limit="64GB")
@@ -96,27 +96,25 @@ def interrupt_and_resume(stop_after: int) -> tuple[str, dict]:
 def journal_costs() -> str:
     from dpaudit.audit.journal import RunFingerprint, RunJournal
     from dpaudit.audit.plan import plan_suite
-    from dpaudit.audit.runner import run_suites
-    from dpaudit.audit.spec import load_suite
-    from dpaudit.cli_run import write_run_reports
-    from dpaudit.audit.records import exit_status
+    from dpaudit.api import run_suites
+    from dpaudit.suite.spec import load_suite
+    from dpaudit.cli.run import write_run_reports
+    from dpaudit.results.options import RunOptions
+    from dpaudit.results.records import exit_status
 
     suite = str(ROOT / "audits" / "classic.toml")
     run = run_suites([suite], workers=2)
-    tasks, _ = plan_suite(load_suite(suite), 0)
-    by_task: dict = {}
-    for r in run.records:
-        by_task.setdefault((r.audit_index, None if r.sweep is None else r.sweep.index,
-                            r.pair_index), []).append(r)
+    tasks, _ = plan_suite(load_suite(suite))
+    by_task = {(point.audit_index, None if point.sweep is None else point.sweep.index,
+                test.pair_index): test for point in run.points for test in point.tests}
     seconds = []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "journal.jsonl"
-        book = RunJournal.start(path, RunFingerprint.of([suite], samples=None,
-                                                        profile="default", seed=None, only=()))
+        book = RunJournal.start(path, RunFingerprint.of([suite], RunOptions()))
         for task in tasks:
-            records = by_task[(task.audit_index, task.sweep_index, task.pair_index)]
+            result = by_task[(task.audit_index, task.sweep_index, task.pair_index)]
             start = time.perf_counter()
-            book.add(task, records, None)
+            book.add(task, result)
             seconds.append(time.perf_counter() - start)
         book.close()
         size = path.stat().st_size
@@ -145,8 +143,9 @@ def journal_costs() -> str:
 
 
 def memory_guard() -> str:
-    from dpaudit.audit.memory import estimate_task_memory, format_bytes
-    from dpaudit.audit.api import audit_mechanism
+    from dpaudit.audit.memory import estimate_task_memory
+    from dpaudit.sizes import format_bytes
+    from dpaudit.api import audit_mechanism
     from dpaudit.mechanisms.registry import create_mechanism
 
     rows = []

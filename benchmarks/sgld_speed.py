@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import markdown_table, record  # noqa: E402
-from dpaudit.audit.spec import load_suite  # noqa: E402
+from dpaudit.suite.spec import load_suite  # noqa: E402
 from dpaudit.audit.sweeps import dense_values  # noqa: E402
 from dpaudit.mechanisms.registry import create_mechanism  # noqa: E402
 from dpaudit.mechanisms.sgld.law import step_by_step_law  # noqa: E402

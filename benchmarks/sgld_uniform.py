@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import markdown_table, record  # noqa: E402
 from dpaudit import estimate_epsilon_lower_bound  # noqa: E402
-from dpaudit.audit.spec import load_suite  # noqa: E402
+from dpaudit.suite.spec import load_suite  # noqa: E402
 from dpaudit.mechanisms.registry import create_mechanism  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from common import markdown_table, record
 
-from dpaudit.audit.runner import run_suites
+from dpaudit.api import run_suites
 
 AUDITS = Path(__file__).resolve().parent.parent / "audits"
 

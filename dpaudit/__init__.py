@@ -19,8 +19,8 @@ Modules: claims (:mod:`dpaudit.claims`), evidence (:mod:`dpaudit.distinguish`,
 (:mod:`dpaudit.audit`, :mod:`dpaudit.check`), reporting (:mod:`dpaudit.report`).
 """
 
-from dpaudit.audit.api import AuditResult, audit_mechanism, audit_sampler
-from dpaudit.audit.runner import run_suites
+from dpaudit.api import AuditResult, audit_mechanism, audit_sampler
+from dpaudit.api import run_suites
 from dpaudit.check.runner import check_mechanism
 from dpaudit.claims import GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim, PureDP
 from dpaudit.distinguish.lower_bound import (PrivacyCurveLowerBound, estimate_epsilon_lower_bound,

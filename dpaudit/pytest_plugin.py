@@ -10,9 +10,9 @@ Two things:
           dpaudit_audit.mechanism(ClippedMean, params={"epsilon": 1.0}, samples=50_000)
           dpaudit_audit.sampler(noisy_count, epsilon=1.0, pairs=[([0, 1], [1, 1])])
 
-  The methods take the keywords of :func:`dpaudit.audit.api.audit_mechanism` and
-  :func:`~dpaudit.audit.api.audit_sampler` and return the
-  :class:`~dpaudit.audit.api.AuditResult`.  An audit error fails the test as well.
+  The methods take the keywords of :func:`dpaudit.api.audit_mechanism` and
+  :func:`~dpaudit.api.audit_sampler` and return the
+  :class:`~dpaudit.api.AuditResult`.  An audit error fails the test as well.
 
 * **Suite files as tests**, opt-in with ``--dpaudit-suites`` (or ``dpaudit_suites = true`` in
   the pytest ini options): every ``*.toml`` file under the given paths that has an
@@ -74,8 +74,8 @@ class SuiteFile(pytest.File):
     _run = None
 
     def collect(self):
-        from dpaudit.audit.requires import SuiteSkipped
-        from dpaudit.audit.spec import SuiteError, load_suite
+        from dpaudit.suite.requires import SuiteSkipped
+        from dpaudit.suite.spec import SuiteError, load_suite
 
         try:
             suite = load_suite(self.path)
@@ -93,7 +93,7 @@ class SuiteFile(pytest.File):
     def run(self):
         """The judged run of the whole file (computed once per session)."""
         if self._run is None:
-            from dpaudit.audit.runner import run_suites
+            from dpaudit.api import run_suites
 
             self._run = run_suites([str(self.path)],
                                    workers=self.config.getoption("dpaudit_workers"),
@@ -132,7 +132,7 @@ class AuditItem(pytest.Item):
         self.outcome = None
 
     def setup(self):
-        from dpaudit.audit.explain import explain_point
+        from dpaudit.report.explain import explain_point
 
         run = self.parent.run()
         found = [o for o in run.outcomes if o.audit == self.audit
@@ -153,7 +153,7 @@ class AuditItem(pytest.Item):
             pytest.fail(explain_point(self.outcome, run.records), pytrace=False)
 
     def runtest(self):
-        from dpaudit.audit.explain import explain_point
+        from dpaudit.report.explain import explain_point
 
         if not self.outcome.met_expectation:
             raise AuditFailed(explain_point(self.outcome, self.parent.run().records))
@@ -175,17 +175,17 @@ class Auditor:
         self.workers = workers
 
     def mechanism(self, mechanism, **kwargs):
-        """:func:`dpaudit.audit.api.audit_mechanism`, then fail the test on an unmet
+        """:func:`dpaudit.api.audit_mechanism`, then fail the test on an unmet
         expectation (the message is the certificate)."""
-        from dpaudit.audit.api import audit_mechanism
+        from dpaudit.api import audit_mechanism
 
         kwargs.setdefault("workers", self.workers)
         return self._judge(audit_mechanism(mechanism, **kwargs))
 
     def sampler(self, sampler, claim=None, pairs=None, **kwargs):
-        """:func:`dpaudit.audit.api.audit_sampler`, then fail the test on an unmet
+        """:func:`dpaudit.api.audit_sampler`, then fail the test on an unmet
         expectation."""
-        from dpaudit.audit.api import audit_sampler
+        from dpaudit.api import audit_sampler
 
         kwargs.setdefault("workers", self.workers)
         return self._judge(audit_sampler(sampler, claim, pairs, **kwargs))

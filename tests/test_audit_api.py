@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpaudit.audit.api import audit_mechanism, audit_sampler
+from dpaudit.api import audit_mechanism, audit_sampler
 from dpaudit.claims.notions import ZCDP
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.claims.notions import PureDP

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from dpaudit.cli import main
+from dpaudit.cli.main import main
 from dpaudit.report.results_file import read_report
 
 SUITE = """
@@ -90,8 +90,8 @@ def test_absurd_sample_counts_are_refused_before_anything_runs(tmp_path, capsys,
 
 
 def test_absurd_samples_in_a_suite_file_are_a_suite_error(tmp_path):
-    from dpaudit.audit.spec import load_suite
-    from dpaudit.audit.spec_fields import SuiteError
+    from dpaudit.suite.spec import load_suite
+    from dpaudit.suite.fields import SuiteError
 
     path = suite(tmp_path, "a.toml", "a")
     path.write_text(path.read_text(encoding="utf-8") + "samples = 9223372036854775807\n",

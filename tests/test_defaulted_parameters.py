@@ -1,4 +1,4 @@
-"""Parameters a suite leaves out are never silently defaulted (dpaudit.audit.defaults): every
+"""Parameters a suite leaves out are never silently defaulted (dpaudit.results.defaults): every
 record names them with their values, the CLI says so while planning (not with --quiet),
 summary.md, report.html, the Python API and ``dpaudit check`` show them, and results.json keeps
 them through a byte-identical round trip (older files without the field still read)."""
@@ -13,13 +13,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from dpaudit.audit.api import audit_mechanism
-from dpaudit.audit.defaults import (AuditDefaults, audit_defaults, format_value,
+from dpaudit.api import audit_mechanism
+from dpaudit.results.defaults import (AuditDefaults, audit_defaults, format_value,
                                     planning_notes)
 from dpaudit.audit.progress import BarProgress, LineProgress
-from dpaudit.audit.records import SCHEMA_FILE, CertificateRecord
-from dpaudit.audit.runner import run_suites
-from dpaudit.cli import main
+from dpaudit.results.records import SCHEMA_FILE, CertificateRecord
+from dpaudit.api import run_suites
+from dpaudit.cli.main import main
 from dpaudit.mechanisms.registry import create_mechanism
 from dpaudit.report.html_model import audit_sections
 from dpaudit.report.json_report import build_report
@@ -302,8 +302,8 @@ def test_an_adapter_style_class_reports_its_declared_defaults():
     ExternalMechanism subclass and check their library in derive(); the installed extras may
     be missing here, so a stand-in adapter wraps the standard library's ``random``."""
     from dpaudit import validation
-    from dpaudit.audit.defaults import defaulted_values
-    from dpaudit.audit.targets import Target
+    from dpaudit.results.defaults import defaulted_values
+    from dpaudit.suite.targets import Target
     from dpaudit.mechanisms.external.common import ExternalMechanism
     from dpaudit.mechanisms.parameters import Parameter
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.audit.records import exit_status
-from dpaudit.audit.runner import run_suites
-from dpaudit.cli import main
+from dpaudit.results.records import exit_status
+from dpaudit.api import run_suites
+from dpaudit.cli.main import main
 from dpaudit.report.diff import diff_reports
 from dpaudit.report.json_report import build_report
 from dpaudit.report.tightness import epsilon_interval

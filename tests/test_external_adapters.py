@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.audit.records import exit_status
-from dpaudit.audit.runner import run_suites
-from dpaudit.audit.spec import SuiteError, load_suite
+from dpaudit.results.records import exit_status
+from dpaudit.api import run_suites
+from dpaudit.suite.spec import SuiteError, load_suite
 from dpaudit.distinguish.floating import (Exponent, LowestSetBit, MantissaTrailingZeros,
                                           representation_statistics)
 from dpaudit.distinguish.lower_bound import estimate_epsilon_lower_bound
@@ -192,7 +192,7 @@ def test_requires_must_be_a_list_of_names(tmp_path):
 
 
 def test_shipped_external_suites_parse_or_skip():
-    from dpaudit.audit.requires import SuiteSkipped
+    from dpaudit.suite.requires import SuiteSkipped
     for name in ("diffprivlib", "opendp", "pydp"):
         try:
             suite = load_suite(f"audits/external/{name}.toml")
@@ -202,7 +202,7 @@ def test_shipped_external_suites_parse_or_skip():
 
 
 def test_cli_reports_skipped_suites_and_rng_warnings(tmp_path, capsys):
-    from dpaudit.cli import main
+    from dpaudit.cli.main import main
 
     (tmp_path / "own_rng.py").write_text(
         "import numpy as np\n"
@@ -233,7 +233,7 @@ def test_cli_reports_skipped_suites_and_rng_warnings(tmp_path, capsys):
     assert 'skipped="1"' in (out / "junit.xml").read_text()  # CI shows it as skipped
     assert "Not run: skipped: requires no_such_lib_x" in (out / "report.html").read_text()
     jsonschema = pytest.importorskip("jsonschema")
-    from dpaudit.audit.records import SCHEMA_FILE
+    from dpaudit.results.records import SCHEMA_FILE
     jsonschema.validate(data, json.loads(Path(SCHEMA_FILE).read_text()))
 
 

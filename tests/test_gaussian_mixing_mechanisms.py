@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.audit.spec import load_suite
-from dpaudit.cli import main
+from dpaudit.suite.spec import load_suite
+from dpaudit.cli.main import main
 from dpaudit.mechanisms.gaussian_mixing.baselines import (
     AdaSSP, ObjectivePerturbation, Sheffet, SheffetOurAnalysis, lemma1_gamma)
 from dpaudit.mechanisms.gaussian_mixing.common import (matrix_normal_logpdf,

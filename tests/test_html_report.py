@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from dpaudit.audit.records import exit_status
-from dpaudit.audit.runner import run_suites
+from dpaudit.results.records import exit_status
+from dpaudit.api import run_suites
 from dpaudit.report.html import render_html, write_html
 from dpaudit.report.json_report import build_report
 from dpaudit.report.mathml import claim_math, expression_mathml

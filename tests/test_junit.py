@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from dpaudit.audit.records import SuiteSummary, exit_status
-from dpaudit.audit.runner import run_suites
+from dpaudit.results.records import SuiteSummary, exit_status
+from dpaudit.api import run_suites
 from dpaudit.report.json_report import build_report
 from dpaudit.report.junit import render_junit, write_junit
 
@@ -170,7 +170,7 @@ def test_write_is_atomic_and_complete(report, tmp_path):
 
 
 def test_run_without_records_is_valid(tmp_path):
-    from dpaudit.audit.runner import AuditRun
+    from dpaudit.results.run import AuditRun
 
     run = AuditRun(suites=[SuiteSummary.failed("x.toml", "x.toml: cannot read")])
     root = ET.fromstring(render_junit(build_report(run, command="t", exit_status=2)))

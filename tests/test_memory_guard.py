@@ -12,13 +12,14 @@ import textwrap
 
 import pytest
 
-from dpaudit.audit.api import audit_mechanism
-from dpaudit.audit.memory import (DEFAULT_MEMORY_LIMIT, GIB, MIB, estimate_task_memory,
-                                  parse_memory_size)
+from dpaudit.results.options import RunOptions
+from dpaudit.api import audit_mechanism
+from dpaudit.audit.memory import estimate_task_memory
+from dpaudit.sizes import DEFAULT_MEMORY_LIMIT, GIB, MIB, parse_memory_size
 from dpaudit.audit.plan import plan_suite
-from dpaudit.audit.runner import run_suites
-from dpaudit.audit.spec import SuiteError, load_suite
-from dpaudit.cli import main
+from dpaudit.api import run_suites
+from dpaudit.suite.spec import SuiteError, load_suite
+from dpaudit.cli.main import main
 from dpaudit.mechanisms.registry import create_mechanism
 from dpaudit.report.results_file import read_report
 
@@ -132,7 +133,7 @@ def test_the_limit_reaches_every_task(tmp_path):
     suite = load_suite(write_suite(tmp_path, 2, 'memory_limit = "16GB"'))
     tasks, _ = plan_suite(suite)
     assert {t.memory_limit for t in tasks} == {16 * 10**9}
-    tasks, _ = plan_suite(suite, memory_limit=8 * GIB)
+    tasks, _ = plan_suite(suite, RunOptions(memory_limit=8 * GIB))
     assert {t.memory_limit for t in tasks} == {8 * GIB}
     tasks, _ = plan_suite(load_suite(write_suite(tmp_path, 2)))
     assert {t.memory_limit for t in tasks} == {DEFAULT_MEMORY_LIMIT}
@@ -178,14 +179,14 @@ import numpy as np
 from dpaudit.audit.memory import estimate_task_memory
 from dpaudit.audit.plan import plan_suite
 from dpaudit.audit.execute import run_task
-from dpaudit.audit.spec import parse_suite
+from dpaudit.suite.spec import parse_suite
 kind, value = sys.argv[1], int(sys.argv[2])
 if kind == "sampler":
-    from dpaudit.audit.api import audit_sampler
+    from dpaudit.api import audit_sampler
     def sampler(d, n, rng):
         return rng.normal(float(d[0]), 1.0, size=(n, value))
-    from dpaudit.audit.targets import Target, SAMPLER, claim_from_dict
-    from dpaudit.audit.api import PYTHON_SUITE
+    from dpaudit.suite.targets import Target, SAMPLER, claim_from_dict
+    from dpaudit.api import PYTHON_SUITE
     target = Target("wide", SAMPLER, "", claim_from_dict({"notion": "pure-dp", "epsilon": 1.0}),
                     sampler)
     mech, d0, d1, samples = target.build(), [0.0], [1.0], 20000
@@ -203,8 +204,8 @@ else:
     d0, d1 = mech.validate_dataset(task.pair.d0), mech.validate_dataset(task.pair.d1)
     est = estimate_task_memory(mech, d0, d1, samples=task.samples)
     for t in tasks:
-        records, _ = run_task(t)
-        assert all(r.error is None for r in records), records[0].error
+        result = run_task(t)
+        assert result.error is None, result.error
 # VmHWM, not getrusage: Linux carries ru_maxrss over execve from the forking process (a
 # large pytest), while the high-water mark of /proc/self/status is this image's own
 with open("/proc/self/status") as status:
@@ -251,5 +252,5 @@ def test_the_dense_exact_curve_of_a_sweep_is_guarded_too(tmp_path):
         """), encoding="utf-8")
     suite = load_suite(path)
     tasks, _ = plan_suite(suite)
-    jobs, _ = plan_jobs([suite], tasks)
-    assert jobs and {args[-1] for _, args in jobs} == {GIB}
+    jobs = plan_jobs([suite], tasks)
+    assert jobs and {job.memory_limit for job in jobs} == {GIB}

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from dpaudit.audit.plan import resolve_samples
-from dpaudit.audit.runner import PROFILES
-from dpaudit.audit.spec import SuiteError, load_suite
-from dpaudit.cli import main
+from dpaudit.results.options import PROFILES
+from dpaudit.suite.spec import SuiteError, load_suite
+from dpaudit.cli.main import main
 from dpaudit.report.results_file import read_report
 
 AUDITS = Path(__file__).resolve().parent.parent / "audits"

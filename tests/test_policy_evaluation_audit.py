@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 import proofs
-from dpaudit.audit import execute, judge, plan_suite
-from dpaudit.audit.spec import load_suite
+from dpaudit.audit.plan import plan_suite
+from dpaudit.audit.run import judged_points
+from dpaudit.backends import LocalBackend
+from dpaudit.results.options import RunOptions
+from dpaudit.suite.spec import load_suite
 from dpaudit.check.runner import check_mechanism
 from dpaudit.mechanisms.policy_evaluation import estimators as est
 from dpaudit.mechanisms.policy_evaluation.mechanisms import DPLSW
@@ -73,10 +76,11 @@ def test_suite_reaches_its_verdicts_and_bounds_stay_below_exact():
     suite = load_suite(SUITE)
     picked = [a for a in suite.audits if a.name in ("dp-lsw-eps10-one-state",
                                                     "dp-lsw-eps300-beyond-lemma1")]
-    tasks, info = plan_suite(suite, samples=20000)
+    tasks, info = plan_suite(suite, RunOptions(samples=20000))
     tasks = [t for t in tasks if t.audit in {a.name for a in picked}]
-    records, outcomes = judge(execute(tasks, workers=1)[0])
-    assert all(o.met_expectation for o in outcomes), outcomes
+    points = judged_points(tasks, LocalBackend(1).run(tasks, [])[0])
+    assert all(p.met_expectation for p in points), [p.outcome() for p in points]
+    records = [r for p in points for r in p.records()]
     for r in records:
         assert r.verdict == "consistent" and r.error is None
         for bound in (r.epsilon_lower_bound, r.white_box_epsilon_lower_bound):

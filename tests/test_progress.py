@@ -13,8 +13,8 @@ import pytest
 from dpaudit.audit.progress import (BarProgress, CallbackProgress, LineProgress, RunCounts,
                                     RunProgress, as_run_progress, format_progress,
                                     make_progress, noteworthy)
-from dpaudit.audit.runner import run_suites
-from dpaudit.cli import main
+from dpaudit.api import run_suites
+from dpaudit.cli.main import main
 
 SUITE = """
 [suite]

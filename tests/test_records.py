@@ -1,4 +1,4 @@
-"""Typed audit records (dpaudit.audit.records): built once with their verdict, judged per
+"""Typed audit records (dpaudit.results.records): built once with their verdict, judged per
 audit without mutation, serialised to exactly the results.json entries the shipped JSON Schema
 (draft 2020-12) describes."""
 
@@ -12,10 +12,10 @@ import textwrap
 import jsonschema
 import pytest
 
-from dpaudit.audit.records import (SCHEMA_2_FILE, SCHEMA_FILE, AuditOutcome, CertificateRecord,
+from dpaudit.results.records import (SCHEMA_2_FILE, SCHEMA_FILE, AuditOutcome, CertificateRecord,
                                    SuiteSummary, SweepPoint, exit_status, judge)
-from dpaudit.audit.runner import run_suites
-from dpaudit.cli import main
+from dpaudit.api import run_suites
+from dpaudit.cli.main import main
 from dpaudit.report.compact import OPTIONAL_POINT_FIELDS, POINT_FIELDS
 from dpaudit.report.results_file import read_document
 

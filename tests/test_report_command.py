@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.audit.records import exit_status
-from dpaudit.audit.runner import run_suites
-from dpaudit.cli import main
+from dpaudit.results.records import exit_status
+from dpaudit.api import run_suites
+from dpaudit.cli.main import main
 from dpaudit.report.json_report import build_report
 from dpaudit.report.markdown import figure_link, link_base, render_markdown
 from dpaudit.report.results_file import ResultsFileError, read_report

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.audit.runner import run_suites
+from dpaudit.api import run_suites
 from dpaudit.report.json_report import build_report
 from dpaudit.report.results_file import (ResultsFileError, read_document,
                                          read_report, results_document,

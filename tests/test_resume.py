@@ -16,8 +16,8 @@ import pytest
 
 from dpaudit.audit.journal import JOURNAL_NAME, ResumeError, read_journal
 from dpaudit.audit.progress import RunProgress
-from dpaudit.audit.runner import RunInterrupted, run_suites
-from dpaudit.cli import main
+from dpaudit.api import RunInterrupted, run_suites
+from dpaudit.cli.main import main
 from dpaudit.report.results_file import read_document, read_report
 from support import without_timings
 
@@ -172,7 +172,7 @@ def wait_for_tests(journal: Path, n: int, process, timeout: float = 60.0) -> Non
 
 def start_run(suite: Path, out: Path, *extra: str):
     return subprocess.Popen(
-        [sys.executable, "-c", "import sys; from dpaudit.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from dpaudit.cli.main import main; sys.exit(main())",
          "run", str(suite), "--out", str(out), *extra], cwd=suite.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -193,7 +193,7 @@ def test_sigterm_writes_an_incomplete_run_that_resume_completes(tmp_path):
     assert incomplete["reason"] == "interrupted by SIGTERM"
     assert 2 <= incomplete["tests_finished"] < incomplete["tests_planned"] == 8
     jsonschema = pytest.importorskip("jsonschema")
-    from dpaudit.audit.records import SCHEMA_FILE
+    from dpaudit.results.records import SCHEMA_FILE
     jsonschema.validate(document, json.loads(Path(SCHEMA_FILE).read_text(encoding="utf-8")))
     report = read_report(out / "results.json")
     assert report.run.incomplete.tests_finished == incomplete["tests_finished"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpaudit.audit.api import audit_sampler
+from dpaudit.api import audit_sampler
 from dpaudit.distinguish.sampling import (REPEAT_CHECK_ROWS, SamplerError, ignores_rng,
                                           repeated_draws)
 
@@ -60,7 +60,7 @@ def test_the_check_validates_what_the_sampler_returns():
 
 @pytest.mark.slow
 def test_the_command_line_names_the_reseeding_sampler(tmp_path, capsys):
-    from dpaudit.cli import main
+    from dpaudit.cli.main import main
     from dpaudit.report.results_file import read_document
 
     (tmp_path / "bad.py").write_text(

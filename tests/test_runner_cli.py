@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.cli import main
+from dpaudit.cli.main import main
 from dpaudit.report.results_file import read_document
 
 SAMPLES = 20000
@@ -285,7 +285,7 @@ def test_real_subprocess(tmp_path):
 
 
 def test_exact_verdict_and_black_box_share_are_judged_per_certificate():
-    from dpaudit.audit.records import judge_certificate
+    from dpaudit.results.records import judge_certificate
 
     r = judge_certificate(0.5, 0.8, 331.0, 300.0)  # the claim is false, but nothing certifies it
     assert (r.verdict, r.exact_verdict) == ("consistent", "violation")

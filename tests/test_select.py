@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from dpaudit.audit.runner import run_suites
+from dpaudit.api import run_suites
 from dpaudit.audit.select import AuditFilter, SelectionError
-from dpaudit.cli import main
+from dpaudit.cli.main import main
 from dpaudit.report.results_file import read_report
 
 SUITE = """

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dpaudit.audit.plan import plan_suite, task_key, task_seed
-from dpaudit.audit.runner import run_suites
-from dpaudit.audit.spec import SuiteError, load_suite, parse_suite
+from dpaudit.api import run_suites
+from dpaudit.suite.spec import SuiteError, load_suite, parse_suite
 from dpaudit.audit.sweeps import dense_values
 from dpaudit.report.figures import write_figures
 from dpaudit.report.json_report import build_report
@@ -110,14 +110,14 @@ def test_plan_counts_every_point_in_the_family_and_seeds_points_apart(tmp_path):
     # 3 swept points + 1 plain audit, one pair each, black- and white-box
     assert info.family_size == 2 * 4 and info.points == 4
     swept = [t for t in tasks if t.audit_index == 0]
-    assert [t.sweep_value for t in swept] == [0.5, 1.0, 2.0]
+    assert [t.point.sweep.value for t in swept] == [0.5, 1.0, 2.0]
     assert [t.seed for t in swept] == [
-        task_seed(5, task_key(t.audit, t.pair.name, (t.sweep_parameter, v)))
+        task_seed(5, task_key(t.audit, t.pair.name, (t.point.sweep.parameter, v)))
         for t, v in zip(swept, (0.5, 1.0, 2.0))]
     assert len({t.seed for t in tasks}) == len(tasks)
     plain = [t for t in tasks if t.audit_index == 1][0]
     assert plain.seed == task_seed(5, task_key(plain.audit, plain.pair.name))
-    assert plain.sweep() is None
+    assert plain.point.sweep is None
 
 
 def test_dense_values():

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dpaudit.results.options import RunOptions
 from dpaudit.audit.plan import plan_suite, resolve_samples, task_key, task_seed
-from dpaudit.audit.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, SuiteError, load_suite,
+from dpaudit.suite.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, SuiteError, load_suite,
                                 parse_suite)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -168,15 +169,15 @@ def test_plan_family_size_confidence_and_seeds(tmp_path):
     assert {t.deltas for t in tasks if t.audit_index == 0} == {(0.0, 1e-6)}
     m = info.family_size
     for t in tasks:
-        assert t.confidence == 0.9
-        assert t.per_certificate_confidence == pytest.approx(1 - 0.1 / m)
+        assert t.point.confidence == 0.9
+        assert t.point.per_certificate_confidence == pytest.approx(1 - 0.1 / m)
         assert t.seed == task_seed(11, task_key(t.audit, t.pair.name))
     assert info.tests == info.family_size
     assert len({t.seed for t in tasks}) == len(tasks)
     # planning twice gives the same tasks; a seed override changes every seed
     again, _ = plan_suite(suite)
     assert [t.seed for t in again] == [t.seed for t in tasks]
-    other, _ = plan_suite(suite, seed=12)
+    other, _ = plan_suite(suite, RunOptions(seed=12))
     assert not {t.seed for t in other} & {t.seed for t in tasks}
 
 
@@ -186,21 +187,21 @@ def test_fixed_family_size_keeps_every_number_when_an_audit_is_added(tmp_path):
     fixed = GOOD.replace("[suite]", "[suite]\nfamily_size = 40", 1)
     before, info = plan_suite(load_suite(write(tmp_path, fixed, "before.toml")))
     assert info.family_size == 40 and info.tests == 2 * len(before) < 40
-    assert all(t.per_certificate_confidence == pytest.approx(1 - 0.1 / 40) for t in before)
+    assert all(t.point.per_certificate_confidence == pytest.approx(1 - 0.1 / 40) for t in before)
     added = fixed.replace("[[audit]]", '[[audit]]\nname = "new-one"\nmechanism = "geometric"'
                           '\n\n[[audit]]', 1)
     after, info_after = plan_suite(load_suite(write(tmp_path, added, "after.toml")))
     assert info_after.tests == info.tests + 2
     key = lambda t: (t.audit, t.pair.name)  # noqa: E731
-    old = {key(t): (t.seed, t.per_certificate_confidence, t.samples) for t in before}
-    new = {key(t): (t.seed, t.per_certificate_confidence, t.samples) for t in after}
+    old = {key(t): (t.seed, t.point.per_certificate_confidence, t.samples) for t in before}
+    new = {key(t): (t.seed, t.point.per_certificate_confidence, t.samples) for t in after}
     assert {k: new[k] for k in old} == old
     # without family_size the family grows and every confidence moves (the documented default)
     loose_before, _ = plan_suite(load_suite(write(tmp_path, GOOD, "lb.toml")))
     loose_after, _ = plan_suite(load_suite(write(tmp_path, added.replace(
         "family_size = 40\n", ""), "la.toml")))
-    assert (loose_before[0].per_certificate_confidence
-            != loose_after[1].per_certificate_confidence)
+    assert (loose_before[0].point.per_certificate_confidence
+            != loose_after[1].point.per_certificate_confidence)
     assert loose_before[0].seed == loose_after[1].seed  # seeds follow names, not positions
 
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from dpaudit.audit.runner import run_suites
+from dpaudit.api import run_suites
 
 HEAD = """
 [suite]

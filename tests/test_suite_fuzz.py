@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dpaudit.audit.spec import load_suite, parse_suite
-from dpaudit.audit.spec_fields import SuiteError
-from dpaudit.audit.suite_io import read_toml
+from dpaudit.suite.spec import load_suite, parse_suite
+from dpaudit.suite.fields import SuiteError
+from dpaudit.suite.toml_file import read_toml
 
 KEYS = ["suite", "audit", "series", "name", "mechanism", "params", "delta", "alphas", "pairs",
         "samples", "expect", "note", "sweep", "exact_points", "white_box", "distinguisher",

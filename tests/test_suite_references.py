@@ -7,7 +7,8 @@ import textwrap
 
 import pytest
 
-from dpaudit.audit import SuiteError, load_suite, run_suites
+from dpaudit.suite import SuiteError, load_suite
+from dpaudit.api import run_suites
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 
 MECH = '''
@@ -135,7 +136,7 @@ def test_load_reference_forms(code_dir, monkeypatch):
 
 @pytest.mark.slow
 def test_objects_from_a_loaded_file_cross_to_workers(code_dir):
-    from dpaudit.audit.api import audit_mechanism
+    from dpaudit.api import audit_mechanism
 
     cls = load_reference("lib/my_mech.py:ClippedMean", code_dir)
     pairs = [([0.0, 0.0], [0.0, 1.0]), ([1.0, 0.0], [1.0, 1.0])]  # two tasks: a real pool

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.cli import main
-from dpaudit.scaffold import FILES, write_scaffold
+from dpaudit.cli.main import main
+from dpaudit.cli.scaffold import FILES, write_scaffold
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

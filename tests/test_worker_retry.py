@@ -3,7 +3,7 @@
 A worker process that dies (SIGKILL from the OOM killer or a user, a segfault, ``os._exit``)
 breaks the whole ``ProcessPoolExecutor``; dpaudit re-runs the tasks that had not started, and
 retries the ones that were running once each in a pool of their own
-(:mod:`dpaudit.audit.pool_retry`).  Checked here: a sampler that kills its worker the first
+(:mod:`dpaudit.backends.pool_retry`).  Checked here: a sampler that kills its worker the first
 time gives every record of a run where nothing died; one that always kills it makes exactly
 its own records errors; a worker killed from outside mid-run costs nothing; jobs get the same
 treatment; Ctrl-C during a retry still stops everything and leaves no process behind.
@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.audit import plan_suite, run_suites
-from dpaudit.audit.execute import execute_with_jobs
-from dpaudit.audit.spec import load_suite
+from dpaudit.audit.plan import plan_suite
+from dpaudit.api import run_suites
+from dpaudit.backends import LocalBackend
+from dpaudit.suite.spec import load_suite
 from support import alive, descendants, without_timings
 
 pytestmark = [pytest.mark.slow,
@@ -136,6 +137,16 @@ def test_a_task_that_always_kills_its_worker_is_the_only_error(tmp_path):
     assert len(seen) == 4
 
 
+class Call:
+    """A job of the pool: ``fn(*args)`` (the backend calls ``run()``)."""
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def run(self):
+        return self.fn(*self.args)
+
+
 def square(x):
     return x * x
 
@@ -155,15 +166,15 @@ def test_jobs_are_re_run_and_a_job_that_keeps_killing_its_worker_is_its_error(tm
 
     suite = write_suite(tmp_path, [audit("fine-1", "fine"), audit("fine-2", "fine", 2.0)])
     tasks, _ = plan_suite(load_suite(str(suite)))
-    jobs = ([(square, (k,)) for k in range(3)] + [(job_dies_once, (7,)), (job_always_dies, ())]
-            + [(square, (k,)) for k in range(3, 6)])
-    records, _, results = execute_with_jobs(tasks, jobs, workers=2)
+    jobs = ([Call(square, k) for k in range(3)] + [Call(job_dies_once, 7), Call(job_always_dies)]
+            + [Call(square, k) for k in range(3, 6)])
+    tests, results = LocalBackend(2).run(tasks, jobs)
     assert results[:3] + results[5:] == [0, 1, 4, 9, 16, 25]
     assert results[3] == {"value": 7.5}
     assert results[4] == {"error": "worker process died while running this job, and again when "
                                    "retried alone (killed by SIGKILL: out of memory?); the other "
                                    "jobs were re-run"}
-    assert [r.error for r in records] == [None, None]
+    assert [t.error for t in tests] == [None, None]
 
 
 def pool_workers() -> set[int]:
@@ -231,7 +242,7 @@ def test_a_worker_killed_from_outside_mid_run_costs_no_certificate(tmp_path):
 def test_ctrl_c_during_a_retry_stops_everything_at_once(tmp_path):
     suite = write_suite(tmp_path, [audit("crawler", "dies_once_then_crawls"),
                                    audit("slow-1", "slow"), audit("slow-2", "slow", 2.0)])
-    code = "import sys; from dpaudit.cli import main; sys.exit(main())"
+    code = "import sys; from dpaudit.cli.main import main; sys.exit(main())"
     proc = subprocess.Popen(
         [sys.executable, "-c", code, "run", str(suite), "--out", str(tmp_path / "out"),
          "--workers", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

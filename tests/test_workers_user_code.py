@@ -9,12 +9,12 @@ import textwrap
 
 import pytest
 
-from dpaudit.audit.api import audit_sampler
+from dpaudit.api import audit_sampler
 
 SCRIPT = textwrap.dedent('''
     import numpy as np
-    from dpaudit.audit import run_suites
-    from dpaudit.audit.api import audit_sampler
+    from dpaudit.api import run_suites
+    from dpaudit.api import audit_sampler
     from dpaudit.mechanisms.base import Mechanism, NeighbourPair
     from dpaudit.mechanisms.registry import register
     from dpaudit.claims.notions import PureDP

@@ -1,25 +1,11 @@
-"""The audit runner, by stage: suite files (:mod:`~dpaudit.audit.spec`) → tasks
-(:mod:`~dpaudit.audit.plan`) → certified curves (:mod:`~dpaudit.audit.execute`) → typed records
-and verdicts (:mod:`~dpaudit.audit.records`); :mod:`~dpaudit.audit.runner` runs them all,
-reporting through :mod:`~dpaudit.audit.progress` and selecting with :mod:`~dpaudit.audit.select`."""
+"""The audit, by stage: plan (:mod:`~dpaudit.audit.plan`: suites → tasks, seeds, families) →
+execute one task (:mod:`~dpaudit.audit.execute`: task → :class:`~dpaudit.results.hierarchy.
+TestResult`) → run (:mod:`~dpaudit.audit.run`: every task on a backend, judged audit points),
+with the journal (:mod:`~dpaudit.audit.journal`), ``--only`` (:mod:`~dpaudit.audit.select`),
+sweeps and series (:mod:`~dpaudit.audit.sweeps`), the memory guard
+(:mod:`~dpaudit.audit.memory`) and progress (:mod:`~dpaudit.audit.progress`).
 
-from dpaudit.audit.execute import default_workers, execute, execute_with_jobs, run_task
-from dpaudit.audit.plan import Task, plan_jobs, plan_suite, resolve_samples, task_seed
-from dpaudit.audit.progress import (RunCounts, RunProgress, format_progress, make_progress,
-                                    print_progress)
-from dpaudit.audit.records import (EXACT_SLACK, SCHEMA_FILE, SCHEMA_VERSION, VERDICTS,
-                                   AuditOutcome, CertificateJudgement, CertificateRecord,
-                                   SuiteSummary, SweepPoint, exit_status, judge,
-                                   judge_certificate)
-from dpaudit.claims import claimed_renyi, has_renyi_claim
-from dpaudit.audit.runner import PROFILES, AuditRun, run_suites
-from dpaudit.audit.select import AuditFilter, SelectionError
-from dpaudit.audit.spec import AuditSpec, PairSpec, Suite, SuiteError, load_suite, parse_suite
-
-__all__ = ["EXACT_SLACK", "PROFILES", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditFilter",
-           "AuditOutcome", "AuditRun", "AuditSpec", "CertificateJudgement", "CertificateRecord",
-           "PairSpec", "RunCounts", "RunProgress", "SelectionError", "Suite", "SuiteError",
-           "SuiteSummary", "SweepPoint", "Task", "claimed_renyi", "default_workers", "execute",
-           "execute_with_jobs", "exit_status", "format_progress", "has_renyi_claim", "judge",
-           "judge_certificate", "load_suite", "make_progress", "parse_suite", "plan_jobs",
-           "plan_suite", "print_progress", "resolve_samples", "run_suites", "run_task", "task_seed"]
+The audit does not know where tasks run: a face (the CLI, :mod:`dpaudit.api`, the pytest
+plugin) hands :func:`~dpaudit.audit.run.run_audits` its options and a backend
+(:mod:`dpaudit.backends`).  Import the stage you need from its module.
+"""

@@ -1,10 +1,10 @@
 """The run journal: what lets an interrupted run be resumed with the same numbers.
 
-While a run goes, every finished test (one :class:`~dpaudit.audit.plan.Task`: one curve
-certificate, its records and its figure data) is appended to the journal as one JSON line,
-flushed and ``fsync``\\ ed, after a header line holding the run's :class:`RunFingerprint`.  The
-journal therefore survives anything that stops the run, SIGKILL and a power cut included (a
-last line cut short is ignored).
+While a run goes, every finished test (one :class:`~dpaudit.audit.plan.Task`'s
+:class:`~dpaudit.results.hierarchy.TestResult`: its certificates and its figure data) is
+appended to the journal as one JSON line, flushed and ``fsync``\\ ed, after a header line
+holding the run's :class:`RunFingerprint`.  The journal therefore survives anything that stops
+the run, SIGKILL and a power cut included (a last line cut short is ignored).
 
 Resuming reads the journal back, refuses it when the fingerprint differs (another suite file,
 other options, another dpaudit: numbers would mix), and runs only the tests it does not hold.
@@ -13,9 +13,8 @@ Every test's seed is a function of its suite seed and its name alone
 plan, so a resumed run writes exactly the records an uninterrupted run writes (timings aside).
 
 Contract of the file (``.dpaudit-journal.jsonl`` in the output directory,
-:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 1, "fingerprint": {...}}``; every other
-line ``{"test": KEY, "records": [CertificateRecord.to_json(), ...], "curve": {...} | null}``
-with ``KEY`` = :func:`test_key` of the task.  The run that completes removes the journal.
+:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 2, "fingerprint": {...}}``; every other
+line ``{"test": KEY, "result": TestResult.to_json()}`` with ``KEY`` = :func:`test_key` of the task.  The run that completes removes the journal.
 """
 
 from __future__ import annotations
@@ -27,11 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dpaudit.audit.plan import Task
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.results.hierarchy import TestResult
+from dpaudit.results.options import RunOptions
 
 #: the journal's file name inside a run's output directory
 JOURNAL_NAME = ".dpaudit-journal.jsonl"
-JOURNAL_FORMAT = 1
+#: 2: an entry holds the test's result (:meth:`~dpaudit.results.hierarchy.TestResult.to_json`);
+#: 1 held its flat records (a journal of format 1 is refused as another run's)
+JOURNAL_FORMAT = 2
 
 
 class ResumeError(ValueError):
@@ -53,7 +55,7 @@ test_key.__test__ = False  # not a pytest test, despite its name
 def file_digest(path: str) -> str:
     """SHA-256 of a regular file's bytes; ``"not a regular file"`` (a FIFO would block, a
     directory has no bytes) or ``"unreadable"`` otherwise — such a suite is an error of the
-    run anyway (:mod:`dpaudit.audit.suite_io`)."""
+    run anyway (:mod:`dpaudit.suite.toml_file`)."""
     import stat
 
     try:
@@ -82,11 +84,12 @@ class RunFingerprint:
     only: tuple[str, ...]
 
     @classmethod
-    def of(cls, paths, *, samples, profile, seed, only) -> "RunFingerprint":
+    def of(cls, paths, options: RunOptions) -> "RunFingerprint":
+        """The fingerprint of a run of the suite files ``paths`` with ``options``."""
         from dpaudit.version import __version__
 
-        return cls(__version__, tuple((str(p), file_digest(p)) for p in paths), samples,
-                   profile, seed, tuple(only))
+        return cls(__version__, tuple((str(p), file_digest(p)) for p in paths),
+                   options.samples, options.profile, options.seed, tuple(options.only))
 
     def to_json(self) -> dict:
         return {"dpaudit_version": self.dpaudit_version,
@@ -115,20 +118,12 @@ class RunFingerprint:
         return out
 
 
-@dataclass(frozen=True)
-class FinishedTest:
-    """A test the journal holds: its records (unjudged) and its figure data."""
-
-    records: tuple[CertificateRecord, ...]
-    curve: dict | None
-
-
 class RunJournal:
     """An open journal: the tests it holds (``finished``) and :meth:`add` for new ones.
 
     Use :meth:`start` for a new run, :meth:`resume` to continue an interrupted one."""
 
-    def __init__(self, path: Path, handle, finished: dict[str, FinishedTest]):
+    def __init__(self, path: Path, handle, finished: dict[str, TestResult]):
         self.path = path
         self._handle = handle
         self.finished = finished
@@ -169,11 +164,11 @@ class RunJournal:
         handle.truncate()  # drop a last line that a kill cut short
         return cls(path, handle, finished)
 
-    def add(self, task: Task, records, curve: dict | None) -> None:
+    def add(self, task: Task, result: TestResult) -> None:
         """Journal a finished test (flushed and synced before returning)."""
         key = test_key(task)
-        self.finished[key] = FinishedTest(tuple(records), curve)
-        self._write({"test": key, "records": [r.to_json() for r in records], "curve": curve})
+        self.finished[key] = result
+        self._write({"test": key, "result": result.to_json()})
 
     def _write(self, entry: dict) -> None:
         self._handle.write(json.dumps(entry, ensure_ascii=False, default=_plain) + "\n")
@@ -196,7 +191,7 @@ def _plain(value):
     return to_jsonable(value)
 
 
-def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, FinishedTest], int]:
+def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, TestResult], int]:
     """(fingerprint, finished tests by key, bytes of whole valid lines) of a journal.
 
     Raises:
@@ -217,18 +212,17 @@ def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, FinishedTe
             raise ValueError(f"journal format {header.get('dpaudit_journal')!r}")
     except (ValueError, KeyError, TypeError) as exc:
         raise ResumeError(f"{path} is not a dpaudit run journal ({exc})") from None
-    finished: dict[str, FinishedTest] = {}
+    finished: dict[str, TestResult] = {}
     valid = len(lines[0]) + 1
     for line in lines[1:-1]:  # the part after the last newline is never a whole entry
         try:
             entry = json.loads(line)
-            records = tuple(CertificateRecord.from_json(r) for r in entry["records"])
-            finished[str(entry["test"])] = FinishedTest(records, entry["curve"])
+            finished[str(entry["test"])] = TestResult.from_json(entry["result"])
         except (ValueError, KeyError, TypeError):
             break  # a damaged line: it and what follows are run again
         valid += len(line) + 1
     return fingerprint, finished, valid
 
 
-__all__ = ["FinishedTest", "JOURNAL_NAME", "ResumeError", "RunFingerprint", "RunJournal",
+__all__ = ["JOURNAL_NAME", "ResumeError", "RunFingerprint", "RunJournal",
            "file_digest", "read_journal", "test_key"]

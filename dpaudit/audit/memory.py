@@ -35,18 +35,17 @@ A task whose estimate exceeds its limit is refused by :func:`check_task_memory` 
 :class:`MemoryLimitError` — the task's records become ``error`` records; the other tasks
 run.  The dense exact ε of a sweep's figure (no sampling) is checked on the output space
 alone (:func:`check_output_space`): a refused value is missing from the figure, with the
-error in its job's errors.  The limit (:data:`DEFAULT_MEMORY_LIMIT` = 4 GiB) is per task, never divided by the
+error in its job's errors.  The limit (:data:`dpaudit.sizes.DEFAULT_MEMORY_LIMIT` = 4 GiB) is per task, never divided by the
 number of workers, so that whether an audit runs cannot depend on how many workers there are.
 It is 1/6 of the 24 GiB CI machine: its 2 workers at the limit, plus the main process, fit in
 less than half of it.  Users raise it with ``dpaudit run --memory-limit 16GB``, a ``[suite]
 memory_limit`` key or ``memory_limit=`` in the Python API; sizes are parsed by
-:func:`parse_memory_size`.
+:func:`dpaudit.sizes.parse_memory_size`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,59 +53,17 @@ import numpy as np
 from dpaudit.distinguish.lower_bound import selection_size
 from dpaudit.distinguish.sampling import CHUNK_ROWS, draw
 from dpaudit.mechanisms.output_space import OutputSpace
+from dpaudit.sizes import MIB, format_bytes
 
-MIB, GIB = 1 << 20, 1 << 30
-#: the default limit on one task's estimated peak memory (see the module docstring)
-DEFAULT_MEMORY_LIMIT = 4 * GIB
-#: the smallest limit accepted: an audit process alone takes ~200 MiB
-MIN_MEMORY_LIMIT = 256 * MIB
 #: what a process holds before its task: interpreter, numpy, scipy, dpaudit (measured)
 BASELINE_BYTES = 200 * MIB
 #: bytes per output value held in the selection split or a certification chunk (measured)
 VALUE_BYTES = 24
-#: how a limit is written, for messages
-SIZE_FORMAT = ('a memory size of at least 256 MiB, such as "16GB", "512 MiB", "4GiB" or a '
-               'number of bytes (2e9)')
-
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
 
 class MemoryLimitError(RuntimeError):
     """A task whose estimated peak memory exceeds its limit; the message says by how much,
     why, and how to raise the limit."""
-
-
-def parse_memory_size(value) -> int:
-    """Bytes from ``"16GB"`` (powers of 1000: kB MB GB TB), ``"512 MiB"`` (powers of 1024:
-    KiB MiB GiB TiB), ``"2e9"`` or a number (bytes); units are case-insensitive.
-
-    Raises:
-      ValueError: anything else, or a size below :data:`MIN_MEMORY_LIMIT` (the message
-        says what is expected and what was given).
-    """
-    bad = ValueError(f"expected {SIZE_FORMAT}, got {value!r}")
-    if isinstance(value, bool):
-        raise bad
-    if isinstance(value, (int, float)):
-        number, unit = float(value), 1
-    elif isinstance(value, str):
-        match = _SIZE.match(value)
-        if not match or match.group(2).lower() not in _UNITS:
-            raise bad
-        number, unit = float(match.group(1)), _UNITS[match.group(2).lower()]
-    else:
-        raise bad
-    size = number * unit
-    if not math.isfinite(size) or size < MIN_MEMORY_LIMIT or size >= 2.0 ** 63:
-        raise bad
-    return int(size)
-
-
-def format_bytes(n: float) -> str:
-    """``"9.3 GiB"``, ``"512.0 MiB"``: a size for messages."""
-    return f"{n / GIB:.1f} GiB" if n >= GIB else f"{n / MIB:.1f} MiB"
 
 
 @dataclass(frozen=True)
@@ -164,6 +121,5 @@ def check_output_space(mechanism, d0, d1, limit: int) -> None:
                                          1, 0, 0.0, space, BASELINE_BYTES + space.bytes), limit)
 
 
-__all__ = ["BASELINE_BYTES", "DEFAULT_MEMORY_LIMIT", "MIN_MEMORY_LIMIT", "MemoryEstimate",
-           "MemoryLimitError", "SIZE_FORMAT", "VALUE_BYTES", "check_output_space", "check_task_memory",
-           "estimate_task_memory", "format_bytes", "parse_memory_size"]
+__all__ = ["BASELINE_BYTES", "VALUE_BYTES", "MemoryEstimate", "MemoryLimitError",
+           "check_output_space", "check_task_memory", "estimate_task_memory"]

@@ -25,13 +25,14 @@ Contract and invariants:
   a swept audit); the white-box test draws from that seed + 1.  The number of workers and the
   completion order cannot change a number.
 * **Nothing unpicklable crosses a process boundary.**  A :class:`Task` holds a
-  :class:`~dpaudit.audit.targets.Target` (a registry name, or a reference to user code and the
+  :class:`~dpaudit.suite.targets.Target` (a registry name, or a reference to user code and the
   suite's directory, or an object given through the Python API), the parameters and plain
   datasets; the worker re-imports the code and re-creates the mechanism.  Tasks are
   serialised with cloudpickle, so Python-API closures and lambdas cross too.
 * **Jobs.**  :func:`plan_jobs` lists the non-certifying work of a run — dense exact ε over a
-  swept parameter (``exact_points``) and ``[[series]]`` entries — as (function, args) pairs of
-  module-level functions of :mod:`dpaudit.audit.sweeps`.
+  swept parameter (``exact_points``) and ``[[series]]`` entries — as typed jobs
+  (:class:`~dpaudit.audit.sweeps.DenseExactJob`, :class:`~dpaudit.audit.sweeps.SeriesJob`)
+  whose ``run()`` never raises and which say what they are for.
 """
 
 from __future__ import annotations
@@ -43,11 +44,14 @@ from typing import Any
 import numpy as np
 
 from dpaudit.audit import sweeps
-from dpaudit.audit.defaults import defaulted_values
-from dpaudit.audit.memory import DEFAULT_MEMORY_LIMIT
-from dpaudit.audit.records import SuiteSummary, SweepPoint, describe_exception
-from dpaudit.audit.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
-from dpaudit.audit.targets import Target, as_target, for_workers
+from dpaudit.audit.sweeps import DenseExactJob, SeriesJob
+from dpaudit.results.defaults import defaulted_values
+from dpaudit.sizes import DEFAULT_MEMORY_LIMIT
+from dpaudit.results.options import RunOptions
+from dpaudit.results.hierarchy import AuditPoint, Certificate, TestResult
+from dpaudit.results.records import SuiteSummary, SweepPoint, describe_exception
+from dpaudit.suite.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
+from dpaudit.suite.targets import Target, as_target, for_workers
 from dpaudit.mechanisms.capabilities import LogDensity
 from dpaudit.stats.multiple_testing import split_significance
 
@@ -57,65 +61,80 @@ DENSE_CHUNK = 6
 
 @dataclass(frozen=True)
 class Task:
-    """One curve certificate to compute: a mechanism (by name), a pair, its δ and α grids,
-    samples, a seed, and whether to add the white-box likelihood-ratio certificate."""
+    """One test to compute: a pair of a planned audit point, its δ and α grids, samples, a
+    seed, and whether to add the white-box likelihood-ratio curve.
 
-    suite_index: int
-    suite: str
-    suite_file: str
-    audit_index: int
-    audit: str
-    mechanism: str
-    params: dict
+    Attributes:
+      point: the planned :class:`~dpaudit.results.hierarchy.AuditPoint` (no tests yet) whose
+        fields every certificate of the test shares.
+      pair_index, pair: the pair's position among the point's pairs and the
+        :class:`~dpaudit.mechanisms.base.NeighbourPair` (None when the pairs could not be
+        built: ``setup_error`` says why).
+      deltas, alphas: where the curve is certified.
+      samples, seed: per-side outputs and the test's seed (white-box: seed + 1).
+      white_box: also certify with the mechanism's log-density.
+      setup_error: why the point could not be set up, or None.
+      target: what builds the mechanism in any process
+        (:class:`~dpaudit.suite.targets.Target`).
+      memory_limit: bytes; the task is refused when its estimated peak memory exceeds it
+        (:mod:`dpaudit.audit.memory`); never changes a number of a task that runs.
+    """
+
+    point: AuditPoint
     pair_index: int
     pair: Any  # a NeighbourPair, or None when the pairs could not be built
     deltas: tuple
     alphas: tuple
     samples: int
     seed: int
-    confidence: float
-    per_certificate_confidence: float
-    expect: str
-    distinguisher: str = "auto"
+    target: Target
     white_box: bool = False
-    note: str = ""
     setup_error: str | None = None
-    sweep_parameter: str | None = None
-    sweep_value: Any = None
-    sweep_index: int | None = None
-    target: Target | None = None  # None: the registered mechanism named ``mechanism``
-    #: the parameters ``params`` leaves at their defaults, name → value (plain JSON)
-    defaulted_parameters: dict = field(default_factory=dict)
-    #: bytes: the task is refused when its estimated peak memory exceeds this
-    #: (:mod:`dpaudit.audit.memory`); never changes a number of a task that runs
     memory_limit: int = DEFAULT_MEMORY_LIMIT
+
+    @property
+    def suite_file(self) -> str:
+        return self.point.suite_file
+
+    @property
+    def audit(self) -> str:
+        return self.point.audit
+
+    @property
+    def audit_index(self) -> int:
+        return self.point.audit_index
+
+    @property
+    def mechanism(self) -> str:
+        return self.point.mechanism
+
+    @property
+    def sweep_index(self) -> int | None:
+        return None if self.point.sweep is None else self.point.sweep.index
+
+    @property
+    def tests(self) -> int:
+        """Members of the suite's family this task computes: its black-box curve, and its
+        white-box one."""
+        return 2 if self.white_box else 1
 
     def build_mechanism(self):
         """The mechanism under audit, built in this process (raises ValueError)."""
-        return as_target(self.target or self.mechanism).build(self.params)
+        return as_target(self.target).build(self.point.parameters)
 
-    def sweep(self) -> SweepPoint | None:
-        if self.sweep_index is None:
-            return None
-        return SweepPoint(self.sweep_parameter, self.sweep_value, self.sweep_index)
+    def grid(self) -> list[tuple[str, float | None, float | None]]:
+        """(notion, δ, α) of each certificate: every δ, then every α."""
+        return ([("dp", d, None) for d in self.deltas]
+                + [("rdp", None, a) for a in self.alphas])
 
-    def record_fields(self) -> dict:
-        """The fields every record of this task shares (keyword arguments of
-        :meth:`dpaudit.audit.records.CertificateRecord.create`)."""
-        return dict(suite=self.suite, suite_file=self.suite_file, audit=self.audit,
-                    audit_index=self.audit_index, mechanism=self.mechanism,
-                    parameters=dict(self.params),
-                    defaulted_parameters=dict(self.defaulted_parameters),
-                    pair=pair_dict(self.pair),
-                    pair_index=self.pair_index, expect=self.expect, samples=self.samples,
-                    seed=self.seed, confidence=self.confidence,
-                    per_certificate_confidence=self.per_certificate_confidence,
-                    distinguisher=self.distinguisher, note=self.note, sweep=self.sweep())
-
-    def grid(self) -> list[dict]:
-        """One (notion, delta, alpha) per record: every δ, then every α."""
-        return ([{"notion": "dp", "delta": d, "alpha": None} for d in self.deltas]
-                + [{"notion": "rdp", "delta": None, "alpha": a} for a in self.alphas])
+    def result(self, *, error: str, seconds: float = 0.0, warnings=()) -> TestResult:
+        """The result of this test when it could not run (a worker died, the run stopped
+        before it): every certificate an ``error`` with ``error`` as the reason."""
+        return TestResult(pair=pair_dict(self.pair), pair_index=self.pair_index, claim=None,
+                          true_epsilon=None, samples=self.samples, seed=self.seed,
+                          seconds=seconds, warnings=tuple(warnings), error=error,
+                          certificates=tuple(Certificate.failed(notion=n, delta=d, alpha=a)
+                                             for n, d, a in self.grid()))
 
 
 def pair_dict(pair) -> dict | None:
@@ -171,7 +190,7 @@ class PointSetup:
       white_box: whether the mechanism offers a white-box log-density.
       error: why the pairs could not be built, or None.
       defaulted: the parameters the point's ``params`` leaves at their defaults, name →
-        value (:mod:`dpaudit.audit.defaults`; {} when the mechanism could not be built).
+        value (:mod:`dpaudit.results.defaults`; {} when the mechanism could not be built).
     """
 
     pairs: list
@@ -203,14 +222,20 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None) -> PointSetup:
                                      f"{describe_exception(exc)}", defaulted)
 
 
-def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None,
-               scale: float = 1.0, seed: int | None = None, memory_limit: int | None = None
+def plan_suite(suite: Suite, options: RunOptions = RunOptions()
                ) -> tuple[list[Task], SuiteSummary]:
     """Tasks of one suite (in a fixed order) and the suite's entry for the report.
-    ``memory_limit`` (bytes, e.g. ``--memory-limit``) overrides the suite's ``memory_limit``,
-    which overrides :data:`~dpaudit.audit.memory.DEFAULT_MEMORY_LIMIT`."""
-    suite_seed = suite.seed if seed is None else int(seed)
-    limit = next(v for v in (memory_limit, suite.memory_limit, DEFAULT_MEMORY_LIMIT)
+
+    ``options`` (:class:`~dpaudit.results.options.RunOptions`) may replace every audit's
+    samples (``samples``, scaled by ``profile``), the suite's seed (``seed``) and its memory
+    limit (``memory_limit``, which otherwise is the suite's, else
+    :data:`~dpaudit.sizes.DEFAULT_MEMORY_LIMIT`).
+
+    Raises:
+      SuiteError: the suite fixes a ``family_size`` smaller than the tests it plans.
+    """
+    suite_seed = suite.seed if options.seed is None else options.seed
+    limit = next(v for v in (options.memory_limit, suite.memory_limit, DEFAULT_MEMORY_LIMIT)
                  if v is not None)
     planned = []
     for audit in suite.audits:
@@ -230,26 +255,25 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
     per_cert = 1.0 - split_significance(suite.confidence, family_size)
 
     tasks = []
-    for audit, point, params, expect, pairs, white, error, defaulted in planned:
-        n = resolve_samples(audit, samples=samples, scale=scale)
+    for audit, index, params, expect, pairs, white, error, defaulted in planned:
+        n = resolve_samples(audit, samples=options.samples, scale=options.scale)
         target = for_workers(audit.target or Target(audit.mechanism))
         sweep = audit.sweep
+        point = AuditPoint(
+            suite=suite.name, suite_file=suite.path, audit=audit.name,
+            audit_index=audit.index, mechanism=audit.mechanism, parameters=dict(params),
+            defaulted_parameters=dict(defaulted), expect=expect, confidence=suite.confidence,
+            per_certificate_confidence=per_cert, distinguisher=audit.distinguisher,
+            note=audit.note,
+            sweep=None if sweep is None else SweepPoint(sweep.parameter, sweep.values[index],
+                                                        index))
         for j, pair in enumerate(pairs):
             key = task_key(audit.name, f"#{j}" if pair is None else pair.name,
-                           None if sweep is None else (sweep.parameter, sweep.values[point]))
-            tasks.append(Task(
-                suite_index=suite_index, suite=suite.name, suite_file=suite.path,
-                audit_index=audit.index, audit=audit.name, mechanism=audit.mechanism,
-                params=dict(params), pair_index=j, pair=pair, deltas=audit.deltas,
-                alphas=audit.alphas, samples=n,
-                seed=task_seed(suite_seed, key),
-                confidence=suite.confidence, per_certificate_confidence=per_cert,
-                expect=expect, distinguisher=audit.distinguisher, white_box=white,
-                note=audit.note, setup_error=error,
-                sweep_parameter=None if sweep is None else sweep.parameter,
-                sweep_value=None if sweep is None else sweep.values[point],
-                sweep_index=point, target=target,
-                defaulted_parameters=dict(defaulted), memory_limit=int(limit)))
+                           None if sweep is None else (sweep.parameter, sweep.values[index]))
+            tasks.append(Task(point=point, pair_index=j, pair=pair, deltas=audit.deltas,
+                              alphas=audit.alphas, samples=n, seed=task_seed(suite_seed, key),
+                              target=target, white_box=white, setup_error=error,
+                              memory_limit=int(limit)))
     info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
                         family_size=family_size, tests=tests,
                         per_certificate_confidence=per_cert,
@@ -258,40 +282,38 @@ def plan_suite(suite: Suite, suite_index: int = 0, *, samples: int | None = None
     return tasks, info
 
 
-def plan_jobs(suites: list[Suite], tasks: list[Task]) -> tuple[list[tuple], list[tuple]]:
-    """(jobs, keys): the dense exact-ε jobs of swept audits with ``exact_points`` and the
-    series jobs of every suite; ``keys[k]`` says what job k is for."""
+def plan_jobs(suites: list[Suite], tasks: list[Task]) -> list[DenseExactJob | SeriesJob]:
+    """The non-certifying work of a run: the dense exact-ε jobs of swept audits with
+    ``exact_points`` (one per chunk of :data:`DENSE_CHUNK` values and pair) and one job per
+    ``[[series]]`` entry.  Each job says what it is for."""
     from dpaudit.mechanisms.base import NeighbourPair
 
-    jobs, keys = [], []
+    jobs: list[DenseExactJob | SeriesJob] = []
     for suite in suites:
         for audit in suite.audits:
             if audit.sweep is None or not audit.exact_points:
                 continue
             values = sweeps.dense_values(list(audit.sweep.values), audit.exact_points)
-            pair_indices = sorted({t.pair_index for t in tasks
-                                   if t.suite_file == suite.path
-                                   and t.audit_index == audit.index and t.pair is not None})
-            limit = next((t.memory_limit for t in tasks if t.suite_file == suite.path
-                          and t.audit_index == audit.index), DEFAULT_MEMORY_LIMIT)
+            mine = [t for t in tasks
+                    if t.suite_file == suite.path and t.audit_index == audit.index]
+            pair_indices = sorted({t.pair_index for t in mine if t.pair is not None})
+            limit = mine[0].memory_limit if mine else DEFAULT_MEMORY_LIMIT
             for j in pair_indices:
                 explicit = None
                 if audit.pairs != "worst-case":
                     p = audit.pairs[j]
                     explicit = NeighbourPair(p.name, p.d0, p.d1, p.description)
                 for c in range(0, len(values), DENSE_CHUNK):
-                    jobs.append((sweeps.dense_exact_job,
-                                 (for_workers(audit.target or Target(audit.mechanism)),
-                                  dict(audit.params),
-                                  audit.sweep.parameter,
-                                  values[c:c + DENSE_CHUNK], j, explicit, audit.deltas,
-                                  limit)))
-                    keys.append(("dense", suite.path, audit.index, j, audit.deltas))
+                    jobs.append(DenseExactJob(
+                        suite_file=suite.path, audit_index=audit.index, pair_index=j,
+                        target=for_workers(audit.target or Target(audit.mechanism)),
+                        params=dict(audit.params), parameter=audit.sweep.parameter,
+                        values=tuple(values[c:c + DENSE_CHUNK]), explicit_pair=explicit,
+                        deltas=audit.deltas, memory_limit=limit))
         for spec in suite.series:
-            jobs.append((sweeps.series_job, (suite.name, suite.path, spec)))
-            keys.append(("series", suite.path, spec.index, None, None))
-    return jobs, keys
+            jobs.append(SeriesJob(suite.name, suite.path, spec))
+    return jobs
 
 
-__all__ = ["DENSE_CHUNK", "PointSetup", "Task", "audit_pairs", "pair_dict", "plan_jobs", "plan_suite",
-           "resolve_samples", "task_key", "task_seed"]
+__all__ = ["DENSE_CHUNK", "PointSetup", "Task", "audit_pairs", "pair_dict", "plan_jobs",
+           "plan_suite", "resolve_samples", "task_key", "task_seed"]

@@ -13,7 +13,7 @@ A run reports through a :class:`RunProgress`, whose methods are called in this o
 :meth:`~RunProgress.planning` (before the suites are loaded and their worst-case pairs built),
 :meth:`~RunProgress.suite_planned` once per suite, each followed by
 :meth:`~RunProgress.defaults_planned` with the suite's audits that leave parameters at their
-defaults (:mod:`dpaudit.audit.defaults`), :meth:`~RunProgress.started` with the
+defaults (:mod:`dpaudit.results.defaults`), :meth:`~RunProgress.started` with the
 :class:`RunCounts`, :meth:`~RunProgress.record` once per finished certificate (completion
 order), then optionally :meth:`~RunProgress.phase` / :meth:`~RunProgress.advance` for the work
 after the run (the CLI's figures), and :meth:`~RunProgress.close`.  The base class does
@@ -40,8 +40,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence, TextIO
 
-from dpaudit.audit.defaults import AuditDefaults, planning_notes
-from dpaudit.audit.records import CertificateRecord, SuiteSummary
+from dpaudit.results.defaults import AuditDefaults, planning_notes
+from dpaudit.results.records import CertificateRecord, SuiteSummary
 
 
 def _display_number(x) -> str:

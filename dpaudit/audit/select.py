@@ -5,7 +5,7 @@ name, default its file stem) and against the bare audit name, so ``'classic/lapl
 audits of one suite and ``'sgld*'`` audits of any suite.  An audit runs when any pattern
 matches it; ``[[series]]`` entries are matched by their name the same way.
 
-Selection happens **after planning**: :func:`dpaudit.audit.runner.run_suites` plans every
+Selection happens **after planning**: :func:`dpaudit.api.run_suites` plans every
 suite with a selected audit in full (its Bonferroni family and every seed are those of the
 full run) and then drops the tasks of the audits not selected, so a selected audit's numbers
 are bit-identical to the full run's.  Suites without a selected audit or series are not

@@ -1,7 +1,7 @@
 """Sweeps and series: ε over a swept mechanism parameter, and closed-form series for figures.
 
 * :func:`sweep_curves` — from the records of a swept audit (one audit point per value, see
-  :mod:`dpaudit.audit.spec`), one curve per (audit, pair, δ): the claimed ε, the certified
+  :mod:`dpaudit.suite.spec`), one curve per (audit, pair, δ): the claimed ε, the certified
   black-box and white-box lower bounds (all jointly at the suite's confidence) and the exact ε
   at every swept value, plus the exact ε and the claim at ``exact_points`` extra values
   (computed by :func:`dense_exact_job` in the worker pool).
@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -48,14 +50,65 @@ def dense_values(values, count: int) -> list:
     return out
 
 
+@dataclass(frozen=True)
+class DenseExactJob:
+    """The exact ε (and the claim) of one pair of a swept audit at extra values of the swept
+    parameter, for the ε-over-sweep figure (``exact_points``); no sampling, no certificate.
+
+    Attributes:
+      suite_file, audit_index, pair_index: the curve the rows belong to.
+      target: what builds the mechanism (:class:`~dpaudit.suite.targets.Target`); params:
+        its parameters but the swept one; parameter, values: the swept parameter and the
+        extra values of this job (a chunk of them: jobs run in parallel).
+      explicit_pair: the suite's pair, or None for the mechanism's worst-case pair
+        ``pair_index``.
+      deltas: where ε(δ) is computed; memory_limit: bytes (:func:`dense_exact_job`).
+    """
+
+    suite_file: str
+    audit_index: int
+    pair_index: int
+    target: Any
+    params: dict
+    parameter: str
+    values: tuple
+    explicit_pair: Any
+    deltas: tuple
+    memory_limit: int | None = None
+
+    @property
+    def curve_key(self) -> tuple:
+        """(suite file, audit index, pair index): the sweep curve these rows extend."""
+        return (self.suite_file, self.audit_index, self.pair_index)
+
+    def run(self) -> dict:
+        """``{"rows", "errors", "seconds"}`` (:func:`dense_exact_job`); never raises."""
+        return dense_exact_job(self.target, self.params, self.parameter, list(self.values),
+                               self.pair_index, self.explicit_pair, self.deltas,
+                               self.memory_limit)
+
+
+@dataclass(frozen=True)
+class SeriesJob:
+    """One ``[[series]]`` entry of a suite (:func:`series_job`)."""
+
+    suite: str
+    suite_file: str
+    spec: Any  # a dpaudit.suite.spec.SeriesSpec
+
+    def run(self) -> dict:
+        """The series' result dict; never raises (a failure is its ``error``)."""
+        return series_job(self.suite, self.suite_file, self.spec)
+
+
 def dense_exact_job(mechanism, params: dict, parameter: str, values: list, pair_index: int,
                     explicit_pair, deltas: tuple, memory_limit: int | None = None) -> dict:
     """Exact ε (and the claimed ε) at each δ for every value of the swept parameter
-    (``mechanism``: a registry name or a :class:`~dpaudit.audit.targets.Target`); a value
+    (``mechanism``: a registry name or a :class:`~dpaudit.suite.targets.Target`); a value
     whose enumerated output space would exceed ``memory_limit`` bytes is an error instead
     (:func:`dpaudit.audit.memory.check_output_space`)."""
     from dpaudit.audit.memory import check_output_space
-    from dpaudit.audit.targets import as_target
+    from dpaudit.suite.targets import as_target
 
     start = time.perf_counter()
     rows, errors = [], []
@@ -83,35 +136,38 @@ def _finite(x):
     return x if math.isfinite(x) else None
 
 
-def sweep_curves(records: list, dense: dict | None = None) -> list[dict]:
-    """One ε-over-sweep curve per (suite file, audit, pair, δ) of the swept ``dp`` records
-    (:class:`~dpaudit.audit.records.CertificateRecord`; each point's ``expect`` is its audit
-    point's own expectation).
+def sweep_curves(points: list, dense: dict | None = None) -> list[dict]:
+    """One ε-over-sweep curve per (swept audit, pair, δ): for every swept value (audit point,
+    :class:`~dpaudit.results.hierarchy.AuditPoint`) the claimed ε, the certified black- and
+    white-box lower bounds, the exact ε, the verdict and the point's own expectation.
 
-    ``dense`` maps (suite_file, audit_index, pair_index) to the rows of
-    :func:`dense_exact_job` (merged over its chunks)."""
+    ``dense`` maps (suite_file, audit_index, pair_index) to the merged rows of
+    :class:`DenseExactJob` (``{"deltas", "rows", "errors"}``)."""
     groups: dict[tuple, list] = {}
-    for r in records:
-        if r.sweep is None or r.notion != "dp":
+    for point in points:
+        if point.sweep is None:
             continue
-        groups.setdefault((r.suite_file, r.audit_index, r.pair_index, r.delta), []).append(r)
+        for test, certificate in point.certificates():
+            if certificate.notion == "dp":
+                key = (point.suite_file, point.audit_index, test.pair_index, certificate.delta)
+                groups.setdefault(key, []).append((point, test, certificate))
     curves = []
     for (suite_file, audit_index, pair_index, delta), rows in groups.items():
-        rows = sorted(rows, key=lambda r: r.sweep.index)
-        first = rows[0]
-        points = [{"value": r.sweep.value, "claimed": r.claimed_epsilon,
-                   "certified": r.epsilon_lower_bound,
-                   "white_box": r.white_box_epsilon_lower_bound,
-                   "exact": r.exact_epsilon, "verdict": r.verdict,
-                   "expect": r.expect} for r in rows]
-        curve = {"kind": "sweep", "suite": first.suite, "suite_file": suite_file,
-                 "audit": first.audit, "audit_index": audit_index,
-                 "pair": (first.pair or {}).get("name", f"pair-{pair_index}"),
-                 "pair_index": pair_index, "mechanism": first.mechanism,
-                 "parameter": first.sweep.parameter, "delta": delta,
-                 "confidence": first.confidence,
-                 "per_certificate_confidence": first.per_certificate_confidence,
-                 "samples": first.samples, "points": points,
+        rows = sorted(rows, key=lambda row: row[0].sweep.index)
+        point, test, _ = rows[0]
+        values = [{"value": p.sweep.value, "claimed": c.claimed_epsilon,
+                   "certified": c.epsilon_lower_bound,
+                   "white_box": c.white_box_epsilon_lower_bound,
+                   "exact": c.exact_epsilon, "verdict": c.verdict,
+                   "expect": p.expect} for p, _, c in rows]
+        curve = {"kind": "sweep", "suite": point.suite, "suite_file": suite_file,
+                 "audit": point.audit, "audit_index": audit_index,
+                 "pair": (test.pair or {}).get("name", f"pair-{pair_index}"),
+                 "pair_index": pair_index, "mechanism": point.mechanism,
+                 "parameter": point.sweep.parameter, "delta": delta,
+                 "confidence": point.confidence,
+                 "per_certificate_confidence": point.per_certificate_confidence,
+                 "samples": test.samples, "points": values,
                  "dense": [], "dense_errors": []}
         extra = (dense or {}).get((suite_file, audit_index, pair_index))
         if extra:
@@ -156,4 +212,5 @@ def series_job(suite: str, suite_file: str, spec) -> dict:
     return out
 
 
-__all__ = ["dense_values", "dense_exact_job", "sweep_curves", "series_job"]
+__all__ = ["DenseExactJob", "SeriesJob", "dense_values", "dense_exact_job", "series_job",
+           "sweep_curves"]

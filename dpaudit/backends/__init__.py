@@ -9,7 +9,7 @@ Python API's ``backend=`` into a backend.  The records of a run do not depend on
 
 from dpaudit.backends.base import Backend, BackendError
 from dpaudit.backends.choose import make_backend, parse_cluster, resolve_backend
-from dpaudit.backends.local import LocalBackend
+from dpaudit.backends.local import LocalBackend, default_workers
 
-__all__ = ["Backend", "BackendError", "LocalBackend", "make_backend", "parse_cluster",
-           "resolve_backend"]
+__all__ = ["Backend", "BackendError", "LocalBackend", "default_workers", "make_backend",
+           "parse_cluster", "resolve_backend"]

@@ -1,11 +1,16 @@
 """Where a run's tasks execute: the :class:`Backend` contract.
 
-A backend takes the planned work of a run — the curve-certificate :class:`~dpaudit.audit.plan.
-Task`\\ s and the non-certifying jobs of :func:`dpaudit.audit.plan.plan_jobs` — and returns
-their results in task order.  Backends differ only in *where* the work runs (this process,
-local worker processes, a Dask cluster); every task's numbers are functions of the task alone
-(its seed, its samples), so the records of a run are identical, bit for bit except the timing
+A backend takes the planned work of a run — the tests (:class:`~dpaudit.audit.plan.Task`, each
+computed by :func:`dpaudit.audit.execute.run_task`) and the non-certifying jobs of
+:func:`dpaudit.audit.plan.plan_jobs` (objects whose ``run()`` never raises) — and returns their
+results in plan order.  Backends differ only in *where* the work runs (this process, local
+worker processes, a Dask cluster); every test's numbers are functions of the task alone (its
+seed, its samples), so the results of a run are identical, bit for bit except the timing
 fields, whatever the backend and its number of workers.
+
+Backends sit above the audit: they import the task and its executor, and the audit run
+(:func:`dpaudit.audit.run.run_audits`) receives a backend from its caller — the CLI, the
+Python API or the pytest plugin — and never imports this package.
 
 A backend may hold resources (a process pool, a cluster connection, a cluster it started):
 use it as a context manager, or call :meth:`Backend.close`.
@@ -14,14 +19,27 @@ use it as a context manager, or call :meth:`Backend.close`.
 from __future__ import annotations
 
 import abc
-from typing import Callable
+from typing import Callable, Protocol
 
 from dpaudit.audit.plan import Task
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.backends.pool_retry import WorkerDied, describe_exit
+from dpaudit.results.hierarchy import TestResult
+from dpaudit.results.records import describe_exception
 
-Progress = Callable[[CertificateRecord], None]
-#: called as ``on_task(i, records, curve)`` when ``tasks[i]`` has finished
-TaskDone = Callable[[int, list, "dict | None"], None]
+#: called as ``on_task(i, result)`` when ``tasks[i]`` has finished
+TaskDone = Callable[[int, TestResult], None]
+
+
+class Job(Protocol):
+    """Non-certifying work of a run (:class:`~dpaudit.audit.sweeps.DenseExactJob`,
+    :class:`~dpaudit.audit.sweeps.SeriesJob`): ``run()`` returns a plain dict, never raises."""
+
+    def run(self) -> dict: ...
+
+
+def run_job(job: Job) -> dict:
+    """``job.run()``: the module-level function a worker process calls."""
+    return job.run()
 
 
 class BackendError(RuntimeError):
@@ -41,23 +59,21 @@ class Backend(abc.ABC):
         """How many workers run tasks (processes or cluster workers) right now."""
 
     @abc.abstractmethod
-    def run(self, tasks: list[Task], jobs: list[tuple], progress: Progress | None = None,
-            on_task: TaskDone | None = None
-            ) -> tuple[list[CertificateRecord], list[dict], list]:
-        """Run ``tasks`` and ``jobs`` ((function, args) pairs of module-level functions that
-        never raise).
+    def run(self, tasks: list[Task], jobs: list[Job], on_task: TaskDone | None = None
+            ) -> tuple[list[TestResult], list[dict]]:
+        """Run ``tasks`` and ``jobs``.
 
         Args:
-          tasks: the curve certificates to compute.
+          tasks: the tests to compute.
           jobs: non-certifying work (dense exact curves, series).
-          progress: called once per record, in completion order, as tasks finish.
-          on_task: called once per finished task, ``on_task(i, records, curve)``, in
-            completion order, before ``progress`` sees its records (a run's journal).
+          on_task: called once per finished task, ``on_task(i, result)``, in completion
+            order (the run's journal and progress).
 
         Returns:
-          (records in task order then δ then α, curve data of the tasks that have a figure,
-          job results in job order).  A task whose worker failed gives ``error`` records; a
-          job whose worker failed gives ``{"error": message}``.
+          (one :class:`~dpaudit.results.hierarchy.TestResult` per task, in task order; one
+          result per job, in job order).  A task whose worker failed gives a result whose
+          every certificate is an ``error`` (:meth:`~dpaudit.audit.plan.Task.result`); a job
+          whose worker failed gives ``{"error": message}``.
         """
 
     def describe(self) -> str:
@@ -74,4 +90,12 @@ class Backend(abc.ABC):
         self.close()
 
 
-__all__ = ["Backend", "BackendError", "Progress", "TaskDone"]
+def worker_error(exc: BaseException, what: str = "job") -> str:
+    """The ``error`` of a task (``what="test"``) or job whose worker failed with ``exc``."""
+    if isinstance(exc, WorkerDied):
+        return (f"worker process died while running this {what}, and again when retried "
+                f"alone ({describe_exit(exc.exit_code)}); the other {what}s were re-run")
+    return f"worker failed: {describe_exception(exc)}"
+
+
+__all__ = ["Backend", "BackendError", "Job", "TaskDone", "run_job", "worker_error"]

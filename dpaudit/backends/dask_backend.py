@@ -37,9 +37,9 @@ import warnings
 
 import cloudpickle
 
-from dpaudit.audit.execute import failed_records, run_task
-from dpaudit.audit.records import describe_exception
-from dpaudit.backends.base import Backend, BackendError, Progress
+from dpaudit.audit.execute import run_task
+from dpaudit.backends.base import Backend, BackendError, run_job
+from dpaudit.results.records import describe_exception
 from dpaudit.backends.dask_counter import DaskCounter
 from dpaudit.processes import call_pickled
 
@@ -147,14 +147,14 @@ class DaskBackend(Backend):
         where = "local cluster" if self.cluster is not None else self.client.scheduler.address
         return f"dask: {where}, {self.workers} workers"
 
-    def run(self, tasks, jobs, progress: Progress | None = None, on_task=None):
+    def run(self, tasks, jobs, on_task=None):
         from distributed import Event, as_completed
 
         run_id = uuid.uuid4().hex[:12]
         counter = DaskCounter(**self._options, cancel_event=f"dpaudit-cancel-{run_id}")
         futures = {}
-        for k, (fn, args) in enumerate(jobs):
-            futures[self.client.submit(call_pickled, _payload(fn, *args),
+        for k, job in enumerate(jobs):
+            futures[self.client.submit(call_pickled, _payload(run_job, job),
                                        key=f"dpaudit-{run_id}-job-{k}", pure=False,
                                        retries=self.retries)] = ("job", k)
         # larger certificates first, so that a long one does not start last
@@ -171,26 +171,20 @@ class DaskBackend(Backend):
                 try:
                     value = future.result()
                 except Exception as exc:  # a worker died too often, a task could not run
-                    value = ({"error": f"worker failed: {describe_exception(exc)}"}
-                             if kind == "job" else
-                             (failed_records(tasks[i], exc), None))
+                    error = f"worker failed: {describe_exception(exc)}"
+                    value = {"error": error} if kind == "job" else tasks[i].result(error=error)
                 future.release()
                 if kind == "job":
                     job_results[i] = value
                     continue
                 results[i] = value
                 if on_task:
-                    on_task(i, *value)
-                if progress:
-                    for record in value[0]:
-                        progress(record)
+                    on_task(i, value)
         except BaseException:  # KeyboardInterrupt above all: stop the cluster's work
             Event(counter.cancel_event, client=self.client).set()
             self.client.cancel(list(futures), force=True)
             raise
-        records = [r for result in results for r in result[0]]
-        curves = [result[1] for result in results if result[1] is not None]
-        return records, curves, job_results
+        return results, job_results
 
     def close(self) -> None:
         if self._owns_client and self.client is not None:

@@ -1,15 +1,22 @@
 """The local backend: this process, or a pool of local worker processes.
 
-This is what ``dpaudit run --workers W`` has always done
-(:func:`dpaudit.audit.execute.execute_with_jobs` over
-:func:`dpaudit.processes.process_pool`): one task per process at a time, each certificate
-counted inside its task.
+With one worker every task and job runs in this process, in plan order.  With more, they run in
+a :func:`dpaudit.processes.process_pool` (fork-server workers, safe beside threaded BLAS), one
+at a time per process, larger tasks first so that a long one does not start last; results come
+back in plan order whatever the completion order, so the number of workers cannot change a
+number.  A worker process that dies loses only its own task or job
+(:mod:`dpaudit.backends.pool_retry`: the others are re-run; it is retried once alone and
+becomes an ``error`` result if that worker dies too).
 """
 
 from __future__ import annotations
 
-from dpaudit.audit.execute import execute_with_jobs
-from dpaudit.backends.base import Backend, Progress
+import os
+
+from dpaudit.audit.execute import run_task
+from dpaudit.backends.base import Backend, Job, TaskDone, run_job, worker_error
+from dpaudit.backends.pool_retry import run_calls
+from dpaudit.results.hierarchy import TestResult
 
 
 class LocalBackend(Backend):
@@ -33,13 +40,49 @@ class LocalBackend(Backend):
     def workers(self) -> int:
         return self._workers
 
-    def run(self, tasks, jobs, progress: Progress | None = None, on_task=None):
-        return execute_with_jobs(tasks, jobs, workers=self._workers, progress=progress,
-                                 on_task=on_task)
+    def run(self, tasks, jobs: list[Job], on_task: TaskDone | None = None
+            ) -> tuple[list[TestResult], list[dict]]:
+        results: list = [None] * len(tasks)
+        job_results: list = [None] * len(jobs)
+
+        def finished(i, result):
+            results[i] = result
+            if on_task:
+                on_task(i, result)
+
+        if self._workers <= 1 or len(tasks) + len(jobs) <= 1:
+            for i, task in enumerate(tasks):
+                finished(i, run_task(task))
+            for k, job in enumerate(jobs):
+                job_results[k] = job.run()
+            return results, job_results
+        order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
+        units = [("job", k) for k in range(len(jobs))] + [("task", i) for i in order]
+        calls = [(run_job, (jobs[k],)) if kind == "job" else (run_task, (tasks[k],))
+                 for kind, k in units]
+
+        def done(u, result, error):
+            kind, i = units[u]
+            if kind == "job":
+                job_results[i] = result if error is None else {"error": worker_error(error)}
+            else:
+                finished(i, result if error is None
+                         else tasks[i].result(error=worker_error(error, "test")))
+
+        run_calls(calls, workers=min(self._workers, len(units)), done=done)
+        return results, job_results
 
     def describe(self) -> str:
         return ("local: in-process" if self._workers == 1
                 else f"local: {self._workers} processes")
 
 
-__all__ = ["LocalBackend"]
+def default_workers() -> int:
+    """Local cores available to this process."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+__all__ = ["LocalBackend", "default_workers"]

@@ -1,7 +1,7 @@
 """What ``dpaudit check`` found: one :class:`StepResult` per step, one :class:`CheckResult`.
 
 A step's verdict is one of :data:`VERDICTS`, the words ``dpaudit run`` uses for its
-certificates (:data:`dpaudit.audit.records.VERDICTS`) plus ``skipped``:
+certificates (:data:`dpaudit.results.records.VERDICTS`) plus ``skipped``:
 
 * ``consistent`` — the step found no evidence against what the mechanism states (its claim,
   sensitivity, noise law or ε) at this budget — not a proof;

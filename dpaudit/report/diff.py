@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.results.records import CertificateRecord
 from dpaudit.jsonable import to_jsonable
 from dpaudit.report.json_report import RunReport
 from dpaudit.report.tightness import EpsilonInterval, epsilon_interval

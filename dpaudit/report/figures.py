@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Callable
 
 from dpaudit.atomic import write_bytes_atomic
-from dpaudit.audit.runner import AuditRun
+from dpaudit.results.run import AuditRun
 from dpaudit.jsonable import to_jsonable
 
 
@@ -242,7 +242,7 @@ class Figures:
 
 def write_figures(run: AuditRun, out_dir: str | Path,
                   on_figure: Callable[[], None] | None = None) -> Figures:
-    """Draw every curve and series of ``run`` (an :class:`dpaudit.audit.runner.AuditRun`)
+    """Draw every curve and series of ``run`` (an :class:`dpaudit.results.run.AuditRun`)
     under ``out_dir/figures``.  Returns their paths (none without matplotlib).
     ``on_figure`` is called once per curve and once per series (drawn or not), for progress."""
     if not matplotlib_available():

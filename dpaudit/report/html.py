@@ -30,7 +30,7 @@ from pathlib import Path
 import jinja2
 
 from dpaudit.atomic import write_text_atomic
-from dpaudit.audit.records import describe_exception
+from dpaudit.results.records import describe_exception
 from dpaudit.report import html_model
 from dpaudit.report.figures import (curve_figure, matplotlib_available, series_figure,
                                     sweep_figure)

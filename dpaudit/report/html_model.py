@@ -21,8 +21,8 @@ import json
 import math
 import re
 
-from dpaudit.audit.defaults import audit_defaults
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.results.defaults import audit_defaults
+from dpaudit.results.records import CertificateRecord
 from dpaudit.report.json_report import RunReport
 from dpaudit.report.mathml import claim_math
 

@@ -3,12 +3,12 @@ junit.xml and ``dpaudit diff``.
 
 The file itself (layout, compact schema 3, atomic writing, reading schema 2 and 3 back into a
 :class:`RunReport`) is :mod:`dpaudit.report.results_file`; the JSON Schema is
-:data:`dpaudit.audit.records.SCHEMA_FILE`.
+:data:`dpaudit.results.records.SCHEMA_FILE`.
 
 * :class:`Provenance` — when, by which command, on which versions and platform;
 * :class:`RunSummary` — verdict counts, exact-only violations, unmet expectations and the exit
   status, computed from the typed records and outcomes of an
-  :class:`~dpaudit.audit.runner.AuditRun`;
+  :class:`~dpaudit.results.run.AuditRun`;
 * :class:`RunReport` — run, provenance, summary and figure paths; :meth:`RunReport.to_json` is
   the results.json document.
 """
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpaudit.audit.records import SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord
-from dpaudit.audit.runner import AuditRun
+from dpaudit.results.records import SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord
+from dpaudit.results.run import AuditRun
 from dpaudit.jsonable import to_jsonable
 from dpaudit.report.figures import Figures
 
@@ -161,7 +161,7 @@ class RunReport:
 
 def build_report(run: AuditRun, *, command: str, exit_status: int,
                  figures: Figures | None = None) -> RunReport:
-    """The report of an :class:`dpaudit.audit.runner.AuditRun` (``figures``: what
+    """The report of an :class:`dpaudit.results.run.AuditRun` (``figures``: what
     :func:`dpaudit.report.figures.write_figures` drew for it)."""
     return RunReport(run=run, provenance=Provenance.collect(command),
                      summary=RunSummary.of(run, exit_status),

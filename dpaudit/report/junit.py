@@ -34,7 +34,7 @@ import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.results.records import CertificateRecord
 from dpaudit.atomic import write_text_atomic
 from dpaudit.report.json_report import RunReport
 

@@ -11,7 +11,7 @@ cannot disagree.  Layout, most important first:
    per δ — then the certified violations as a compact table, then the exact violations that
    could not be certified;
 3. the parameters the audits left at their mechanisms' defaults (a row per audit; inside
-   ``<details>`` when more than :data:`~dpaudit.audit.defaults.MAX_AUDIT_LINES` audits do);
+   ``<details>`` when more than :data:`~dpaudit.results.defaults.MAX_AUDIT_LINES` audits do);
 4. the full table (one row per certificate: audit × pair × δ or α) and the suites' Bonferroni
    families inside ``<details>`` (a blank line after ``<summary>`` so GitHub renders the
    Markdown table inside);
@@ -19,8 +19,8 @@ cannot disagree.  Layout, most important first:
 
 Vocabulary: a **certificate** is one record (``report.summary.certificates``); a **test** is
 one curve certificate, a member of its suite's Bonferroni family
-(:attr:`~dpaudit.audit.records.SuiteSummary.tests` of them, each at 1 − (1 − confidence)/N
-for N = :attr:`~dpaudit.audit.records.SuiteSummary.family_size` shares; a schema-2 file has no
+(:attr:`~dpaudit.results.records.SuiteSummary.tests` of them, each at 1 − (1 − confidence)/N
+for N = :attr:`~dpaudit.results.records.SuiteSummary.family_size` shares; a schema-2 file has no
 ``tests`` and N = tests).
 
 Figure links: ``results.json`` stores each figure relative to its own directory.  Pass
@@ -37,8 +37,8 @@ import math
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from dpaudit.audit.defaults import MAX_AUDIT_LINES, audit_defaults
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
+from dpaudit.results.records import CertificateRecord
 from dpaudit.atomic import write_text_atomic
 from dpaudit.report.json_report import RunReport
 

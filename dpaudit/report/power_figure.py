@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.results.records import CertificateRecord
 from dpaudit.stats.power import certificate_power_curve
 
 

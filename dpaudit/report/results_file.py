@@ -7,11 +7,11 @@ diff`` never re-run anything.  :func:`write_results` writes the document atomica
 (:func:`dpaudit.atomic.write_text_atomic`), one table row per line so that a diff of two runs
 reads line by line.
 
-Layout (schema 3).  The records (:class:`dpaudit.audit.records.CertificateRecord`) are written
+Layout (schema 3).  The records (:class:`dpaudit.results.records.CertificateRecord`) are written
 compactly (:mod:`dpaudit.report.compact`): ``points`` holds the fields an audit point's records
 share, ``certificates`` the rest; ``datasets``, ``pairs``, ``claims``, ``events`` and ``tests``
 hold each distinct item once, referred to by 0-based index.  The JSON Schema is
-:data:`dpaudit.audit.records.SCHEMA_FILE`.
+:data:`dpaudit.results.records.SCHEMA_FILE`.
 
 Numbers that can be infinite are written as the string ``"inf"`` (JSON has no infinity);
 ``null`` means "not known / not applicable".  The fields, as the expanded document (schema 2
@@ -146,9 +146,9 @@ import json
 from pathlib import Path
 
 from dpaudit.atomic import write_text_atomic
-from dpaudit.audit.records import (SCHEMA_VERSION, CertificateRecord,
-                                   SuiteSummary, judge)
-from dpaudit.audit.runner import AuditRun, Incomplete
+from dpaudit.results.options import RunOptions
+from dpaudit.results.records import SCHEMA_VERSION, CertificateRecord, SuiteSummary
+from dpaudit.results.run import AuditRun, Incomplete
 from dpaudit.report.compact import compact_records, expand_records
 from dpaudit.report.figures import Figures
 from dpaudit.report.json_report import Provenance, RunReport, RunSummary
@@ -261,8 +261,9 @@ def _with_schema_2_defaults(record: dict) -> dict:
 def read_report(path: str | Path) -> RunReport:
     """The typed run report of a results.json (schema 2 or 3): records, audit outcomes, suites,
     curves and series with their figure paths, provenance and summary — what every renderer
-    takes.  Outcomes are re-derived from the records' stored verdicts with
-    :func:`dpaudit.audit.records.judge` (a pure function of them).
+    takes.  The records are grouped into audit points and tests
+    (:meth:`~dpaudit.results.run.AuditRun.from_records`), whose verdicts are re-derived from
+    the records' stored ones (a pure function of them).
 
     Raises:
       ResultsFileError: as :func:`read_document`, or a record that does not have the fields
@@ -280,18 +281,17 @@ def read_report(path: str | Path) -> RunReport:
         series = list(document.get("series") or [])
         figures = Figures(curves=tuple(c.get("figure") for c in curves),
                           series=tuple(s.get("figure") for s in series))
-        judged, outcomes = judge(records)
-        run = AuditRun(suites=suites, records=judged, outcomes=outcomes,
-                       curves=[{k: v for k, v in c.items() if k != "figure"} for c in curves],
-                       series=[{k: v for k, v in s.items() if k != "figure"} for s in series],
-                       seconds=float(document.get("seconds") or 0.0),
-                       workers=int(options.get("workers") or 1),
-                       profile=options.get("profile") or "default",
-                       samples_override=options.get("samples"),
-                       seed_override=options.get("seed"),
-                       backend=options.get("backend") or "local",
-                       only=tuple(options.get("only") or ()),
-                       incomplete=Incomplete.from_json(document.get("incomplete")))
+        run = AuditRun.from_records(
+            records, suites=suites,
+            curves=[{k: v for k, v in c.items() if k != "figure"} for c in curves],
+            series=[{k: v for k, v in s.items() if k != "figure"} for s in series],
+            seconds=float(document.get("seconds") or 0.0),
+            options=RunOptions(samples=options.get("samples"),
+                               profile=options.get("profile") or "default",
+                               seed=options.get("seed"), only=tuple(options.get("only") or ())),
+            workers=int(options.get("workers") or 1),
+            backend=options.get("backend") or "local",
+            incomplete=Incomplete.from_json(document.get("incomplete")))
         provenance = Provenance(**{k: str(document.get(k, "")) for k in _PROVENANCE_KEYS})
         status = int(document["summary"]["exit_status"])
     except (KeyError, TypeError, ValueError) as exc:

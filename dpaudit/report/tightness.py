@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dpaudit.audit.records import CertificateRecord
+from dpaudit.results.records import CertificateRecord
 from dpaudit.stats.epsilon import binary_renyi
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 

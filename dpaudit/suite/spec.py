@@ -22,7 +22,7 @@ Format::
     memory_limit = "16GB"            # optional: refuse a task whose estimated peak memory
                                      # exceeds this (default 4 GiB; dpaudit.audit.memory)
     requires = ["diffprivlib"]       # optional: libraries that must import, else the suite
-                                     # is skipped (dpaudit.audit.requires)
+                                     # is skipped (dpaudit.suite.requires)
 
     [[audit]]
     name = "laplace-eps1"            # required, unique within the file
@@ -30,7 +30,7 @@ Format::
                                      # or "path/file.py:Class" (relative to this file);
                                      # or instead: sampler = "file.py:fn" and
                                      # claim = { notion = "pure-dp", epsilon = 1.0 }
-                                     # (see dpaudit.audit.spec_targets)
+                                     # (see dpaudit.suite.target_keys)
     params = { epsilon = 1.0 }       # keyword arguments of the mechanism (default {})
     delta = 0.0                      # a number or a list of numbers in [0, 1) (default 0.0);
                                      # a list is a full-curve audit of ε(δ) on that grid
@@ -96,14 +96,14 @@ from typing import Any
 
 from dpaudit.claims import has_renyi_claim
 from dpaudit.mechanisms.capabilities import ClosedFormSeries
-from dpaudit.audit.spec_fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
+from dpaudit.suite.fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
                                        check_keys, delta_value, is_int, is_number, parse_sweep,
                                        read_min_samples, read_samples, read_string)
-from dpaudit.audit.memory import SIZE_FORMAT, parse_memory_size
-from dpaudit.audit.requires import check_requires
-from dpaudit.audit.spec_targets import check_mechanism, parse_target
-from dpaudit.audit.suite_io import read_toml
-from dpaudit.audit.targets import Target
+from dpaudit.sizes import SIZE_FORMAT, parse_memory_size
+from dpaudit.suite.requires import check_requires
+from dpaudit.suite.target_keys import check_mechanism, parse_target
+from dpaudit.suite.toml_file import read_toml
+from dpaudit.suite.targets import Target
 
 EXPECTATIONS = ("consistent", "violation")
 DEFAULT_CONFIDENCE = 0.95
@@ -197,7 +197,7 @@ class Suite:
 
 def load_suite(path: str | Path) -> Suite:
     """Read and validate one suite file; raise :class:`SuiteError` if it is malformed — and
-    nothing else, whatever the file holds (see :func:`dpaudit.audit.suite_io.read_toml`)."""
+    nothing else, whatever the file holds (see :func:`dpaudit.suite.toml_file.read_toml`)."""
     data = read_toml(path)
     try:
         return parse_suite(data, str(path))

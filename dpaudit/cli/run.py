@@ -63,7 +63,7 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     ``progress`` (a :class:`dpaudit.audit.progress.RunProgress`) reports the figures and then
     the other reports as two phases, and is closed at the end.
 
-    An incomplete run (:attr:`dpaudit.audit.runner.AuditRun.incomplete`) gets no figures.
+    An incomplete run (:attr:`dpaudit.results.run.AuditRun.incomplete`) gets no figures.
 
     Returns (report, written paths, failure messages); report is None when results.json itself
     could not be written (then the messages say why)."""
@@ -110,15 +110,15 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
 
 def cmd_run(args, argv: list[str]) -> int:
     """Run the ``dpaudit run`` command for parsed ``args``; returns the exit status."""
-    from dpaudit.audit.execute import default_workers
-    from dpaudit.audit.progress import make_progress
     from dpaudit.audit.journal import JOURNAL_NAME, ResumeError
-    from dpaudit.audit.records import exit_status
-    from dpaudit.audit.runner import RunInterrupted, run_suites
+    from dpaudit.audit.progress import make_progress
+    from dpaudit.audit.run import run_audits
     from dpaudit.audit.select import SelectionError
-    from dpaudit.backends import BackendError, make_backend
-    from dpaudit.cli_reports import baseline_diff, results_path
+    from dpaudit.backends import BackendError, default_workers, make_backend
+    from dpaudit.cli.reports import baseline_diff, results_path
     from dpaudit.report.results_file import ResultsFileError, read_report
+    from dpaudit.results.options import RunOptions
+    from dpaudit.results.records import exit_status
 
     baseline = None
     if args.baseline:
@@ -153,15 +153,15 @@ def cmd_run(args, argv: list[str]) -> int:
                                          link_dir=args.out)[2]:
             progress.note(f"dpaudit: error: {failure}")
 
-    stopped = None
+    options = RunOptions(samples=args.samples, profile=args.profile, seed=args.seed,
+                         only=tuple(args.only), memory_limit=args.memory_limit)
     try:
         with sigterm_interrupts(), make_backend(scheduler=args.scheduler, cluster=args.cluster,
                                                 workers=workers) as backend:
-            run = run_suites(paths, samples=args.samples, profile=args.profile, seed=args.seed,
-                             progress=progress, on_suite_error=on_suite_error,
-                             on_suite_skipped=on_suite_skipped, backend=backend,
-                             only=args.only, journal=out / JOURNAL_NAME, resume=args.resume,
-                             on_started=on_started, memory_limit=args.memory_limit)
+            run = run_audits(paths, options, backend=backend, progress=progress,
+                             on_suite_error=on_suite_error, on_suite_skipped=on_suite_skipped,
+                             journal=out / JOURNAL_NAME, resume=args.resume,
+                             on_started=on_started)
     except (BackendError, SelectionError, ResumeError) as exc:  # e.g. an unreachable scheduler
         progress.close()
         print(f"dpaudit: error: {exc}", file=sys.stderr)
@@ -170,15 +170,13 @@ def cmd_run(args, argv: list[str]) -> int:
         progress.close()
         print(f"dpaudit: error: cannot write to {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    except RunInterrupted as exc:  # what finished is written below, marked incomplete
-        progress.close()
-        run, stopped = exc.run, exc
     except KeyboardInterrupt as exc:  # before any test ran: nothing to write
         progress.close()
         print(f"dpaudit: interrupted by {stop_signal(exc)}", file=sys.stderr)
         return stop_status(exc)
-    if stopped is not None:
-        return _write_stopped(run, stopped, out, command, args.out, problems)
+    if run.incomplete is not None:  # stopped: what finished is written, marked incomplete
+        progress.close()
+        return _write_stopped(run, out, command, args.out, problems)
     run = _with_problems(run, problems)
     status = exit_status(run)
     report, written, failures = write_run_reports(run, out, command=command, status=status,
@@ -228,7 +226,7 @@ def cmd_run(args, argv: list[str]) -> int:
 
 def _with_problems(run, problems):
     """``run`` with a failed suite entry for each directory that held no suite."""
-    from dpaudit.audit.records import SuiteSummary
+    from dpaudit.results.records import SuiteSummary
 
     if not problems:
         return run
@@ -236,15 +234,15 @@ def _with_problems(run, problems):
                                                           for path, problem in problems)])
 
 
-def _write_stopped(run, stopped, out: Path, command: str, link_dir: str, problems) -> int:
-    """Write the reports of a run stopped by ``stopped`` (a RunInterrupted) and say how to
+def _write_stopped(run, out: Path, command: str, link_dir: str, problems) -> int:
+    """Write the reports of a run stopped by a signal (``run.incomplete``) and say how to
     resume it; returns the exit status of the signal (130 SIGINT, 143 SIGTERM)."""
-    from dpaudit.audit.records import exit_status
+    from dpaudit.results.records import exit_status
 
     run = _with_problems(run, problems)
     incomplete = run.incomplete
     resume = command if " --resume" in command else command + " --resume"
-    print(f"dpaudit: interrupted by {stopped.signal}: {incomplete.tests_finished} of "
+    print(f"dpaudit: interrupted by {incomplete.signal}: {incomplete.tests_finished} of "
           f"{incomplete.tests_planned} tests finished; writing what finished (marked "
           f"incomplete) to {out}", file=sys.stderr)
     try:
@@ -253,13 +251,13 @@ def _write_stopped(run, stopped, out: Path, command: str, link_dir: str, problem
                                                       link_dir=link_dir)
     except KeyboardInterrupt:  # stopped again while writing: every file is whole or absent
         print("dpaudit: interrupted again while writing the reports", file=sys.stderr)
-        return stop_status(stopped.signal)
+        return stop_status(incomplete.signal)
     for failure in failures:
         print(f"dpaudit: error: {failure}", file=sys.stderr)
     if report is not None:
         print(f"wrote {', '.join(str(p) for p in written)} (incomplete); continue with: "
               f"{resume}", file=sys.stderr)
-    return stop_status(stopped.signal)
+    return stop_status(incomplete.signal)
 
 
 __all__ = ["cmd_run", "expand_suite_paths"]

@@ -13,7 +13,7 @@ import stat
 import tomllib
 from pathlib import Path
 
-from dpaudit.audit.spec_fields import SuiteError
+from dpaudit.suite.fields import SuiteError
 
 #: larger suite files are refused (the shipped ones are under 6 KB)
 MAX_SUITE_BYTES = 8 * 1024 * 1024

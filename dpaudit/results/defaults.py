@@ -35,7 +35,7 @@ MAX_VALUE_CHARS = 40
 
 def defaulted_values(target, mechanism, params: Mapping[str, Any]) -> dict[str, Any]:
     """Name → plain JSON value of every parameter ``mechanism`` runs with that ``params``
-    (what ``target`` built it from) leaves out (:meth:`dpaudit.audit.targets.Target.defaulted`)."""
+    (what ``target`` built it from) leaves out (:meth:`dpaudit.suite.targets.Target.defaulted`)."""
     return to_jsonable(target.defaulted(mechanism, dict(params)))
 
 
@@ -66,7 +66,7 @@ class AuditDefaults:
 def audit_defaults(rows: Iterable) -> list[AuditDefaults]:
     """One :class:`AuditDefaults` per audit of ``rows`` that leaves a parameter at its
     default, in order of first appearance.  ``rows`` are planned
-    :class:`~dpaudit.audit.plan.Task`\\ s or :class:`~dpaudit.audit.records.CertificateRecord`\\ s:
+    :class:`~dpaudit.audit.plan.Task`\\ s or :class:`~dpaudit.results.records.CertificateRecord`\\ s:
     anything with ``suite``, ``suite_file``, ``audit``, ``audit_index`` and
     ``defaulted_parameters`` (None, in a record of an older results.json, counts as none)."""
     found: dict[tuple, tuple[str, str, dict[str, list]]] = {}

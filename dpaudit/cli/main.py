@@ -1,8 +1,8 @@
 """The ``dpaudit`` command.
 
 ``dpaudit run SUITE_OR_DIR... --out DIR [--baseline OLD]`` runs audit suites and writes
-``DIR/results.json`` (the source of truth, schema in :mod:`dpaudit.audit.records`),
-``DIR/summary.md`` and ``DIR/junit.xml`` (:mod:`dpaudit.cli_run`), on local processes, a Dask
+``DIR/results.json`` (the source of truth, schema in :mod:`dpaudit.results.records`),
+``DIR/summary.md`` and ``DIR/junit.xml`` (:mod:`dpaudit.cli.run`), on local processes, a Dask
 cluster or a Dask LocalCluster (``--workers W`` | ``--scheduler ADDRESS`` | ``--cluster
 local:N``), with the same numbers.  Exit status: 0 when every audit met its expectation, 1
 when one did not (an unexpected violation, or a known bug that was not detected) or, with
@@ -10,7 +10,7 @@ when one did not (an unexpected violation, or a known bug that was not detected)
 audit that raised, an unreadable baseline).
 
 ``dpaudit diff OLD NEW`` and ``dpaudit report RESULTS`` render finished runs without
-re-running them (:mod:`dpaudit.cli_reports`).
+re-running them (:mod:`dpaudit.cli.reports`).
 
 Progress on stderr (:mod:`dpaudit.audit.progress`); ``--only`` (:mod:`dpaudit.audit.select`).
 
@@ -24,7 +24,7 @@ words ``run`` uses.  Exit status: 0 when every step was consistent or skipped, 1
 violation, 2 on an error (bad spec, import error, bad parameters, a step that could not run).
 
 ``dpaudit init [DIR] [--force]`` writes a mechanism skeleton, a suite naming it and a pytest test,
-which pass as written (:mod:`dpaudit.scaffold`).
+which pass as written (:mod:`dpaudit.cli.scaffold`).
 
 ``dpaudit prove [FAMILY ...] [--check] [-v]`` re-runs the sympy derivations in ``proofs/`` and
 writes ``proofs/certificates/FAMILY.json`` (see :mod:`proofs`); with ``--check`` (what CI runs)
@@ -44,7 +44,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from dpaudit.cli_run import expand_suite_paths
+from dpaudit.cli.run import expand_suite_paths
 from dpaudit.version import __version__
 
 
@@ -63,8 +63,8 @@ def _int_at_least(minimum: int, what: str, maximum: int | None = None):
 
 
 def _memory_size(text: str) -> int:
-    """``--memory-limit``: a size such as ``16GB`` (:func:`dpaudit.audit.memory.parse_memory_size`)."""
-    from dpaudit.audit.memory import parse_memory_size
+    """``--memory-limit``: a size such as ``16GB`` (:func:`dpaudit.sizes.parse_memory_size`)."""
+    from dpaudit.sizes import parse_memory_size
     try:
         return parse_memory_size(text)
     except ValueError as exc:
@@ -82,10 +82,10 @@ def _output_directory(text: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from dpaudit.audit.runner import PROFILES
+    from dpaudit.results.options import PROFILES
     from dpaudit.backends.choose import add_backend_arguments
-    from dpaudit.audit.spec_fields import MAX_SAMPLES, MIN_SAMPLES
-    from dpaudit.cli_reports import add_report_parsers
+    from dpaudit.suite.fields import MAX_SAMPLES, MIN_SAMPLES
+    from dpaudit.cli.reports import add_report_parsers
 
     parser = argparse.ArgumentParser(
         prog="dpaudit",
@@ -195,7 +195,7 @@ def _add_init_parser(sub) -> None:
 
 
 def _cmd_init(args) -> int:
-    from dpaudit.scaffold import ScaffoldError, write_scaffold
+    from dpaudit.cli.scaffold import ScaffoldError, write_scaffold
 
     try:
         written = write_scaffold(args.directory, force=args.force)
@@ -225,11 +225,11 @@ def _main(argv: list[str]) -> int:
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
         return int(exc.code) if isinstance(exc.code, int) else 2
     if args.command == "run":
-        from dpaudit.cli_run import cmd_run
+        from dpaudit.cli.run import cmd_run
 
         return cmd_run(args, argv)
     if args.command in ("diff", "report"):
-        from dpaudit.cli_reports import cmd_diff, cmd_report
+        from dpaudit.cli.reports import cmd_diff, cmd_report
 
         return cmd_diff(args) if args.command == "diff" else cmd_report(args)
     if args.command == "list":
@@ -319,7 +319,7 @@ def parse_params(items: list[str]) -> dict:
 
 
 def _cmd_check(args, argv: list[str]) -> int:
-    from dpaudit.audit.defaults import format_values
+    from dpaudit.results.defaults import format_values
     from dpaudit.check.runner import (CheckSetupError, check_mechanism, format_step,
                                       load_mechanism)
     from dpaudit.jsonable import to_jsonable

@@ -1,4 +1,4 @@
-"""Typed readers of suite-file values (:mod:`dpaudit.audit.spec`): every one either returns a
+"""Typed readers of suite-file values (:mod:`dpaudit.suite.spec`): every one either returns a
 value of the stated type or raises :class:`SuiteError` whose message names the file, the
 audit (by name, or by index when it has none), the key, what was expected and what was given.
 
@@ -17,10 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-MIN_SAMPLES = 1000
-#: more samples per side than any run can draw: 10¹² per side is ~9 CPU-days at the measured
-#: 32 ns per sample (benchmarks/RESULTS.md, "Scale-out on Dask"); a larger count is a typo
-MAX_SAMPLES = 10**12
+from dpaudit.validation import MAX_SAMPLES, MIN_SAMPLES
+
 MAX_SWEEP_VALUES = 10_000
 RANGE_KEYS = {"start", "stop", "num", "spacing"}
 

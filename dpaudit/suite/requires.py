@@ -9,12 +9,12 @@ When one does not import, the suite is **skipped**, not an error: :func:`check_r
 :class:`SuiteSkipped` with one line naming the missing library and the extra that installs it;
 ``dpaudit run`` prints it, records the suite with ``skipped`` set, and the exit status is
 unaffected.  A ``requires`` that is not a list of non-empty strings is a
-:class:`~dpaudit.audit.spec_fields.SuiteError`.
+:class:`~dpaudit.suite.fields.SuiteError`.
 """
 
 from __future__ import annotations
 
-from dpaudit.audit.spec_fields import Where
+from dpaudit.suite.fields import Where
 
 
 class SuiteSkipped(Exception):

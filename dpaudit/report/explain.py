@@ -1,6 +1,6 @@
 """Plain-text certificates: what a failing test or a script prints about an audit point.
 
-:func:`explain_record` turns one :class:`~dpaudit.audit.records.CertificateRecord` into a few
+:func:`explain_record` turns one :class:`~dpaudit.results.records.CertificateRecord` into a few
 lines — the verdict, ε_LB against the claimed ε, the certified event with its counts on each
 side, the per-certificate and family-wise confidence, samples and seed — so that a violation
 can be checked by hand without opening results.json.  :func:`explain_point` does it for every
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from dpaudit.audit.defaults import format_values
-from dpaudit.audit.records import AuditOutcome, CertificateRecord
+from dpaudit.results.defaults import format_values
+from dpaudit.results.records import AuditOutcome, CertificateRecord
 
 
 def _num(x) -> str:

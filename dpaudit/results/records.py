@@ -197,7 +197,7 @@ class CertificateRecord:
     plain dicts the mechanism, its claim, the pair and the estimator report (``to_dict()``).
     ``parameters`` is what the suite gave; ``defaulted_parameters`` the parameters it left at
     the mechanism's defaults, name → value ({} when none; None in a results.json written
-    before the field existed, and then not written back: :mod:`dpaudit.audit.defaults`)."""
+    before the field existed, and then not written back: :mod:`dpaudit.results.defaults`)."""
 
     suite: str
     suite_file: str
@@ -400,7 +400,7 @@ def judge(records: Iterable[CertificateRecord]
 def exit_status(run) -> int:
     """0: every audit met its expectation; 1: some did not; 2: a malformed suite, an erroring
     certificate or an erroring ``[[series]]`` entry (``run``: an
-    :class:`dpaudit.audit.runner.AuditRun`)."""
+    :class:`dpaudit.results.run.AuditRun`)."""
     if (any(s.error for s in run.suites) or any(r.verdict == "error" for r in run.records)
             or any(isinstance(s, dict) and s.get("error") for s in run.series)):
         return 2

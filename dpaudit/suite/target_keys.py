@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dpaudit.audit.spec_fields import SuiteError, Where, read_string
-from dpaudit.audit.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, NotAMechanismError,
+from dpaudit.suite.fields import SuiteError, Where, read_string
+from dpaudit.suite.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, NotAMechanismError,
                                    Target, check_sampler, claim_from_dict)
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 

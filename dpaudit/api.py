@@ -1,13 +1,18 @@
-"""Audit code that is not in the registry from Python: a mechanism (class, instance, registry
-name or ``module:Class`` reference) or a plain sampler function with a stated claim.
+"""The Python API: the face of dpaudit for scripts, notebooks and tests.
 
-:func:`audit_mechanism` and :func:`audit_sampler` build an in-memory :class:`Suite` of one
-audit and send it through the same stages as a suite file — :func:`plan_suite` (one
-Bonferroni family per call, seeds from the task's position), :func:`execute_with_jobs`
-(in-process, or ``workers`` processes, or any :mod:`dpaudit.backends` backend such as a Dask
-cluster; callables travel with cloudpickle, so closures and lambdas work and the numbers do not
-depend on where they run) and :func:`judge` — and return an
-:class:`AuditResult`.  Bad arguments raise ``ValueError`` with a one-line message.
+* :func:`run_suites` — suite files, as ``dpaudit run`` runs them: it builds one
+  :class:`~dpaudit.results.options.RunOptions` and the backend from its arguments and calls
+  :func:`dpaudit.audit.run.run_audits`.
+* :func:`audit_mechanism` and :func:`audit_sampler` — code that is not in the registry: a
+  mechanism (class, instance, registry name or ``module:Class`` reference) or a plain sampler
+  function with a stated claim.  They build an in-memory :class:`Suite` of one audit and send
+  it through the same stages as a suite file — :func:`plan_suite` (one Bonferroni family per
+  call, seeds from the task's name), a backend (in-process, ``workers`` processes, or any
+  :mod:`dpaudit.backends` backend such as a Dask cluster; callables travel with cloudpickle,
+  so closures and lambdas work and the numbers do not depend on where they run) and the
+  points' judgement — and return an :class:`AuditResult`.
+
+Bad arguments raise ``ValueError`` with a one-line message.
 """
 
 from __future__ import annotations
@@ -17,14 +22,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from dpaudit.audit.explain import explain_point
-from dpaudit.audit.memory import parse_memory_size
+from dpaudit import validation
 from dpaudit.audit.plan import plan_suite
-from dpaudit.audit.records import AuditOutcome, CertificateRecord, SuiteSummary, judge
-from dpaudit.audit.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, EXPECTATIONS,
-                                MIN_SAMPLES, AuditSpec, PairSpec, Suite)
-from dpaudit.audit.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_from_dict
+from dpaudit.audit.run import judged_points, run_audits
 from dpaudit.backends.choose import resolve_backend
+from dpaudit.report.explain import explain_point
+from dpaudit.results.hierarchy import AuditPoint
+from dpaudit.results.options import RunOptions
+from dpaudit.results.records import AuditOutcome, CertificateRecord, SuiteSummary
+from dpaudit.results.run import AuditRun
+from dpaudit.stopping import stop_status
+from dpaudit.suite.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, EXPECTATIONS,
+                                AuditSpec, PairSpec, Suite)
+from dpaudit.suite.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_from_dict
 
 PYTHON_SUITE = "<python>"
 
@@ -37,11 +47,13 @@ class AuditResult:
       records: one :class:`CertificateRecord` per (pair, δ or α), judged.
       outcomes: one :class:`AuditOutcome` per audit point (one without a sweep).
       suite: the family: its size and per-certificate confidence.
+      points: the judged audit points (tests and certificates) the records flatten.
     """
 
     records: tuple[CertificateRecord, ...]
     outcomes: tuple[AuditOutcome, ...]
     suite: SuiteSummary
+    points: tuple[AuditPoint, ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -70,7 +82,7 @@ class AuditResult:
         return dict(self.records[0].defaulted_parameters or {}) if self.records else {}
 
     def explain(self) -> str:
-        """Every audit point and its certificates as text (see :mod:`dpaudit.audit.explain`)."""
+        """Every audit point and its certificates as text (see :mod:`dpaudit.report.explain`)."""
         return "\n".join(explain_point(o, self.records) for o in self.outcomes)
 
 
@@ -190,12 +202,9 @@ def _pairs(pairs) -> str | tuple[PairSpec, ...]:
 
 
 def _check(samples, confidence, seed, workers, expect, deltas) -> None:
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < MIN_SAMPLES:
-        raise ValueError(f"samples: expected an integer >= {MIN_SAMPLES}, got {samples!r}")
-    if not isinstance(confidence, float) or not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence: expected a number in (0, 1), got {confidence!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    validation.samples("samples", samples)
+    validation.confidence("confidence", confidence)
+    validation.seed("seed", seed)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers: expected a positive integer, got {workers!r}")
     if expect not in EXPECTATIONS:
@@ -209,13 +218,8 @@ def _check(samples, confidence, seed, workers, expect, deltas) -> None:
 def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed, workers,
          expect, distinguisher, white_box, name, backend=None, memory_limit=None) -> AuditResult:
     deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
-    if memory_limit is not None:
-        try:
-            memory_limit = parse_memory_size(memory_limit)
-        except ValueError as exc:
-            raise ValueError(f"memory_limit: {exc}") from None
-    _check(samples, float(confidence) if isinstance(confidence, int) else confidence, seed,
-           workers, expect, deltas)
+    options = RunOptions(memory_limit=memory_limit)
+    _check(samples, confidence, seed, workers, expect, deltas)
     audit = AuditSpec(index=0, name=name or target.reference, mechanism=target.reference,
                       params=params, deltas=tuple(float(d) for d in deltas),
                       pairs=_pairs(pairs), samples=samples, expect=expect,
@@ -223,16 +227,80 @@ def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed
                       white_box=white_box, target=target)
     suite = Suite(path=PYTHON_SUITE, name=name or target.reference,
                   confidence=float(confidence), samples=samples, seed=seed, audits=(audit,),
-                  memory_limit=memory_limit)
-    tasks, info = plan_suite(suite)
+                  memory_limit=options.memory_limit)
+    tasks, info = plan_suite(suite, options)
     runner, owned = resolve_backend(backend, workers)
     try:
-        records, _, _ = runner.run(tasks, [])
+        results, _ = runner.run(tasks, [])
     finally:
         if owned:
             runner.close()
-    judged, outcomes = judge(records)
-    return AuditResult(tuple(judged), tuple(outcomes), info)
+    points = judged_points(tasks, results)
+    return AuditResult(tuple(r for p in points for r in p.records()),
+                       tuple(p.outcome() for p in points), info, tuple(points))
 
 
-__all__ = ["PYTHON_SUITE", "AuditResult", "audit_mechanism", "audit_sampler"]
+class RunInterrupted(KeyboardInterrupt):
+    """:func:`run_suites` was stopped (Ctrl-C, SIGTERM) while its tests ran: ``run`` is what
+    finished, marked :attr:`~dpaudit.results.run.AuditRun.incomplete`, and ``signal`` names
+    the signal ("SIGINT" or "SIGTERM").  A KeyboardInterrupt, so that a script stops."""
+
+    def __init__(self, run: AuditRun):
+        self.signal = run.incomplete.signal
+        super().__init__(f"run interrupted by {self.signal}")
+        self.run = run
+
+    @property
+    def exit_status(self) -> int:
+        """The shell's status for the signal: 130 (SIGINT), 143 (SIGTERM)."""
+        return stop_status(self.signal)
+
+
+def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str = "default",
+               seed: int | None = None, workers: int = 1, progress=None,
+               on_suite_error=None, on_suite_skipped=None, backend=None,
+               only: Iterable[str] = (), journal: str | Path | None = None,
+               resume: bool = False, on_started=None,
+               memory_limit: int | str | None = None) -> AuditRun:
+    """Run suite files, as ``dpaudit run`` does, and return the judged run.
+
+    Args:
+      paths: suite files.
+      samples, profile, seed, only, memory_limit: the run's options
+        (:class:`~dpaudit.results.options.RunOptions`: per-side samples replacing every
+        audit's, a profile scaling them, a seed replacing every suite's, ``--only`` glob
+        patterns, a memory limit per task such as ``"16GB"``).
+      workers, backend: where the tests run: ``workers`` local processes, or ``backend``
+        (a :class:`dpaudit.backends.Backend`, a ``distributed.Client``, ``"tcp://HOST:PORT"``
+        or ``"local:N"``, :func:`dpaudit.backends.resolve_backend`), which replaces
+        ``workers``; no number depends on either.  A backend given as an object is not
+        closed; one created here from a string is.
+      progress: a :class:`~dpaudit.audit.progress.RunProgress` or a per-record callable
+        (None, the default, is silent).
+      on_suite_error, on_suite_skipped, journal, resume, on_started: as
+        :func:`dpaudit.audit.run.run_audits`.
+
+    Raises:
+      ValueError: a bad option (an unknown profile, a bad ``memory_limit`` …).
+      dpaudit.audit.select.SelectionError: an ``only`` pattern that matches nothing.
+      dpaudit.backends.BackendError: the backend cannot be set up.
+      dpaudit.audit.journal.ResumeError: a journal made by a different run.
+      RunInterrupted: Ctrl-C or SIGTERM while the tests ran (it carries the partial run).
+    """
+    options = RunOptions(samples=samples, profile=profile, seed=seed, only=tuple(only),
+                         memory_limit=memory_limit)
+    runner, owned = resolve_backend(backend, workers)
+    try:
+        run = run_audits(paths, options, backend=runner, progress=progress,
+                         on_suite_error=on_suite_error, on_suite_skipped=on_suite_skipped,
+                         journal=journal, resume=resume, on_started=on_started)
+    finally:
+        if owned:
+            runner.close()
+    if run.incomplete is not None and run.incomplete.signal is not None:
+        raise RunInterrupted(run)
+    return run
+
+
+__all__ = ["PYTHON_SUITE", "AuditResult", "RunInterrupted", "audit_mechanism", "audit_sampler",
+           "run_suites"]
