@@ -31,7 +31,7 @@ from pathlib import Path
 from common import markdown_table, record
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-c", "import sys; from dpaudit.cli.main import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from dpaudit.cli.commands import main; sys.exit(main())"]
 
 PEAK = """
 import json, sys

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document
 
 GOOD = '[suite]\nname = "good"\nsamples = 2000\n[[audit]]\nname = "laplace"\nmechanism = "laplace"\n'

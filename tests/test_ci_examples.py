@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from dpaudit.cli.main import build_parser
+from dpaudit.cli.commands import build_parser
 
 CI = Path(__file__).resolve().parent.parent / "examples" / "ci"
 GITHUB = CI / "github-actions.yml"

@@ -31,7 +31,7 @@ from dpaudit.api import run_suites  # noqa: E402
 from dpaudit.backends import BackendError, make_backend, parse_cluster  # noqa: E402
 from dpaudit.backends.dask_backend import DaskBackend  # noqa: E402
 from dpaudit.backends.dask_counter import DaskCounter, chunk_ranges  # noqa: E402
-from dpaudit.cli.main import main  # noqa: E402
+from dpaudit.cli.commands import main  # noqa: E402
 from dpaudit.distinguish.counting import CountJob, count_chunks, count_side  # noqa: E402
 from dpaudit.distinguish.events import Candidate  # noqa: E402
 from dpaudit.distinguish.sampling import CERTIFICATION, Stream  # noqa: E402

@@ -19,7 +19,7 @@ from dpaudit.results.defaults import (AuditDefaults, audit_defaults, format_valu
 from dpaudit.audit.progress import BarProgress, LineProgress
 from dpaudit.results.records import SCHEMA_FILE, CertificateRecord
 from dpaudit.api import run_suites
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.mechanisms.registry import create_mechanism
 from dpaudit.report.html_model import audit_sections
 from dpaudit.report.json_report import build_report

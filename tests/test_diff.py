@@ -12,7 +12,7 @@ import pytest
 
 from dpaudit.results.records import exit_status
 from dpaudit.api import run_suites
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.diff import diff_reports
 from dpaudit.report.json_report import build_report
 from dpaudit.report.tightness import epsilon_interval

@@ -202,7 +202,7 @@ def test_shipped_external_suites_parse_or_skip():
 
 
 def test_cli_reports_skipped_suites_and_rng_warnings(tmp_path, capsys):
-    from dpaudit.cli.main import main
+    from dpaudit.cli.commands import main
 
     (tmp_path / "own_rng.py").write_text(
         "import numpy as np\n"

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from dpaudit.suite.spec import load_suite
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.mechanisms.gaussian_mixing.baselines import (
     AdaSSP, ObjectivePerturbation, Sheffet, SheffetOurAnalysis, lemma1_gamma)
 from dpaudit.mechanisms.gaussian_mixing.common import (matrix_normal_logpdf,

@@ -19,7 +19,7 @@ from dpaudit.sizes import DEFAULT_MEMORY_LIMIT, GIB, MIB, parse_memory_size
 from dpaudit.audit.plan import plan_suite
 from dpaudit.api import run_suites
 from dpaudit.suite.spec import SuiteError, load_suite
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.mechanisms.registry import create_mechanism
 from dpaudit.report.results_file import read_report
 

@@ -12,7 +12,7 @@ import pytest
 from dpaudit.audit.plan import resolve_samples
 from dpaudit.results.options import PROFILES
 from dpaudit.suite.spec import SuiteError, load_suite
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_report
 
 AUDITS = Path(__file__).resolve().parent.parent / "audits"

@@ -47,7 +47,7 @@ def test_run_piped_into_a_reader_that_leaves_still_writes_every_report(tmp_path)
     suite = tmp_path / "piped.toml"
     suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
     out = tmp_path / "out"
-    code = "import sys; from dpaudit.cli.main import main; sys.exit(main())"
+    code = "import sys; from dpaudit.cli.commands import main; sys.exit(main())"
     proc = subprocess.Popen([sys.executable, "-c", code, "run", str(suite), "--out", str(out),
                              "--workers", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

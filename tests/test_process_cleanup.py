@@ -48,7 +48,7 @@ params = { epsilon = 2.0 }
 def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig):
     suite = tmp_path / "long.toml"
     suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
-    code = "import sys; from dpaudit.cli.main import main; sys.exit(main())"
+    code = "import sys; from dpaudit.cli.commands import main; sys.exit(main())"
     proc = subprocess.Popen(
         [sys.executable, "-c", code, "run", str(suite), "--out", str(tmp_path / "out"),
          "--workers", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -14,7 +14,7 @@ from dpaudit.audit.progress import (BarProgress, CallbackProgress, LineProgress,
                                     RunProgress, as_run_progress, format_progress,
                                     make_progress, noteworthy)
 from dpaudit.api import run_suites
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 
 SUITE = """
 [suite]

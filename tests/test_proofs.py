@@ -12,7 +12,7 @@ import sympy as sp
 
 import proofs
 from dpaudit.claims.certificates import CertificateError, load_certificate, load_formula
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.mechanisms import classic
 from dpaudit.mechanisms.classic import common as classic_formulas
 from dpaudit.mechanisms.known_bad import mechanisms as known_bad

@@ -15,7 +15,7 @@ import pytest
 from dpaudit.results.records import (SCHEMA_2_FILE, SCHEMA_FILE, AuditOutcome, CertificateRecord,
                                    SuiteSummary, SweepPoint, exit_status, judge)
 from dpaudit.api import run_suites
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.compact import OPTIONAL_POINT_FIELDS, POINT_FIELDS
 from dpaudit.report.results_file import read_document
 

@@ -14,7 +14,7 @@ import pytest
 
 from dpaudit.results.records import exit_status
 from dpaudit.api import run_suites
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.json_report import build_report
 from dpaudit.report.markdown import figure_link, link_base, render_markdown
 from dpaudit.report.results_file import ResultsFileError, read_report

@@ -17,7 +17,7 @@ import pytest
 from dpaudit.audit.journal import JOURNAL_NAME, ResumeError, read_journal
 from dpaudit.audit.progress import RunProgress
 from dpaudit.api import RunInterrupted, run_suites
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document, read_report
 from support import without_timings
 
@@ -172,7 +172,7 @@ def wait_for_tests(journal: Path, n: int, process, timeout: float = 60.0) -> Non
 
 def start_run(suite: Path, out: Path, *extra: str):
     return subprocess.Popen(
-        [sys.executable, "-c", "import sys; from dpaudit.cli.main import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from dpaudit.cli.commands import main; sys.exit(main())",
          "run", str(suite), "--out", str(out), *extra], cwd=suite.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

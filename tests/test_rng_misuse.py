@@ -60,7 +60,7 @@ def test_the_check_validates_what_the_sampler_returns():
 
 @pytest.mark.slow
 def test_the_command_line_names_the_reseeding_sampler(tmp_path, capsys):
-    from dpaudit.cli.main import main
+    from dpaudit.cli.commands import main
     from dpaudit.report.results_file import read_document
 
     (tmp_path / "bad.py").write_text(

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_report
 
 SUITE = """

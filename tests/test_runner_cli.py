@@ -1,6 +1,6 @@
 """The CLI end to end: `dpaudit list`, `dpaudit run` (reports, exit codes 0/1/2, errors that do
 not stop other audits, results independent of the number of workers), and one real
-subprocess call.  Runs in-process through ``dpaudit.cli.main(argv)`` wherever possible."""
+subprocess call.  Runs in-process through ``dpaudit.cli.commands(argv)`` wherever possible."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document
 
 SAMPLES = 20000

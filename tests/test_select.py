@@ -11,7 +11,7 @@ import pytest
 
 from dpaudit.api import run_suites
 from dpaudit.audit.select import AuditFilter, SelectionError
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_report
 
 SUITE = """

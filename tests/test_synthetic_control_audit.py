@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document
 
 SUITE = Path(__file__).resolve().parents[1] / "audits" / "synthetic_control.toml"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.cli.scaffold import FILES, write_scaffold
 
 README = Path(__file__).resolve().parents[1] / "README.md"

@@ -242,7 +242,7 @@ def test_a_worker_killed_from_outside_mid_run_costs_no_certificate(tmp_path):
 def test_ctrl_c_during_a_retry_stops_everything_at_once(tmp_path):
     suite = write_suite(tmp_path, [audit("crawler", "dies_once_then_crawls"),
                                    audit("slow-1", "slow"), audit("slow-2", "slow", 2.0)])
-    code = "import sys; from dpaudit.cli.main import main; sys.exit(main())"
+    code = "import sys; from dpaudit.cli.commands import main; sys.exit(main())"
     proc = subprocess.Popen(
         [sys.executable, "-c", code, "run", str(suite), "--out", str(tmp_path / "out"),
          "--workers", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

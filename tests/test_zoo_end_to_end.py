@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document
 from dpaudit.stats.epsilon import epsilon_from_counts
 

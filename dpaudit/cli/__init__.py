@@ -1,6 +1,6 @@
 """The command line, ``dpaudit``: one module per concern.
 
-* :mod:`dpaudit.cli.main` — the argument parser and the commands (``list``, ``check``,
+* :mod:`dpaudit.cli.commands` — the argument parser and the commands (``list``, ``check``,
   ``init``, ``explain``); the ``dpaudit`` console script is :func:`main`;
 * :mod:`dpaudit.cli.run` — ``dpaudit run``: builds one :class:`~dpaudit.results.options.
   RunOptions` and the backend from the flags, runs, writes the reports;
@@ -8,6 +8,6 @@
 * :mod:`dpaudit.cli.scaffold` — ``dpaudit init DIR``.
 """
 
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 
 __all__ = ["main"]

@@ -2,6 +2,6 @@
 
 import sys
 
-from dpaudit.cli.main import main
+from dpaudit.cli.commands import main
 
 sys.exit(main())

@@ -302,29 +302,13 @@ class AuditPoint:
                             sweep=self.sweep)
 
     def record(self, test: TestResult, certificate: Certificate) -> CertificateRecord:
-        """The flat record of one certificate of this point."""
+        """The flat record of one certificate of this point: its point's, its test's and its
+        own fields (:data:`POINT_FIELDS`, :data:`TEST_FIELDS`, :data:`CERTIFICATE_FIELDS`),
+        the point's verdict as ``audit_verdict``."""
         return CertificateRecord(
-            suite=self.suite, suite_file=self.suite_file, audit=self.audit,
-            audit_index=self.audit_index, mechanism=self.mechanism,
-            parameters=dict(self.parameters),
-            defaulted_parameters=(None if self.defaulted_parameters is None
-                                  else dict(self.defaulted_parameters)),
-            claim=test.claim, pair=test.pair, pair_index=test.pair_index,
-            notion=certificate.notion, delta=certificate.delta, alpha=certificate.alpha,
-            claimed_epsilon=certificate.claimed_epsilon,
-            epsilon_lower_bound=certificate.epsilon_lower_bound,
-            exact_epsilon=certificate.exact_epsilon,
-            white_box_epsilon_lower_bound=certificate.white_box_epsilon_lower_bound,
-            true_epsilon=test.true_epsilon, verdict=certificate.verdict,
-            exact_verdict=certificate.exact_verdict,
-            black_box_share=certificate.black_box_share, expect=self.expect,
-            met_expectation=self.met_expectation, tightness=certificate.tightness,
-            detectable_epsilon=certificate.detectable_epsilon, samples=test.samples,
-            seed=test.seed, seconds=test.seconds, confidence=self.confidence,
-            per_certificate_confidence=self.per_certificate_confidence,
-            distinguisher=self.distinguisher, certificate=certificate.certificate,
-            white_box_certificate=certificate.white_box_certificate, error=test.error,
-            warnings=tuple(test.warnings), note=self.note, sweep=self.sweep,
+            **{name: getattr(self, name) for name in POINT_FIELDS},
+            **{name: getattr(test, name) for name in TEST_FIELDS},
+            **{name: getattr(certificate, name) for name in CERTIFICATE_FIELDS},
             audit_verdict=self.verdict)
 
     def records(self) -> list[CertificateRecord]:

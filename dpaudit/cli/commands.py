@@ -436,5 +436,3 @@ def _cmd_prove(args) -> int:
 __all__ = ["build_parser", "describe_mechanisms", "expand_suite_paths", "main", "parse_params"]
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
