@@ -1,5 +1,5 @@
-"""Typed audit records (dpaudit.results.records): built once with their verdict, judged per
-audit without mutation, serialised to exactly the results.json entries the shipped JSON Schema
+"""Typed audit records (dpaudit.results.records): flattened from the judged result tree,
+never mutated, serialised to exactly the results.json entries the shipped JSON Schema
 (draft 2020-12) describes."""
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ import textwrap
 import jsonschema
 import pytest
 
+from dpaudit.results.hierarchy import AuditPoint, Certificate, TestResult
 from dpaudit.results.records import (SCHEMA_2_FILE, SCHEMA_FILE, AuditOutcome, CertificateRecord,
-                                   SuiteSummary, SweepPoint, exit_status, judge)
+                                     SuiteSummary, SweepPoint, exit_status)
+from dpaudit.results.run import AuditRun
 from dpaudit.api import run_suites
 from dpaudit.cli.commands import main
 from dpaudit.report.compact import OPTIONAL_POINT_FIELDS, POINT_FIELDS
@@ -71,15 +73,24 @@ def untimed(value):
     return value
 
 
-def common(**extra) -> dict:
-    fields = dict(suite="s", suite_file="s.toml", audit="a", audit_index=0, mechanism="laplace",
-                  parameters={"epsilon": 1.0}, defaulted_parameters={}, pair={"name": "p", "d0": [0], "d1": [1],
-                                                     "description": ""},
-                  pair_index=0, notion="dp", delta=0.0, alpha=None, expect="consistent",
-                  samples=1000, seed=1, confidence=0.95, per_certificate_confidence=0.99,
-                  distinguisher="auto", note="", sweep=None)
-    fields.update(extra)
-    return fields
+def point(audit="a", audit_index=0, sweep=None) -> AuditPoint:
+    return AuditPoint(suite="s", suite_file="s.toml", audit=audit, audit_index=audit_index,
+                      mechanism="laplace", parameters={"epsilon": 1.0}, defaulted_parameters={},
+                      expect="consistent", confidence=0.95, per_certificate_confidence=0.99,
+                      distinguisher="auto", note="", sweep=sweep)
+
+
+def test(*certificates, error=None) -> TestResult:
+    return TestResult(pair={"name": "p", "d0": [0], "d1": [1], "description": ""},
+                      pair_index=0, claim=None, true_epsilon=None, samples=1000, seed=1,
+                      seconds=0.0, warnings=(), error=error, certificates=certificates)
+
+
+test.__test__ = False
+
+
+def dp(delta=0.0, **numbers) -> Certificate:
+    return Certificate.measured(notion="dp", delta=delta, alpha=None, **numbers)
 
 
 def test_schema_is_valid_draft_2020_12_and_names_every_record_field():
@@ -100,61 +111,62 @@ def test_schema_is_valid_draft_2020_12_and_names_every_record_field():
 
 
 def test_record_verdict_is_computed_once_from_its_numbers():
-    r = CertificateRecord.create(**common(), claimed_epsilon=1.0, epsilon_lower_bound=1.2,
-                                 white_box_epsilon_lower_bound=1.5, exact_epsilon=math.inf)
+    c = dp(claimed_epsilon=1.0, epsilon_lower_bound=1.2, white_box_epsilon_lower_bound=1.5,
+           exact_epsilon=math.inf)
+    (r,) = point().with_tests([test(c)]).records()
     assert (r.verdict, r.exact_verdict) == ("violation", "violation")
     assert r.tightness == pytest.approx(1.5) and r.black_box_share == pytest.approx(0.8)
-    assert r.audit_verdict is None and r.met_expectation is False
+    assert r.audit_verdict is None and r.met_expectation is False  # not judged yet
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.verdict = "consistent"
-    failed = CertificateRecord.create(**common(), claimed_epsilon=1.0, epsilon_lower_bound=3.0,
-                                      error="RuntimeError: boom")
-    assert failed.verdict == "error" and failed.tightness is None
-    with pytest.raises(ValueError):
-        CertificateRecord.create(**common())  # no error and no numbers: no verdict
+    failed = Certificate.failed(notion="dp", delta=0.0, alpha=None, claimed_epsilon=1.0,
+                                epsilon_lower_bound=3.0)
+    (f,) = point().with_tests([test(failed, error="RuntimeError: boom")]).records()
+    assert f.verdict == "error" and f.tightness is None and f.epsilon_lower_bound == 3.0
     doc = r.to_json()
     assert doc["exact_epsilon"] == "inf" and doc["sweep"] is None and doc["warnings"] == []
     assert list(doc) == [f.name for f in dataclasses.fields(CertificateRecord)]
 
 
-def test_judge_returns_new_records_and_one_outcome_per_point():
-    point = SweepPoint("epsilon", 2.0, 1)
-    rows = [CertificateRecord.create(**common(sweep=point, delta=d), claimed_epsilon=1.0,
-                                     epsilon_lower_bound=b) for d, b in ((0.0, 0.5), (0.1, 1.5))]
-    rows.append(CertificateRecord.create(**common(audit_index=1, audit="b"),
-                                         claimed_epsilon=1.0, epsilon_lower_bound=0.2))
-    judged, outcomes = judge(rows)
-    assert [r.audit_verdict for r in judged] == ["violation", "violation", "consistent"]
-    assert [r.met_expectation for r in judged] == [False, False, True]
-    assert rows[0].audit_verdict is None  # the inputs are untouched
-    assert [(o.audit, o.verdict, o.certificates, o.sweep) for o in outcomes] == \
-        [("a", "violation", 2, point), ("b", "consistent", 1, None)]
-    assert outcomes[0].to_json()["sweep"] == {"parameter": "epsilon", "value": 2.0, "index": 1}
+def test_judging_returns_new_points_and_one_outcome_per_point():
+    swept = SweepPoint("epsilon", 2.0, 1)
+    unjudged = [point(sweep=swept).with_tests([test(
+                    dp(0.0, claimed_epsilon=1.0, epsilon_lower_bound=0.5),
+                    dp(0.1, claimed_epsilon=1.0, epsilon_lower_bound=1.5))]),
+                point("b", 1).with_tests([test(dp(claimed_epsilon=1.0,
+                                                  epsilon_lower_bound=0.2))])]
+    run = AuditRun(points=[p.judged() for p in unjudged])
+    assert [r.audit_verdict for r in run.records] == ["violation", "violation", "consistent"]
+    assert [r.met_expectation for r in run.records] == [False, False, True]
+    assert unjudged[0].verdict is None  # the inputs are untouched
+    assert [(o.audit, o.verdict, o.certificates, o.sweep) for o in run.outcomes] == \
+        [("a", "violation", 2, swept), ("b", "consistent", 1, None)]
+    assert run.outcomes[0].to_json()["sweep"] == {"parameter": "epsilon", "value": 2.0,
+                                                  "index": 1}
     ok = SuiteSummary(file="s.toml", name="s", confidence=0.95, family_size=2,
                       per_certificate_confidence=0.975, seed=0, audits=2, points=2, series=0)
-    run = type("Run", (), {"suites": [ok], "records": judged, "outcomes": outcomes,
-                           "series": []})
+    run = dataclasses.replace(run, suites=[ok])
     assert exit_status(run) == 1
-    run.series = [{"name": "figure", "error": "ValueError: unknown quantity 'separatoin'"}]
-    assert exit_status(run) == 2  # a series typo is an error, not a pass
-    run.series = []
-    run.suites = [ok, SuiteSummary.failed("bad.toml", "bad.toml: not valid TOML")]
-    assert exit_status(run) == 2
-    assert "points" in ok.to_json() and "points" not in run.suites[1].to_json()
+    failing = dataclasses.replace(
+        run, series=[{"name": "figure", "error": "ValueError: unknown quantity 'separatoin'"}])
+    assert exit_status(failing) == 2  # a series typo is an error, not a pass
+    broken = dataclasses.replace(run, suites=[ok, SuiteSummary.failed("bad.toml",
+                                                                      "bad.toml: not valid TOML")])
+    assert exit_status(broken) == 2
+    assert "points" in ok.to_json() and "points" not in broken.suites[1].to_json()
 
 
 def test_an_audit_whose_claim_promises_nothing_is_an_error_not_a_pass():
     """A Gaussian claim at δ = 0 is ε = ∞: no bound can contradict it, so the point is an
     error saying so; one finite δ in the grid is enough for the audit to test something."""
-    vacuous = [CertificateRecord.create(**common(delta=0.0), claimed_epsilon=math.inf,
-                                        epsilon_lower_bound=0.7)]
-    judged, (outcome,) = judge(vacuous)
-    assert outcome.verdict == "error" and judged[0].verdict == "error"
-    assert "vacuous audit" in judged[0].error and "delta" in judged[0].error
-    mixed = vacuous + [CertificateRecord.create(**common(delta=1e-5), claimed_epsilon=1.0,
-                                                epsilon_lower_bound=0.7)]
-    judged, (outcome,) = judge(mixed)
-    assert outcome.verdict == "consistent" and judged[0].error is None
+    vacuous = dp(0.0, claimed_epsilon=math.inf, epsilon_lower_bound=0.7)
+    judged = point().with_tests([test(vacuous)]).judged()
+    (record,) = judged.records()
+    assert judged.outcome().verdict == "error" and record.verdict == "error"
+    assert "vacuous audit" in record.error and "delta" in record.error
+    mixed = point().with_tests([test(vacuous, dp(1e-5, claimed_epsilon=1.0,
+                                                 epsilon_lower_bound=0.7))]).judged()
+    assert mixed.outcome().verdict == "consistent" and mixed.records()[0].error is None
 
 
 @pytest.mark.slow

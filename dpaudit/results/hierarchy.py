@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from dpaudit.jsonable import to_jsonable
-from dpaudit.results.records import (VACUOUS, AuditOutcome, CertificateJudgement,
+from dpaudit.results.records import (AuditOutcome, CertificateJudgement,
                                      CertificateRecord, SweepPoint, judge_certificate,
                                      record_detectable_epsilon)
 
@@ -141,6 +141,11 @@ class Certificate:
     def judgement(self) -> CertificateJudgement:
         return CertificateJudgement(self.verdict, self.tightness, self.exact_verdict,
                                     self.black_box_share)
+
+
+VACUOUS = ("vacuous audit: the claim gives ε = ∞ at every audited δ and α, so no bound can "
+           "contradict it and the audit tests nothing; audit a δ > 0 (e.g. delta = 1e-5) or "
+           "an α the claim bounds")
 
 
 def _check_notion(notion: str) -> None:
@@ -278,7 +283,7 @@ class AuditPoint:
     def judged(self) -> "AuditPoint":
         """The point with its verdict.  A vacuous point — every certificate compares with a
         claimed ε = ∞ and none errored — can never fail: its certificates become errors
-        saying so (:data:`~dpaudit.results.records.VACUOUS`), never a silent pass."""
+        saying so (:data:`VACUOUS`), never a silent pass."""
         point = self
         pairs = list(self.certificates())
         if pairs and all(c.verdict != "error" and c.claimed_epsilon is not None
@@ -356,5 +361,5 @@ def points_from_records(records: Iterable[CertificateRecord]) -> list[AuditPoint
     return out
 
 
-__all__ = ["CERTIFICATE_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "AuditPoint", "Certificate",
-           "TestResult", "points_from_records"]
+__all__ = ["CERTIFICATE_FIELDS", "NUMBER_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "VACUOUS",
+           "AuditPoint", "Certificate", "TestResult", "points_from_records"]

@@ -1,9 +1,10 @@
-"""Audit records and verdicts: what one certificate found, what one audit concluded.
+"""Flat records and the verdict rules: what one certificate found, what one audit concluded.
 
-* :class:`CertificateRecord` — one per (audit point, pair, δ) (``notion = "dp"``) and one per
-  (audit point, pair, α) (``notion = "rdp"``).  Built once by :meth:`CertificateRecord.create`,
-  which computes the verdict from the record's numbers; never mutated afterwards (per-audit
-  judgement returns new records through :func:`dataclasses.replace`).
+* :class:`CertificateRecord` — the flat *view* of one certificate: one per (audit point, pair,
+  δ) (``notion = "dp"``) and one per (audit point, pair, α) (``notion = "rdp"``), its point's
+  and its test's fields repeated (schema 2's row, the unit of ``dpaudit diff``).  Records are
+  made by flattening the result tree (:meth:`dpaudit.results.hierarchy.AuditPoint.records`),
+  which is where certificates and points are judged; never mutated afterwards.
 * :func:`judge_certificate` — the verdict of one certificate.  With black-box lower bound b,
   white-box lower bound w (when the mechanism has a log-density) and claimed ε c:
   ``verdict = "violation"`` iff max(b, w) > c, else ``"consistent"``; ``tightness`` =
@@ -12,10 +13,11 @@
   never a CI gate: only certified verdicts decide an audit); ``black_box_share`` = b/w when
   0 < w < ∞.  A record whose task raised has ``verdict = "error"``, its message in ``error``
   and no verdict-derived values (tightness, exact_verdict, black_box_share are null).
-* :class:`AuditOutcome` and :func:`judge` — an audit point's verdict is ``error`` if any of
-  its records errored, else ``violation`` if any certified one, else ``consistent``; its
-  expectation is met when that verdict equals ``expect`` (a known bug counts as detected when
-  any of its pairs/δs/αs certifies it).  Every record of the point carries the point's
+* :class:`AuditOutcome` — an audit point's verdict
+  (:meth:`dpaudit.results.hierarchy.AuditPoint.judged`): ``error`` if any of its certificates
+  errored, else ``violation`` if any certified one, else ``consistent``; its expectation is
+  met when that verdict equals ``expect`` (a known bug counts as detected when any of its
+  pairs/δs/αs certifies it).  Every record of the point carries the point's
   ``audit_verdict`` and ``met_expectation``.
 * :func:`exit_status` — 0 every audit met its expectation, 1 some did not, 2 any error.
 * :class:`SuiteSummary` — one per suite file: its Bonferroni family, seed, or its error.
@@ -40,7 +42,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from dpaudit.jsonable import to_jsonable
 from dpaudit.stats.power import certificate_detectable_epsilon
@@ -236,58 +238,7 @@ class CertificateRecord:
     warnings: tuple[str, ...]
     note: str
     sweep: SweepPoint | None
-    audit_verdict: str | None = None  # set by judge()
-
-    @classmethod
-    def create(cls, *, suite: str, suite_file: str, audit: str, audit_index: int,
-               mechanism: str, parameters: dict, pair: dict | None, pair_index: int,
-               notion: str, delta: float | None, alpha: float | None, expect: str,
-               samples: int, seed: int, confidence: float, per_certificate_confidence: float,
-               distinguisher: str, note: str, sweep: SweepPoint | None, seconds: float = 0.0,
-               warnings: Iterable[str] = (), claim: dict | None = None,
-               claimed_epsilon: float | None = None, epsilon_lower_bound: float | None = None,
-               exact_epsilon: float | None = None,
-               white_box_epsilon_lower_bound: float | None = None,
-               true_epsilon: float | None = None, certificate: dict | None = None,
-               white_box_certificate: dict | None = None,
-               error: str | None = None,
-               defaulted_parameters: dict | None = None) -> "CertificateRecord":
-        """The record of one certificate, its verdict computed from its numbers
-        (:func:`judge_certificate`), or ``"error"`` when ``error`` is given.  Not yet judged
-        per audit: ``met_expectation`` is False and ``audit_verdict`` None until
-        :func:`judge`."""
-        if notion not in ("dp", "rdp"):
-            raise ValueError(f"notion must be 'dp' or 'rdp', got {notion!r}")
-        if error is None:
-            if epsilon_lower_bound is None or claimed_epsilon is None:
-                raise ValueError("a record without an error needs epsilon_lower_bound and "
-                                 "claimed_epsilon")
-            judged = judge_certificate(epsilon_lower_bound, white_box_epsilon_lower_bound,
-                                       exact_epsilon, claimed_epsilon)
-            detectable = (record_detectable_epsilon(certificate, white_box_certificate,
-                                                    claimed_epsilon)
-                          if notion == "dp" else None)
-        else:
-            judged = CertificateJudgement("error", None, None, None)
-            detectable = None
-        return cls(suite=suite, suite_file=suite_file, audit=audit, audit_index=audit_index,
-                   mechanism=mechanism, parameters=dict(parameters),
-                   defaulted_parameters=(None if defaulted_parameters is None
-                                         else dict(defaulted_parameters)),
-                   claim=claim, pair=pair,
-                   pair_index=pair_index, notion=notion, delta=delta, alpha=alpha,
-                   claimed_epsilon=claimed_epsilon, epsilon_lower_bound=epsilon_lower_bound,
-                   exact_epsilon=exact_epsilon,
-                   white_box_epsilon_lower_bound=white_box_epsilon_lower_bound,
-                   true_epsilon=true_epsilon, verdict=judged.verdict,
-                   exact_verdict=judged.exact_verdict, black_box_share=judged.black_box_share,
-                   expect=expect, met_expectation=False, tightness=judged.tightness,
-                   detectable_epsilon=detectable,
-                   samples=samples, seed=seed, seconds=seconds, confidence=confidence,
-                   per_certificate_confidence=per_certificate_confidence,
-                   distinguisher=distinguisher, certificate=certificate,
-                   white_box_certificate=white_box_certificate, error=error,
-                   warnings=tuple(warnings), note=note, sweep=sweep)
+    audit_verdict: str | None = None  # the point's verdict
 
     @property
     def pair_name(self) -> str | None:
@@ -351,52 +302,6 @@ class AuditOutcome:
         return to_jsonable(out)
 
 
-VACUOUS = ("vacuous audit: the claim gives ε = ∞ at every audited δ and α, so no bound can "
-           "contradict it and the audit tests nothing; audit a δ > 0 (e.g. delta = 1e-5) or "
-           "an α the claim bounds")
-
-
-def _vacuous_as_errors(rows: list[CertificateRecord]) -> list[CertificateRecord]:
-    """An audit point whose every certificate compares with a claim of ε = ∞ can never fail:
-    its records become errors saying so (never a silent pass)."""
-    if any(r.verdict == "error" or r.claimed_epsilon is None
-           or not math.isinf(r.claimed_epsilon) for r in rows):
-        return rows
-    return [dataclasses.replace(r, verdict="error", error=VACUOUS, tightness=None,
-                                exact_verdict=None, black_box_share=None,
-                                detectable_epsilon=None) for r in rows]
-
-
-def judge(records: Iterable[CertificateRecord]
-          ) -> tuple[list[CertificateRecord], list[AuditOutcome]]:
-    """Per-audit verdicts: the records with ``audit_verdict`` and ``met_expectation`` set, and
-    one :class:`AuditOutcome` per audit point (in order of first appearance).  Records come
-    back grouped by audit point, in order of first appearance (the order the runner produces).
-    A vacuous point (claim ε = ∞ at every audited δ and α) is an ``error`` (:data:`VACUOUS`)."""
-    groups: dict[tuple, list[CertificateRecord]] = {}
-    for record in records:
-        groups.setdefault(record.point_key, []).append(record)
-    for key, rows in groups.items():
-        groups[key] = _vacuous_as_errors(rows)
-    records = [r for rows in groups.values() for r in rows]
-    outcomes, decided = [], {}
-    for key, rows in groups.items():
-        verdicts = {r.verdict for r in rows}
-        verdict = ("error" if "error" in verdicts
-                   else "violation" if "violation" in verdicts else "consistent")
-        first = rows[0]
-        met = verdict == first.expect
-        decided[key] = (verdict, met)
-        outcomes.append(AuditOutcome(suite=first.suite, file=first.suite_file,
-                                     audit=first.audit, mechanism=first.mechanism,
-                                     expect=first.expect, verdict=verdict,
-                                     met_expectation=met, certificates=len(rows),
-                                     sweep=first.sweep))
-    judged = [dataclasses.replace(r, audit_verdict=decided[r.point_key][0],
-                                  met_expectation=decided[r.point_key][1]) for r in records]
-    return judged, outcomes
-
-
 def exit_status(run) -> int:
     """0: every audit met its expectation; 1: some did not; 2: a malformed suite, an erroring
     certificate or an erroring ``[[series]]`` entry (``run``: an
@@ -409,6 +314,7 @@ def exit_status(run) -> int:
     return 0
 
 
-__all__ = ["EXACT_SLACK", "SCHEMA_2_FILE", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS", "AuditOutcome",
-           "CertificateJudgement", "CertificateRecord", "SuiteSummary", "SweepPoint", "describe_exception",
-           "exit_status", "judge", "judge_certificate", "record_detectable_epsilon"]
+__all__ = ["EXACT_SLACK", "SCHEMA_2_FILE", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS",
+           "AuditOutcome", "CertificateJudgement", "CertificateRecord", "SuiteSummary",
+           "SweepPoint", "describe_exception", "exit_status", "judge_certificate",
+           "record_detectable_epsilon"]
