@@ -432,7 +432,7 @@ def test_leaky_size_clipped_mean_is_a_valid_broken_example():
 
 
 def test_black_box_reports_its_power_and_warns_when_it_is_far_above_the_claim():
-    low = check_mechanism(create_mechanism("laplace"), samples=200, seed=0, greybox=FAST)
+    low = check_mechanism(create_mechanism("laplace"), samples=1000, seed=0, greybox=FAST)
     step = low.step("black-box")
     assert step.verdict == "consistent" and step.data["detectable_epsilon"] > 1.5
     assert step.warnings and "samples per side would bring it to 1.1" in step.warnings[0]

@@ -41,6 +41,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import integrate, optimize, stats
 
+from dpaudit import validation
 from dpaudit.mechanisms.capabilities import DeterministicQuery
 from dpaudit.mechanisms.noise import NOISE_LAWS
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
@@ -412,8 +413,7 @@ def check_calibration(mechanism, noise, *, samples: int, rng: np.random.Generato
     for name, value in params.items():
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
             raise CalibrationError(f"claimed {name} must be a finite number > 0, got {value!r}")
-    if not (0.0 < confidence < 1.0):
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    validation.confidence("confidence", confidence)
     probe = default_probe(mechanism, noise) if probe is None else probe
     with warnings.catch_warnings():  # quadrature accuracy notes from dpaudit.exact
         warnings.simplefilter("ignore", integrate.IntegrationWarning)

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from dpaudit import validation
 from dpaudit.check.blackbox import audit_delta, step_black_box
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
 from dpaudit.check.calibration_sets import check_calibration_on
@@ -240,12 +241,20 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
 
     ``given``: the keyword arguments ``mech`` was built with, when known (``dpaudit check``'s
     ``--params``); the result then lists the parameters they left at their defaults
-    (``defaulted_parameters``; {} without ``given``)."""
+    (``defaulted_parameters``; {} without ``given``).
+
+    Raises:
+      ValueError: ``samples`` below :data:`dpaudit.validation.MIN_SAMPLES` (or not a whole
+        number), a negative or non-integer ``seed``, a confidence outside (0, 1)."""
+    samples = validation.samples("samples", samples)
+    seed = validation.seed("seed", seed)
+    validation.confidence("calibration_confidence", calibration_confidence)
+    validation.confidence("blackbox_confidence", blackbox_confidence)
     budget = {**GREYBOX_DEFAULTS, **(greybox or {})}
     result = CheckResult(spec=spec or type(mech).__name__,
                          mechanism=str(mech.name), params=dict(mech.params),
-                         samples=int(samples),
-                         seed=int(seed),
+                         samples=samples,
+                         seed=seed,
                          defaulted_parameters=({} if given is None
                                                else mech.defaulted_parameters(given)))
     t0 = time.perf_counter()

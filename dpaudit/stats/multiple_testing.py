@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 from statsmodels.stats.multitest import multipletests
 
+from dpaudit import validation
+
 
 def split_significance(confidence: float, family_size: int) -> float:
     """Per-bound significance so that ``family_size`` bounds hold jointly at ``confidence``."""
-    if not (0.0 < confidence < 1.0):
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    validation.confidence("confidence", confidence)
     if int(family_size) < 1:
         raise ValueError(f"family size must be >= 1, got {family_size!r}")
     return (1.0 - confidence) / int(family_size)
