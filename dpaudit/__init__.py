@@ -19,6 +19,11 @@ Modules: claims (:mod:`dpaudit.claims`), evidence (:mod:`dpaudit.distinguish`,
 (:mod:`dpaudit.audit`, :mod:`dpaudit.check`), reporting (:mod:`dpaudit.report`).
 """
 
+from dpaudit import source_tree
+
+# run from a source checkout (not installed), dpaudit.proofs is the checkout's proofs/ folder
+source_tree.map_source_proofs()
+
 from dpaudit.audit.api import AuditResult, audit_mechanism, audit_sampler
 from dpaudit.audit.runner import run_suites
 from dpaudit.check.runner import check_mechanism

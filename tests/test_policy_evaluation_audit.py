@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-import proofs
+from dpaudit import proofs
 from dpaudit.audit import execute, judge, plan_suite
 from dpaudit.audit.spec import load_suite
 from dpaudit.check.runner import check_mechanism
