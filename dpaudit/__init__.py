@@ -19,8 +19,12 @@ Modules: claims (:mod:`dpaudit.claims`), evidence (:mod:`dpaudit.distinguish`,
 (:mod:`dpaudit.audit`, :mod:`dpaudit.check`), reporting (:mod:`dpaudit.report`).
 """
 
-from dpaudit.api import AuditResult, audit_mechanism, audit_sampler
-from dpaudit.api import run_suites
+from dpaudit import source_tree
+
+# run from a source checkout (not installed), dpaudit.proofs is the checkout's proofs/ folder
+source_tree.map_source_proofs()
+
+from dpaudit.api import AuditResult, audit_mechanism, audit_sampler, run_suites
 from dpaudit.check.runner import check_mechanism
 from dpaudit.claims import GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim, PureDP
 from dpaudit.distinguish.lower_bound import (PrivacyCurveLowerBound, estimate_epsilon_lower_bound,

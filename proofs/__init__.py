@@ -1,34 +1,32 @@
 """Symbolic derivations of the mechanisms' claims, and their certificates.
 
+The repository keeps them in its top-level ``proofs/`` folder; they are installed as this
+package, ``dpaudit.proofs`` (pyproject ``package-dir``), never as a top-level ``proofs``.
 One derivation module per mechanism family (the ``proof`` column of
-:data:`dpaudit.mechanisms.families.BUILTIN_FAMILIES`);
-each exposes ``derive() -> proofs.framework.Derivation``.  ``dpaudit prove`` runs them and
-writes ``proofs/certificates/<family>.json``, which :mod:`dpaudit.claims.certificates` reads:
-the mechanisms' noise formulas come only from there.
+:data:`dpaudit.mechanisms.families.BUILTIN_FAMILIES`); each exposes
+``derive() -> dpaudit.proofs.framework.Derivation``.  ``dpaudit prove`` runs them and writes
+``proofs/certificates/<family>.json``, which :mod:`dpaudit.claims.certificates` reads (it
+locates this package's directory without importing it): the mechanisms' noise formulas come
+only from there.
 
-This ``__init__`` stays light (no sympy work at import): the loader imports the package only
-to locate the certificate files.
+This ``__init__`` stays light (no sympy work at import).
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-from importlib import resources
 
+from dpaudit.claims.certificates import certificate_directory
 from dpaudit.mechanisms.families import proof_modules
 
 #: family name -> derivation module, from the one families table
 FAMILIES = proof_modules()
 
 
-def certificate_directory():
-    """The package's ``certificates`` directory (a Traversable; a Path for normal installs)."""
-    return resources.files("proofs") / "certificates"
-
-
 def derive(family: str):
-    """Run the derivation of ``family``; returns its :class:`~proofs.framework.Derivation`."""
+    """Run the derivation of ``family``; returns its
+    :class:`~dpaudit.proofs.framework.Derivation`."""
     if family not in FAMILIES:
         raise KeyError(f"unknown proof family {family!r}; known: {', '.join(FAMILIES)}")
     return importlib.import_module(FAMILIES[family]).derive()
@@ -36,7 +34,7 @@ def derive(family: str):
 
 def build(family: str):
     """(derivation, certificate document) for ``family``."""
-    from proofs.framework import certificate
+    from dpaudit.proofs.framework import certificate
 
     d = derive(family)
     return d, certificate(d)
@@ -45,7 +43,7 @@ def build(family: str):
 def stale_differences(family: str, document: dict, directory=None) -> list[str]:
     """Differences between the committed certificate of ``family`` and ``document`` (the
     freshly derived one); [] when it is up to date."""
-    from proofs.framework import differences
+    from dpaudit.proofs.framework import differences
 
     path = (directory or certificate_directory()) / f"{family}.json"
     try:
@@ -61,7 +59,7 @@ def write(family: str, document: dict, directory=None):
     """Write the certificate; returns (path, changed)."""
     from pathlib import Path
 
-    from proofs.framework import dumps
+    from dpaudit.proofs.framework import dumps
 
     path = Path(directory or certificate_directory()) / f"{family}.json"
     path.parent.mkdir(parents=True, exist_ok=True)

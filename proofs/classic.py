@@ -21,7 +21,7 @@ from pathlib import Path
 import sympy as sp
 from sympy.calculus.util import maximum
 
-from proofs.framework import Derivation, laplace_log_ratio_lemma
+from dpaudit.proofs.framework import Derivation, laplace_log_ratio_lemma
 
 FAMILY = "classic"
 

@@ -1,7 +1,7 @@
-"""Derivation and certificate machinery for :mod:`proofs`.
+"""Derivation and certificate machinery for :mod:`dpaudit.proofs`.
 
-Contract.  A derivation module (one per mechanism family: :mod:`proofs.classic`,
-:mod:`proofs.noisy_max`, :mod:`proofs.sparse_vector`) exposes ``derive() -> Derivation``.  It
+Contract.  A derivation module (one per mechanism family: :mod:`dpaudit.proofs.classic`,
+:mod:`dpaudit.proofs.noisy_max`, :mod:`dpaudit.proofs.sparse_vector` …) exposes ``derive() -> Derivation``.  It
 declares its symbols with sympy assumptions (``positive=True`` …), states its hypotheses as
 sympy relations and parameter boxes, and records every step of its argument as a
 :class:`Step` decided by one of the checking methods below.  Every formula a mechanism
@@ -37,11 +37,13 @@ Invariant: a derivation never reads certificates (they are its output), and neve
 
 This module is the trusted base of every certificate — each one records its SHA-256 — so the
 checking methods, the interval arithmetic and the certificate I/O stay together in one file.
+The certificate format it writes (:data:`~dpaudit.claims.certificates.FORMAT`, the content and
+source hashes) belongs to the reader, :mod:`dpaudit.claims.certificates`, and is imported
+from there.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -50,15 +52,9 @@ from pathlib import Path
 import mpmath
 import sympy as sp
 
-#: bump when the certificate layout changes (the loader refuses other versions)
-FORMAT = 1
+from dpaudit.claims.certificates import FORMAT, content_sha256, source_sha256
+
 FRAMEWORK_FILE = Path(__file__)
-
-
-def source_sha256(path) -> str:
-    """SHA-256 of a source file's text with line endings normalised to ``\\n``."""
-    data = path.read_bytes() if hasattr(path, "read_bytes") else Path(path).read_bytes()
-    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
 
 
 def plain(expr):
@@ -563,7 +559,7 @@ def laplace_log_ratio_lemma(d: Derivation, b, shift_bound, *, name: str = "b") -
 # -- certificates -------------------------------------------------------------------------------
 
 def certificate(d: Derivation) -> dict:
-    """The JSON document of a derivation (see :mod:`proofs` for the layout)."""
+    """The JSON document of a derivation (see :mod:`dpaudit.proofs` for the layout)."""
     by_section: dict = {}
     for s in d.steps:
         by_section.setdefault(s.id.rsplit(".", 1)[0], []).append(s.to_dict())
@@ -599,14 +595,6 @@ def certificate(d: Derivation) -> dict:
     }
     doc["content_sha256"] = content_sha256(doc)
     return doc
-
-
-def content_sha256(doc: dict) -> str:
-    """SHA-256 of the canonical JSON of ``doc`` without its ``content_sha256`` field: a
-    hand edit of a certificate (e.g. a changed formula) no longer matches it."""
-    body = {k: v for k, v in doc.items() if k != "content_sha256"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False,
-                                     separators=(",", ":")).encode()).hexdigest()
 
 
 def dumps(doc: dict) -> str:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from proofs.framework import Derivation, laplace_log_ratio_lemma
+from dpaudit.proofs.framework import Derivation, laplace_log_ratio_lemma
 
 FAMILY = "gaussian_mixing"
 PAPER = ("Lev et al., The Gaussian Mixing Mechanism: Rényi DP via Gaussian Sketches "

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from proofs.framework import Derivation
+from dpaudit.proofs.framework import Derivation
 
 FAMILY = "policy_evaluation"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from proofs.framework import Derivation, laplace_log_ratio_lemma
+from dpaudit.proofs.framework import Derivation, laplace_log_ratio_lemma
 
 FAMILY = "sparse_vector"
 

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from proofs.framework import Derivation
+from dpaudit.proofs.framework import Derivation
 
 FAMILY = "synthetic_control"
 

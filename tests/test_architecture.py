@@ -1,5 +1,6 @@
 """The shape of the package, pinned: no import cycles, no private names across modules, no
-oversized modules, and one families table behind the registry and ``proofs``.
+oversized modules, one families table behind the registry and ``dpaudit.proofs``, and
+``dpaudit.claims`` importing nothing from the derivations.
 
 The import graph is read from the source with :mod:`ast` (every ``import`` and ``from …
 import`` statement, including those inside functions, which is where cycles usually hide), so
@@ -14,25 +15,29 @@ from __future__ import annotations
 
 import ast
 import importlib
+import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("dpaudit", "proofs")
+#: repository folder -> the package it is installed as (pyproject's ``package-dir``)
+FOLDERS = {"dpaudit": "dpaudit", "proofs": "dpaudit.proofs"}
+PACKAGES = ("dpaudit",)
 #: issue 12: "no module in dpaudit/ over about 450 lines"
 MAX_LINES = 450
 
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for folder, package in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            out[".".join(parts)] = path
+            out[".".join([package, *parts])] = path
     return out
 
 
@@ -147,13 +152,13 @@ def test_no_private_name_is_imported_across_modules():
 
 def test_no_module_in_dpaudit_is_oversized():
     sizes = {m: len(p.read_text(encoding="utf-8").splitlines())
-             for m, p in MODULES.items() if m.startswith("dpaudit")}
+             for m, p in MODULES.items() if not m.startswith("dpaudit.proofs")}
     over = {m: n for m, n in sizes.items() if n > MAX_LINES}
     assert not over, f"modules over {MAX_LINES} lines: {over}"
 
 
 def test_one_families_table_behind_registry_and_proofs():
-    import proofs
+    from dpaudit import proofs
     from dpaudit.mechanisms import families, registry
 
     table = families.BUILTIN_FAMILIES
@@ -164,6 +169,59 @@ def test_one_families_table_behind_registry_and_proofs():
         for cls in package.MECHANISMS:
             assert cls.family == family.name, (cls, family)
             assert registry.get_mechanism_class(cls.name) is cls
+
+
+def _is_derivations(name: str) -> bool:
+    return name in ("proofs", "dpaudit.proofs") or name.startswith(("proofs.", "dpaudit.proofs."))
+
+
+def test_claims_import_nothing_from_the_derivations():
+    graph = import_graph()
+    # the graph sees the derivations under their installed name, and their downward import
+    assert "dpaudit.claims.certificates" in graph["dpaudit.proofs.framework"]
+    claims = [m for m in MODULES if m.startswith("dpaudit.claims")]
+    assert "dpaudit.claims.certificates" in claims
+    offences = []
+    for module in claims:
+        for target, names, line in _imports(module):
+            named = [target] + [f"{target}.{n}" for n in names]
+            if any(_is_derivations(n) for n in named):
+                offences.append(f"{MODULES[module].relative_to(ROOT)}:{line} imports {target}")
+    assert not offences, "\n".join(offences)
+
+
+def test_reading_certificates_runs_no_derivation_code():
+    """At run time too: loading every certified formula leaves dpaudit.proofs unimported."""
+    code = ("import sys\n"
+            "from dpaudit.claims.certificates import certified_names, load_formula\n"
+            "from dpaudit.mechanisms.families import proof_modules\n"
+            "for family in proof_modules():\n"
+            "    for name in certified_names(family):\n"
+            "        load_formula(family, name)\n"
+            "loaded = [m for m in sys.modules if m == 'proofs' or 'proofs.' in m\n"
+            "          or m.endswith('.proofs')]\n"
+            "print(sorted(loaded))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tests", text=True,
+                         capture_output=True, check=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_proofs_install_as_dpaudit_proofs_and_never_as_a_top_level_package():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    setuptools = config["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {"dpaudit.proofs": "proofs"}
+    assert setuptools["package-data"]["dpaudit.proofs"] == ["certificates/*.json"]
+    assert "proofs" not in setuptools["package-data"]
+    assert all(p == "dpaudit" or p.startswith("dpaudit.") for p in setuptools["packages"])
+    assert {"dpaudit.proofs", "dpaudit.proofs.certificates"} <= set(setuptools["packages"])
+    # every package directory of dpaudit/ and proofs/ is installed
+    found = {".".join([package, *d.relative_to(ROOT / folder).parts])
+             for folder, package in FOLDERS.items()
+             for d in [ROOT / folder, *(ROOT / folder).rglob("*")]
+             if d.is_dir() and "__pycache__" not in d.parts
+             and any(f.name != "__pycache__" for f in d.iterdir())}
+    assert found == set(setuptools["packages"])
 
 
 def test_family_modules_do_not_import_the_registry():

@@ -432,14 +432,18 @@ def test_leaky_size_clipped_mean_is_a_valid_broken_example():
 
 
 def test_black_box_reports_its_power_and_warns_when_it_is_far_above_the_claim():
-    low = check_mechanism(create_mechanism("laplace"), samples=1000, seed=0, greybox=FAST)
+    # the fewest samples any audit draws (dpaudit.validation.MIN_SAMPLES) against ε = 0.1
+    low = check_mechanism(create_mechanism("laplace", epsilon=0.1), samples=1000, seed=0,
+                          greybox=FAST)
     step = low.step("black-box")
-    assert step.verdict == "consistent" and step.data["detectable_epsilon"] > 1.5
-    assert step.warnings and "samples per side would bring it to 1.1" in step.warnings[0]
+    assert step.verdict == "consistent" and step.data["detectable_epsilon"] > 1.5 * 0.1
+    assert step.warnings and "samples per side would bring it to 0.11 (= 1.1 × claim)" in step.warnings[0]
     assert low.to_dict()["warnings"] == [f"black-box: {step.warnings[0]}"]
     high = run(create_mechanism("laplace"))
     step = high.step("black-box")
     assert 1.0 < step.data["detectable_epsilon"] < 1.5 and not step.warnings
+    with pytest.raises(ValueError, match=r"samples must be an integer in \[1000"):
+        check_mechanism(create_mechanism("laplace"), samples=200, seed=0, greybox=FAST)
     assert "could detect ε ≥" in step.summary
 
 

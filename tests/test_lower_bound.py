@@ -147,7 +147,7 @@ def test_shape_mismatch_between_sides_is_an_error():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"samples": 10}, "at least 200"),
+    ({"samples": 999}, r"samples must be an integer in \[1000"),
     ({"samples": 1000, "delta": 1.5}, "delta"),
     ({"samples": 1000, "confidence": 1.0}, "confidence"),
     ({"samples": 1000, "seed": -1}, "seed"),
@@ -301,3 +301,120 @@ def test_no_formable_event_is_a_clear_error_not_a_zero_division():
     with pytest.raises(ValueError, match="no candidate event could be formed"):
         estimate_epsilon_lower_bound(sampler, [0.0], [1.0], samples=2000,
                                      distinguisher="white-box", log_density=nan_density)
+
+
+# -- the three steps of the procedure: select → count → certify ------------------------------
+
+def _stream_states(seed, phase, side, total):
+    from dpaudit.distinguish.sampling import Stream
+
+    stream = Stream(seed, phase, side, total)
+    return {str(stream.rng(i).bit_generator.state) for i, _ in stream.chunks()}
+
+
+class RecordingLaplace:
+    """A Laplace sampler that records (dataset, n, generator state at the call) per call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, d, n, rng):
+        self.calls.append((float(d), n, str(rng.bit_generator.state)))
+        return float(d) + rng.laplace(0.0, 1.0, n)
+
+
+def test_select_draws_the_selection_split_only_and_keeps_its_best_events():
+    from dpaudit.distinguish.distinguisher import FitContext, get_distinguisher
+    from dpaudit.distinguish.events import score_candidates, select_candidates
+    from dpaudit.distinguish.lower_bound import select
+    from dpaudit.distinguish.sampling import CERTIFICATION, SELECTION, Stream, draw_stream
+
+    sampler, seed, samples = RecordingLaplace(), 21, 30_000
+    sel = select(sampler, 0.0, 1.0, get_distinguisher("statistics"), deltas=[0.0, 0.01],
+                 samples=samples, confidence=0.9, seed=seed, candidates=2)
+    n_sel, n_cert = sel.selection_samples, sel.certification_samples
+    assert n_sel + n_cert == samples and (n_sel, sel.seed) == (6000, seed)
+    states = {s for _, _, s in sampler.calls}
+    certification = (_stream_states(seed, CERTIFICATION, 0, n_cert)
+                     | _stream_states(seed, CERTIFICATION, 1, n_cert))
+    assert not states & certification
+    assert _stream_states(seed, SELECTION, 0, n_sel) <= states
+    assert _stream_states(seed, SELECTION, 1, n_sel) <= states
+    assert sum(n for d, n, _ in sampler.calls if d == 1.0) == n_sel  # d1: the split, no probe
+
+    # the kept events are the best 2 per δ scored on exactly those selection outputs
+    x0 = draw_stream(sampler, 0.0, Stream(seed, SELECTION, 0, n_sel), side="d0")
+    x1 = draw_stream(sampler, 1.0, Stream(seed, SELECTION, 1, n_sel), side="d1")
+    stats = get_distinguisher("statistics").fit(x0, x1, FitContext(0.0, 1.0, seed)).statistics
+    expected = []
+    for delta in (0.0, 0.01):
+        scored = score_candidates(stats, x0, x1, delta=delta, n_certify=n_cert,
+                                  significance=(1.0 - 0.9) / (2 * 2 * 2))
+        kept = {(c.stat_index, c.op, c.threshold, c.numerator) for c in expected}
+        expected += [c for c in select_candidates(scored, 2)
+                     if (c.stat_index, c.op, c.threshold, c.numerator) not in kept]
+    assert sel.events == tuple(expected) and 2 <= len(sel.events) <= 4
+    assert [s.describe() for s in sel.statistics] == [s.describe() for s in stats]
+
+
+def test_count_counts_the_certification_streams_and_not_the_selection_ones():
+    from dpaudit.distinguish.counting import EventCounter, SerialCounter, count_chunks
+    from dpaudit.distinguish.distinguisher import get_distinguisher
+    from dpaudit.distinguish.events import count_events
+    from dpaudit.distinguish.lower_bound import count, select
+    from dpaudit.distinguish.sampling import CERTIFICATION, Stream, draw_stream
+
+    sampler = laplace_sampler(1.0)
+    sel = select(sampler, 0.0, 1.0, get_distinguisher("auto"), deltas=[0.0], samples=200_000,
+                 confidence=0.95, seed=8)
+    counts = count(sampler, 0.0, 1.0, sel, SerialCounter())
+    for side, d in enumerate((0.0, 1.0)):
+        x = draw_stream(sampler, d, Stream(8, CERTIFICATION, side, sel.certification_samples),
+                        side=f"d{side}")
+        expected = count_events(list(sel.statistics), list(sel.events), x)
+        assert counts[side].tolist() == expected.tolist()
+
+    class OneChunkAtATime(EventCounter):
+        def count(self, job):
+            return [sum(count_chunks(job, side, i, i + 1) for i in range(job.n_chunks(side)))
+                    for side in (0, 1)]
+
+    other = count(sampler, 0.0, 1.0, sel, OneChunkAtATime())
+    assert [c.tolist() for c in other] == [c.tolist() for c in counts]
+
+
+def test_certify_gives_the_clopper_pearson_numbers_of_the_counts():
+    from scipy.stats import beta
+
+    from dpaudit.distinguish.events import Candidate
+    from dpaudit.distinguish.lower_bound import Selection, certify
+    from dpaudit.distinguish.statistics import Coordinate
+
+    events = (Candidate(0, "ge", 0.5, 0, 1.0), Candidate(0, "le", 0.5, 1, 0.5))
+    sel = Selection(distinguisher="statistics", statistics=(Coordinate(None),), events=events,
+                    output_kind="continuous scalar", seed=3, selection_samples=500,
+                    certification_samples=1000)
+    counts = [np.array([700, 300]), np.array([200, 800])]
+    curve = certify(sel, counts, deltas=[0.0, 0.05], alphas=[2.0], confidence=0.9)
+    s = (1.0 - 0.9) / 4  # Bonferroni over 2 events × 2 bounds, as certify computes it
+    # event 0: numerator d0 (700 of 1000), denominator d1 (200 of 1000)
+    # event 1: numerator d1 (800 of 1000), denominator d0 (300 of 1000)
+    lcb = [beta.ppf(s, 700, 301), beta.ppf(s, 800, 201)]
+    ucb = [beta.ppf(1 - s, 201, 800), beta.ppf(1 - s, 301, 700)]
+    for point, delta in zip(curve.points, (0.0, 0.05)):
+        assert point.delta == delta and point.per_bound_significance == s
+        assert point.family_size == 4 and point.samples == 1500 and point.seed == 3
+        assert [c.numerator for c in point.candidates] == ["d0", "d1"]
+        assert [(c.k_numerator, c.k_denominator) for c in point.candidates] == [(700, 200),
+                                                                                (800, 300)]
+        for c, lo, hi in zip(point.candidates, lcb, ucb):
+            assert c.p_numerator_lower == pytest.approx(lo, rel=1e-9)
+            assert c.p_denominator_upper == pytest.approx(hi, rel=1e-9)
+            assert c.epsilon == pytest.approx(math.log((lo - delta) / hi), rel=1e-9)
+        assert point.epsilon == max(c.epsilon for c in point.candidates)
+        assert point.epsilon == pytest.approx(math.log((lcb[0] - delta) / ucb[0]), rel=1e-9)
+        assert point.event == point.candidates[0].event  # 700/200 beats 800/300
+        assert "Bonferroni over 4 bounds (2 certified events × 2)" in point.method
+    # D₂(Bern(p)‖Bern(q)) = ln(p²/q + (1−p)²/(1−q)), the larger over the two events
+    d2 = max(math.log(p * p / q + (1 - p) ** 2 / (1 - q)) for p, q in zip(lcb, ucb))
+    assert curve.renyi[0].alpha == 2.0 and curve.renyi[0].divergence == pytest.approx(d2)

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-import proofs
+from dpaudit import proofs
 from dpaudit.audit.plan import plan_suite
 from dpaudit.audit.run import judged_points
 from dpaudit.backends import LocalBackend

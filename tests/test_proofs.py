@@ -10,8 +10,9 @@ import shutil
 import pytest
 import sympy as sp
 
-import proofs
-from dpaudit.claims.certificates import CertificateError, load_certificate, load_formula
+from dpaudit import proofs
+from dpaudit.claims.certificates import (CertificateError, content_sha256, load_certificate,
+                                         load_formula)
 from dpaudit.cli.commands import main
 from dpaudit.mechanisms import classic
 from dpaudit.mechanisms.classic import common as classic_formulas
@@ -19,7 +20,7 @@ from dpaudit.mechanisms.known_bad import mechanisms as known_bad
 from dpaudit.mechanisms.noisy_max import mechanisms as noisy_max
 from dpaudit.mechanisms.sparse_vector import mechanisms as svt
 from dpaudit.mechanisms.registry import get_mechanism_class, mechanism_names
-from proofs.framework import Derivation, certificate, content_sha256, dumps
+from dpaudit.proofs.framework import Derivation, certificate, dumps
 
 FAMILIES = list(proofs.FAMILIES)
 #: checking methods that decide an inequality or identity (everything but deduction/given)

@@ -20,8 +20,8 @@ import math
 
 import sympy as sp
 
-from dpaudit.claims.notions import (GDP, RDP, RHO, TCDP, ZCDP, AllOf, ApproxDP, Claim,
-                                    PureDP)
+from dpaudit.claims.base import Claim
+from dpaudit.claims.notions import GDP, RDP, RHO, TCDP, ZCDP, AllOf, ApproxDP, PureDP
 
 
 def _members(claims, types: tuple, what: str) -> list:

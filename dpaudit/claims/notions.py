@@ -1,19 +1,18 @@
 """Privacy notions a mechanism can claim, and the (ε, δ) each implies.
 
-Contract: a :class:`Claim` is an immutable statement "mechanism M satisfies notion N with
-parameters P for its neighbouring relation".  ``claim.epsilon(delta)`` returns the smallest ε
-such that the claim implies (ε, δ)-DP, using only exact or provably conservative conversions
-(the conversion used is named in each class docstring).  It returns ``math.inf`` when the
-claim implies nothing at that δ (e.g. an (ε₀, δ₀) claim asked about δ < δ₀).
-
-Each claim may carry the sympy expression it was evaluated from (``expression``) and the
-parameter values substituted into it (``substitutions``), so a report can show the formula
-and a reader can re-evaluate it.  The meaning of an existing claim class must not change.
+Contract (:mod:`dpaudit.claims.base`): a claim is an immutable statement "mechanism M
+satisfies notion N with parameters P for its neighbouring relation".  ``claim.epsilon(delta)``
+returns the smallest ε such that the claim implies (ε, δ)-DP, using only exact or provably
+conservative conversions (the conversion used is named in each class docstring).  It returns
+``math.inf`` when the claim implies nothing at that δ (e.g. an (ε₀, δ₀) claim asked about
+δ < δ₀).  The meaning of an existing claim class must not change.
 
 Notions: :class:`PureDP`, :class:`ApproxDP`, :class:`RDP` (a curve ε(α) on a range of α),
 :class:`ZCDP`, :class:`TCDP` (truncated CDP), :class:`GDP` (Gaussian DP), :class:`PrivacyProfile`
-(a curve δ(ε)), and :class:`AllOf`.  Conversions live in :mod:`dpaudit.claims.conversions`,
-composition in :mod:`dpaudit.claims.composition`.
+(a curve δ(ε)), and :class:`AllOf`.  :class:`RDP`, :class:`ZCDP` and :class:`TCDP` state a
+Rényi curve ``rdp(α)`` (the :class:`~dpaudit.claims.capabilities.RenyiCurve` mixin).
+Conversions live in :mod:`dpaudit.claims.conversions`, composition in
+:mod:`dpaudit.claims.composition`.
 """
 
 from __future__ import annotations
@@ -26,6 +25,8 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from dpaudit.claims import conversions as conv
+from dpaudit.claims.base import Claim, jsonable
+from dpaudit.claims.capabilities import RenyiCurve
 
 ALPHA = sp.Symbol("alpha")
 """The order α of an RDP curve (matched by name, so assumptions on the symbol do not matter)."""
@@ -40,41 +41,6 @@ def _check_epsilon(value: float, what: str = "epsilon") -> float:
 
 def _check_delta(value: float, what: str = "delta") -> float:
     return conv.check_delta(value, what)
-
-
-@dataclass(frozen=True)
-class Claim:
-    """Base class: a privacy guarantee with a conversion to (ε, δ)."""
-
-    expression: Any = field(default=None, compare=False, kw_only=True)
-    substitutions: dict = field(default_factory=dict, compare=False, kw_only=True)
-
-    notion = "abstract"
-
-    def epsilon(self, delta: float) -> float:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def parameters(self) -> dict:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def describe(self) -> str:
-        params = ", ".join(f"{k}={v:g}" for k, v in self.parameters().items())
-        return f"{self.notion}({params})"
-
-    def to_dict(self) -> dict:
-        out = {"notion": self.notion, "parameters": self.parameters(), "text": self.describe()}
-        if self.expression is not None:
-            out["expression"] = str(self.expression)
-            out["latex"] = sp.latex(self.expression)
-            out["substitutions"] = {str(k): _jsonable(v) for k, v in self.substitutions.items()}
-        return out
-
-
-def _jsonable(value):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return str(value)
 
 
 def _init_claim(claim, expression, substitutions, **values) -> None:
@@ -133,7 +99,7 @@ class ApproxDP(Claim):
 
 
 @dataclass(frozen=True)
-class ZCDP(Claim):
+class ZCDP(RenyiCurve, Claim):
     """ρ-zCDP (Bun & Steinke 2016): D_α(M(D)‖M(D′)) ≤ ρα for all α > 1.
 
     Conversion to (ε, δ): the smaller of Bun & Steinke 2016, Prop. 1.3, ε = ρ + 2√(ρ ln(1/δ)),
@@ -195,10 +161,10 @@ class AllOf(Claim):
 # -- curves given as sympy expressions (or callables) ----------------------------------------
 
 def _json_number(value):
-    """JSON-able number: ±inf → "inf"/"-inf" (JSON has no infinity), others via _jsonable."""
+    """JSON-able number: ±inf → "inf"/"-inf" (JSON has no infinity), others via jsonable."""
     if isinstance(value, float) and math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    return _jsonable(value)
+    return jsonable(value)
 
 
 def _curve_function(curve, variable: str, values: dict, what: str) -> Callable[[float], float]:
@@ -245,7 +211,7 @@ class _CompiledCurve:
 
 
 @dataclass(frozen=True)
-class RDP(_CompiledCurve, Claim):
+class RDP(_CompiledCurve, RenyiCurve, Claim):
     """(α, ε(α))-Rényi DP for every α in its valid range (Mironov 2017):
 
         D_α(M(D)‖M(D′)) = 1/(α−1) · ln E_{M(D′)}[(p/q)^α] ≤ ε(α)    for all α ∈ (lo, hi].
@@ -315,7 +281,7 @@ class RDP(_CompiledCurve, Claim):
 
 
 @dataclass(frozen=True)
-class TCDP(Claim):
+class TCDP(RenyiCurve, Claim):
     """(ρ, ω)-truncated CDP (Bun, Dwork, Rothblum & Steinke 2018):
     D_α(M(D)‖M(D′)) ≤ ρα for all α ∈ (1, ω), ρ > 0, ω > 1 (ω = ∞ is ρ-zCDP).
 

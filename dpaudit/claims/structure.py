@@ -17,7 +17,9 @@ from __future__ import annotations
 import math
 from typing import Iterator
 
-from dpaudit.claims.notions import AllOf, Claim
+from dpaudit.claims.base import Claim
+from dpaudit.claims.capabilities import RenyiCurve
+from dpaudit.claims.notions import AllOf
 
 
 def iter_claims(claim: Claim) -> Iterator[Claim]:
@@ -37,24 +39,24 @@ def iter_claims(claim: Claim) -> Iterator[Claim]:
 
 
 def has_renyi_claim(claim: Claim) -> bool:
-    """Whether the claim (or one of its parts) states a Rényi curve ``rdp(α)``.
-
-    The notions with an ``rdp`` method are :class:`~dpaudit.claims.notions.RDP`,
-    :class:`~dpaudit.claims.notions.ZCDP` (ε(α) = ρα) and
-    :class:`~dpaudit.claims.notions.TCDP`.
+    """Whether the claim (or one of its parts) states a Rényi curve ``rdp(α)``, i.e. is a
+    :class:`~dpaudit.claims.capabilities.RenyiCurve` (:class:`~dpaudit.claims.notions.RDP`,
+    :class:`~dpaudit.claims.notions.ZCDP` with ε(α) = ρα, :class:`~dpaudit.claims.notions.TCDP`
+    and their subclasses).
     """
-    return any(hasattr(part, "rdp") for part in iter_claims(claim))
+    return any(isinstance(part, RenyiCurve) for part in iter_claims(claim))
 
 
 def claimed_renyi(claim: Claim, alpha: float) -> float:
-    """The claimed Rényi ε(α): the smallest ``rdp(α)`` over the parts that state one.
+    """The claimed Rényi ε(α): the smallest ``rdp(α)`` over the parts that are a
+    :class:`~dpaudit.claims.capabilities.RenyiCurve`.
 
     A part whose curve does not cover α (its ``rdp`` raises ``ValueError``) claims nothing
     there (∞); ``math.inf`` when no part states a Rényi curve.
     """
     values = []
     for part in iter_claims(claim):
-        if not hasattr(part, "rdp"):
+        if not isinstance(part, RenyiCurve):
             continue
         try:
             values.append(float(part.rdp(alpha)))

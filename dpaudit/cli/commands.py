@@ -27,7 +27,7 @@ violation, 2 on an error (bad spec, import error, bad parameters, a step that co
 which pass as written (:mod:`dpaudit.cli.scaffold`).
 
 ``dpaudit prove [FAMILY ...] [--check] [-v]`` re-runs the sympy derivations in ``proofs/`` and
-writes ``proofs/certificates/FAMILY.json`` (see :mod:`proofs`); with ``--check`` (what CI runs)
+writes ``proofs/certificates/FAMILY.json`` (see :mod:`dpaudit.proofs`); with ``--check`` (what CI runs)
 it writes nothing and fails when a committed certificate differs from what the derivation
 produces now.  Exit status: 0 all steps passed (and, with --check, every certificate is up to
 date); 1 a step failed or a certificate is stale; 2 bad usage.
@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_prove_parser(sub) -> None:
-    from proofs import FAMILIES
+    from dpaudit.proofs import FAMILIES
 
     prove = sub.add_parser(
         "prove", help="re-run the symbolic derivations in proofs/ and write their certificates",
@@ -380,7 +380,7 @@ def _cmd_check(args, argv: list[str]) -> int:
 def _cmd_prove(args) -> int:
     import time
 
-    import proofs
+    from dpaudit import proofs
 
     families = args.families or list(proofs.FAMILIES)
     unknown = [f for f in families if f not in proofs.FAMILIES]

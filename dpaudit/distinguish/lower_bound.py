@@ -2,16 +2,20 @@
 
 Procedure, for a sampler and a neighbouring pair (d0, d1), at confidence 1 − α:
 
-1. **Selection split.**  Draw ``selection_fraction × samples`` outputs from each side.  Fit
-   statistics of the output (:mod:`dpaudit.distinguish.statistics`, learned ones in
-   :mod:`dpaudit.distinguish.learned`) and score every candidate event {s ≥ t} / {s ≤ t}, in
-   both directions (d0 over d1 and d1 over d0), by the ε it would certify
-   (:mod:`dpaudit.distinguish.events`).  For each requested δ keep the best K (``candidates``);
-   the kept events are the union over the δ grid.
-2. **Certification split.**  Draw the remaining outputs afresh, in chunks, keeping only the
-   count of each kept event on each side (memory does not grow with ``samples``).
-3. **Certificate.**  Each kept event gets one-sided Clopper–Pearson bounds LCB(P_num) and
-   UCB(P_den), each at significance α/(2m) for m kept events (Bonferroni over the 2m bounds).
+1. **Selection split** (:func:`select`).  Draw ``selection_fraction × samples`` outputs from
+   each side.  Fit statistics of the output with a
+   :class:`~dpaudit.distinguish.distinguisher.Distinguisher` (:mod:`dpaudit.distinguish.statistics`,
+   learned ones in :mod:`dpaudit.distinguish.learned`) and score every candidate event
+   {s ≥ t} / {s ≤ t}, in both directions (d0 over d1 and d1 over d0), by the ε it would
+   certify (:mod:`dpaudit.distinguish.events`).  For each requested δ keep the best K
+   (``candidates``); the kept events are the union over the δ grid.
+2. **Certification split** (:func:`count`).  Draw the remaining outputs afresh, in chunks,
+   keeping only the count of each kept event on each side (memory does not grow with
+   ``samples``), wherever an :class:`~dpaudit.distinguish.counting.EventCounter` runs the
+   chunks.
+3. **Certificate** (:func:`certify`).  Each kept event gets one-sided Clopper–Pearson bounds
+   LCB(P_num) and UCB(P_den), each at significance α/(2m) for m kept events (Bonferroni over
+   the 2m bounds).
    With probability ≥ 1 − α all of them hold at once, and then, *simultaneously*:
    for every δ, ε(δ) ≥ max_S ln((LCB_S − δ)/UCB_S); for every α > 1,
    max(D_α(P₀‖P₁), D_α(P₁‖P₀)) ≥ max_S D_α(Bern(LCB_S)‖Bern(UCB_S)) (data processing, see
@@ -21,6 +25,9 @@ Procedure, for a sampler and a neighbouring pair (d0, d1), at confidence 1 − �
 
 A zero count on the denominator side (support mismatch) gives a finite certificate that grows
 like ln(samples), since UCB(0, n, s) = 1 − s^{1/n}.
+
+:func:`estimate_privacy_curve_lower_bound` runs the three steps in that order;
+:func:`estimate_epsilon_lower_bound` is its one-δ form.
 """
 
 from __future__ import annotations
@@ -31,14 +38,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpaudit.distinguish.events import score_candidates, select_candidates
+from dpaudit import validation
+from dpaudit.distinguish.counting import CountJob, EventCounter, ProcessCounter, SerialCounter
+from dpaudit.distinguish.distinguisher import (DISTINGUISHERS, Distinguisher, FitContext,
+                                               get_distinguisher)
+from dpaudit.distinguish.events import Candidate, score_candidates, select_candidates
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
 from dpaudit.distinguish.sampling import (CERTIFICATION, IGNORES_RNG, SELECTION, SamplerError,
                                           Stream, draw, draw_stream, ignores_rng,
                                           repeated_draws)
-from dpaudit.distinguish.auto import fit_auto_statistics
-from dpaudit.distinguish.counting import CountJob, EventCounter, ProcessCounter, SerialCounter
-from dpaudit.distinguish.statistics import Linear, Sanitizer
+from dpaudit.distinguish.statistics import Statistic
 from dpaudit.stats.epsilon import epsilon_from_counts, renyi_from_bounds
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 
@@ -48,8 +57,6 @@ METHOD = ("{distinguisher} distinguisher; selection/certification split; events 
 
 #: cap on selection-split memory (float64 values held per side)
 MAX_SELECTION_VALUES = 1 << 25
-
-DISTINGUISHERS = ("auto", "statistics", "logistic", "boosting", "white-box", "projection")
 
 
 @dataclass(frozen=True)
@@ -81,13 +88,14 @@ class PrivacyCurveLowerBound:
 
 
 def _validate_arguments(sampler, samples, deltas, alphas, confidence, selection_fraction,
-                        candidates, distinguisher, log_density):
+                        candidates, distinguisher, log_density) -> Distinguisher:
+    """Check the arguments of :func:`estimate_privacy_curve_lower_bound`; returns the
+    distinguisher named ``distinguisher``."""
     if not callable(sampler):
         raise TypeError(f"sampler must be callable as sampler(dataset, n, rng), got {sampler!r}")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)):
         raise TypeError(f"samples must be an integer, got {samples!r}")
-    if samples < 200:
-        raise ValueError(f"samples must be at least 200 per side, got {samples}")
+    validation.samples("samples", samples)
     if not deltas:
         raise ValueError("at least one delta is needed")
     for delta in deltas:
@@ -97,17 +105,15 @@ def _validate_arguments(sampler, samples, deltas, alphas, confidence, selection_
     for alpha in alphas:
         if not (isinstance(alpha, (int, float, np.floating)) and 1.0 < float(alpha) < np.inf):
             raise ValueError(f"Rényi orders alpha must be finite and > 1, got {alpha!r}")
-    if not (isinstance(confidence, (int, float)) and 0.0 < float(confidence) < 1.0):
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    validation.confidence("confidence", confidence)
     if not (0.0 < selection_fraction < 1.0):
         raise ValueError(f"selection_fraction must lie in (0, 1), got {selection_fraction!r}")
     if int(candidates) < 1:
         raise ValueError(f"candidates must be >= 1, got {candidates!r}")
-    if distinguisher not in DISTINGUISHERS:
-        raise ValueError(f"distinguisher must be one of {', '.join(DISTINGUISHERS)}, "
-                         f"got {distinguisher!r}")
-    if distinguisher == "white-box" and log_density is None:
-        raise ValueError("the white-box distinguisher needs log_density(dataset, outputs)")
+    chosen = get_distinguisher(distinguisher)
+    if chosen.needs_log_density and log_density is None:
+        raise ValueError(f"the {chosen.name} distinguisher needs log_density(dataset, outputs)")
+    return chosen
 
 
 def _entropy(seed) -> int:
@@ -115,9 +121,7 @@ def _entropy(seed) -> int:
         return int(np.random.SeedSequence().entropy)
     if isinstance(seed, np.random.SeedSequence):
         return int(seed.entropy)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
-    return int(seed)
+    return validation.seed("seed", seed)
 
 
 def selection_size(samples: int, width: int, selection_fraction: float = 0.2,
@@ -129,40 +133,186 @@ def selection_size(samples: int, width: int, selection_fraction: float = 0.2,
     return min(n_sel, samples - 100, max_selection, max(100, MAX_SELECTION_VALUES // width))
 
 
-def _fit_statistics(distinguisher, sel0, sel1, *, log_density, d0, d1, seed,
-                    representation=False):
-    """The statistics a distinguisher uses, fitted on the selection split."""
-    from dpaudit.distinguish import learned
+@dataclass(frozen=True)
+class Selection:
+    """What the selection split decided (step 1, :func:`select`): the fitted statistics and
+    the kept candidate events, which from now on are fixed.
 
-    if distinguisher == "white-box":
-        return [learned.PrivacyLoss(log_density, d0, d1)], "white-box"
-    if distinguisher in ("logistic", "boosting"):
-        kind = "logistic regression" if distinguisher == "logistic" else "gradient boosting"
-        return [learned.fit_classifier(sel0, sel1, kind, seed)], kind
-    if distinguisher == "projection":
-        a = sel0 if sel0.ndim == 2 else sel0[:, None]
-        b = sel1 if sel1.ndim == 2 else sel1[:, None]
-        n_fit = max(1, min(len(a), len(b)) // 2)  # fit on one half, score on the other
-        a, b = a[:n_fit], b[:n_fit]
-        san = Sanitizer(np.concatenate([a, b]))
-        diff = san(a).mean(axis=0) - san(b).mean(axis=0)
-        center = 0.5 * (san(a).mean(axis=0) + san(b).mean(axis=0))
-        stat = Linear(diff, center, san, "mean-difference projection")
-        stat.fit_rows = n_fit
-        return [stat], "projection"
-    stats, kind = fit_auto_statistics(sel0, sel1, representation=representation)
-    # auto adds logistic regression (on raw and simple nonlinear features) for continuous
-    # vectors, not gradient boosting: in benchmarks/learned.py (d-dim Gaussians, d ≤ 50, and
-    # Laplace products at 10⁶ samples) boosting never beat the fitted statistics and cost
-    # 4–10× more time; it stays available by name
-    if distinguisher == "auto" and sel0.ndim == 2 and kind != "discrete vector":
-        try:
-            stats.append(learned.fit_classifier(sel0, sel1, "logistic regression", seed))
-        except ImportError:
-            warnings.warn("scikit-learn is not installed: the auto distinguisher uses fitted "
-                          "statistics only (pip install 'dpaudit[ml]' adds the learned ones)",
-                          RuntimeWarning, stacklevel=2)
-    return stats, kind
+    Attributes:
+      distinguisher: the name of the distinguisher that fitted ``statistics``.
+      statistics: the fitted statistics.
+      events: the kept candidate events (indices into ``statistics``); never empty, no two
+        with the same (statistic, op, threshold, numerator).
+      output_kind: what the distinguisher reported (``EpsilonLowerBound.output_kind``).
+      seed: the entropy every stream of the certificate is keyed on.
+      selection_samples: outputs per side drawn for selection.
+      certification_samples: outputs per side left to certify (``samples`` − the above).
+      squeeze: the sampler returns shape ``(n, 1)``; its outputs are counted as scalars.
+      shape: the per-output shape every certification chunk must have (``()`` for scalars).
+    """
+
+    distinguisher: str
+    statistics: tuple[Statistic, ...]
+    events: tuple[Candidate, ...]
+    output_kind: str
+    seed: int
+    selection_samples: int
+    certification_samples: int
+    squeeze: bool = False
+    shape: tuple = ()
+
+
+def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: int,
+           confidence: float, seed: int, selection_fraction: float = 0.2, candidates: int = 2,
+           max_selection: int = 1_000_000, log_density=None,
+           representation: bool = False) -> Selection:
+    """Step 1 of the procedure in the module docstring: the selection split.
+
+    Checks the sampler (one probe draw, :func:`~dpaudit.distinguish.sampling.repeated_draws`,
+    :func:`~dpaudit.distinguish.sampling.ignores_rng`), draws :func:`selection_size` outputs
+    per side from the ``SELECTION`` streams of ``seed``, fits ``distinguisher`` on them and
+    keeps, for each δ in ``deltas``, the best ``candidates`` events scored by the ε they would
+    certify on the remaining ``samples − n_sel`` outputs at the significance a family of
+    ``candidates × len(deltas)`` events would get; the kept events are the union over δ.
+
+    Contract: only the selection streams are drawn (no certification output exists yet), so
+    the kept events are independent of the samples that will certify them.  Arguments are as
+    for :func:`estimate_privacy_curve_lower_bound` and are not validated again here.
+
+    Raises:
+      SamplerError: the sampler's draws repeat (see
+        :func:`~dpaudit.distinguish.sampling.repeated_draws`).
+      ValueError: the two sides' outputs differ in shape, or no candidate event can be formed
+        (every statistic value is NaN).
+    """
+    probe = draw(sampler, d0, 1, np.random.default_rng(seed), side="d0")
+    repeated = repeated_draws(sampler, d0, seed)
+    if repeated:
+        raise SamplerError(repeated)
+    if ignores_rng(sampler, d0, seed):
+        warnings.warn(IGNORES_RNG, RuntimeWarning, stacklevel=3)
+    width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
+    n_sel = selection_size(samples, width, selection_fraction, max_selection)
+    n_cert = samples - n_sel
+    sel0 = draw_stream(sampler, d0, Stream(seed, SELECTION, 0, n_sel), side="d0")
+    sel1 = draw_stream(sampler, d1, Stream(seed, SELECTION, 1, n_sel), side="d1")
+    if sel0.shape[1:] != sel1.shape[1:]:
+        raise ValueError(f"sampler returns outputs of shape {sel0.shape[1:]} on d0 but "
+                         f"{sel1.shape[1:]} on d1; both sides must have the same output shape")
+    squeeze = sel0.ndim == 2 and sel0.shape[1] == 1
+    if squeeze:
+        sel0, sel1 = sel0[:, 0], sel1[:, 0]
+    fitted = distinguisher.fit(sel0, sel1, FitContext(d0, d1, seed, log_density,
+                                                      representation))
+    stats, kind = fitted.statistics, fitted.kind
+    k = int(candidates)
+    # score with the significance a family of K per δ would get (the final family is the union)
+    guess = (1.0 - confidence) / (2 * k * len(deltas))
+    chosen = []
+    for delta in deltas:
+        scored = score_candidates(stats, sel0, sel1, delta=delta, n_certify=n_cert,
+                                  significance=guess)
+        for cand in select_candidates(scored, k):
+            key = (cand.stat_index, cand.op, cand.threshold, cand.numerator)
+            if key not in {(c.stat_index, c.op, c.threshold, c.numerator) for c in chosen}:
+                chosen.append(cand)
+    if not chosen:  # every statistic value was NaN ("in no event"): nothing to certify with
+        raise ValueError(
+            f"no candidate event could be formed: every value of the {kind} statistic(s) on the "
+            f"selection split is NaN (a log_density returning NaN, or outputs the statistics "
+            f"cannot read), so there is no event to certify")
+    shape = () if squeeze or probe.ndim == 1 else probe.shape[1:]
+    return Selection(distinguisher=distinguisher.name, statistics=tuple(stats),
+                     events=tuple(chosen), output_kind=kind, seed=seed, selection_samples=n_sel,
+                     certification_samples=n_cert, squeeze=squeeze, shape=tuple(shape))
+
+
+def count(sampler, d0, d1, selection: Selection, counter: EventCounter) -> list[np.ndarray]:
+    """Step 2 of the procedure in the module docstring: the certification split.
+
+    Counts every kept event of ``selection`` over ``selection.certification_samples`` fresh
+    outputs per side, drawn in chunks from the ``CERTIFICATION`` streams of
+    ``selection.seed`` (never the selection streams) wherever ``counter`` runs them.
+
+    Returns:
+      ``[counts on d0, counts on d1]``, each int64 with one entry per event of
+      ``selection.events``; by the :class:`~dpaudit.distinguish.counting.EventCounter`
+      contract they do not depend on the counter.
+    """
+    n_cert = selection.certification_samples
+    job = CountJob(sampler=_Squeezed(sampler) if selection.squeeze else sampler,
+                   datasets=(d0, d1),
+                   streams=(Stream(selection.seed, CERTIFICATION, 0, n_cert),
+                            Stream(selection.seed, CERTIFICATION, 1, n_cert)),
+                   stats=selection.statistics, chosen=selection.events,
+                   shape=selection.shape)
+    return counter.count(job)
+
+
+def certify(selection: Selection, counts, *, deltas, alphas=(), confidence: float,
+            seconds: float = 0.0, selection_seconds: float = 0.0) -> PrivacyCurveLowerBound:
+    """Step 3 of the procedure in the module docstring: the certificate, from counts alone.
+
+    For the m events of ``selection`` and n = ``selection.certification_samples``, event i
+    with numerator side j gets LCB_i = Clopper–Pearson lower bound of ``counts[j][i]`` of n and
+    UCB_i = the upper bound of ``counts[1 − j][i]`` of n, each one-sided at significance
+    (1 − ``confidence``)/(2m) (Bonferroni over the 2m bounds).  Then, simultaneously with
+    probability ≥ ``confidence``: for each δ in ``deltas``, ε(δ) ≥ max_i ln((LCB_i − δ)/UCB_i)
+    (:func:`~dpaudit.stats.epsilon.epsilon_from_counts`; the point records every event's
+    bound and the best one); for each α in ``alphas``, the larger Rényi divergence of the pair
+    is ≥ max_i D_α(Bern(LCB_i)‖Bern(UCB_i)) (:func:`~dpaudit.stats.epsilon.renyi_from_bounds`;
+    0 when no event separates the sides).  No sample is drawn.
+
+    Args:
+      selection: the kept events and their statistics (step 1).
+      counts: ``[counts on d0, counts on d1]`` over the certification split (step 2).
+      deltas, alphas: the δ and α grids (already validated).
+      confidence: 1 − the family-wise error.
+      seconds, selection_seconds: the timings to record in each point.
+    """
+    events, stats = selection.events, selection.statistics
+    n_cert = selection.certification_samples
+    m = len(events)
+    significance = (1.0 - confidence) / (2 * m)
+    bounds = []
+    for i, cand in enumerate(events):
+        k_num = int(counts[cand.numerator][i])
+        k_den = int(counts[1 - cand.numerator][i])
+        lcb = float(clopper_pearson_lower(k_num, n_cert, significance))
+        ucb = float(clopper_pearson_upper(k_den, n_cert, significance))
+        stat = stats[cand.stat_index]
+        bounds.append((cand, stat, k_num, k_den, lcb, ucb))
+    method = METHOD.format(distinguisher=selection.distinguisher, bounds=2 * m, k=m)
+    samples = selection.selection_samples + n_cert
+    points = []
+    for delta in deltas:
+        certified = tuple(CertifiedEvent(
+            event=cand.describe(stat), numerator=f"d{cand.numerator}",
+            k_numerator=k_num, n_numerator=n_cert, k_denominator=k_den, n_denominator=n_cert,
+            p_numerator_lower=lcb, p_denominator_upper=ucb,
+            epsilon=float(epsilon_from_counts(k_num, n_cert, k_den, n_cert, delta=delta,
+                                              significance=significance)),
+            definition=cand.definition(stat))
+            for cand, stat, k_num, k_den, lcb, ucb in bounds)
+        best = max(certified, key=lambda c: c.epsilon)
+        points.append(EpsilonLowerBound(
+            epsilon=best.epsilon, delta=delta, confidence=confidence, method=method,
+            event=best.event, numerator=best.numerator, k_numerator=best.k_numerator,
+            n_numerator=best.n_numerator, k_denominator=best.k_denominator,
+            n_denominator=best.n_denominator, per_bound_significance=significance,
+            family_size=2 * m, samples=samples, selection_samples=selection.selection_samples,
+            certification_samples=n_cert, output_kind=selection.output_kind,
+            seed=selection.seed, seconds=seconds, candidates=certified,
+            event_definition=best.definition, selection_seconds=selection_seconds))
+    renyi = []
+    for alpha in alphas:
+        best_div, best_event = 0.0, bounds[0][0].describe(bounds[0][1])
+        for cand, stat, _, _, lcb, ucb in bounds:
+            div = renyi_from_bounds(lcb, ucb, alpha)
+            if div > best_div:
+                best_div, best_event = div, cand.describe(stat)
+        renyi.append(RenyiLowerBound(alpha=alpha, divergence=best_div, event=best_event))
+    return PrivacyCurveLowerBound(points=tuple(points), renyi=tuple(renyi))
 
 
 def estimate_privacy_curve_lower_bound(
@@ -199,104 +349,22 @@ def estimate_privacy_curve_lower_bound(
     """
     deltas = [float(d) for d in np.atleast_1d(deltas)]
     alphas = [float(a) for a in np.atleast_1d(alphas)] if len(np.atleast_1d(alphas)) else []
-    _validate_arguments(sampler, samples, deltas, alphas, confidence, selection_fraction,
-                        candidates, distinguisher, log_density)
+    chosen = _validate_arguments(sampler, samples, deltas, alphas, confidence,
+                                 selection_fraction, candidates, distinguisher, log_density)
     start = time.perf_counter()
     confidence, samples = float(confidence), int(samples)
     entropy = _entropy(seed)
-
-    # 1. selection split ---------------------------------------------------------------------
-    probe = draw(sampler, d0, 1, np.random.default_rng(entropy), side="d0")
-    repeated = repeated_draws(sampler, d0, entropy)
-    if repeated:
-        raise SamplerError(repeated)
-    if ignores_rng(sampler, d0, entropy):
-        warnings.warn(IGNORES_RNG, RuntimeWarning, stacklevel=2)
-    width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
-    n_sel = selection_size(samples, width, selection_fraction, max_selection)
-    n_cert = samples - n_sel
-    sel0 = draw_stream(sampler, d0, Stream(entropy, SELECTION, 0, n_sel), side="d0")
-    sel1 = draw_stream(sampler, d1, Stream(entropy, SELECTION, 1, n_sel), side="d1")
-    if sel0.shape[1:] != sel1.shape[1:]:
-        raise ValueError(f"sampler returns outputs of shape {sel0.shape[1:]} on d0 but "
-                         f"{sel1.shape[1:]} on d1; both sides must have the same output shape")
-    squeeze = sel0.ndim == 2 and sel0.shape[1] == 1
-    if squeeze:
-        sel0, sel1 = sel0[:, 0], sel1[:, 0]
-    stats, kind = _fit_statistics(distinguisher, sel0, sel1, log_density=log_density,
-                                  d0=d0, d1=d1, seed=entropy, representation=representation)
-    k = int(candidates)
-    # score with the significance a family of K per δ would get (the final family is the union)
-    guess = (1.0 - confidence) / (2 * k * len(deltas))
-    chosen = []
-    for delta in deltas:
-        scored = score_candidates(stats, sel0, sel1, delta=delta, n_certify=n_cert,
-                                  significance=guess)
-        for cand in select_candidates(scored, k):
-            key = (cand.stat_index, cand.op, cand.threshold, cand.numerator)
-            if key not in {(c.stat_index, c.op, c.threshold, c.numerator) for c in chosen}:
-                chosen.append(cand)
-    if not chosen:  # every statistic value was NaN ("in no event"): nothing to certify with
-        raise ValueError(
-            f"no candidate event could be formed: every value of the {kind} statistic(s) on the "
-            f"selection split is NaN (a log_density returning NaN, or outputs the statistics "
-            f"cannot read), so there is no event to certify")
-    m = len(chosen)
-    significance = (1.0 - confidence) / (2 * m)
-    del sel0, sel1
+    selection = select(sampler, d0, d1, chosen, deltas=deltas, samples=samples,
+                       confidence=confidence, seed=entropy,
+                       selection_fraction=selection_fraction, candidates=candidates,
+                       max_selection=max_selection, log_density=log_density,
+                       representation=representation)
     selection_seconds = time.perf_counter() - start
-
-    # 2. certification split (streamed) ------------------------------------------------------
-    sampler_used = _Squeezed(sampler) if squeeze else sampler
-    shape = () if squeeze or probe.ndim == 1 else probe.shape[1:]
-    job = CountJob(sampler=sampler_used, datasets=(d0, d1),
-                   streams=(Stream(entropy, CERTIFICATION, 0, n_cert),
-                            Stream(entropy, CERTIFICATION, 1, n_cert)),
-                   stats=tuple(stats), chosen=tuple(chosen), shape=tuple(shape))
     if counter is None:
         counter = ProcessCounter() if workers > 1 else SerialCounter()
-    counts = counter.count(job)
-
-    # 3. certificates --------------------------------------------------------------------------
-    bounds = []
-    for i, cand in enumerate(chosen):
-        k_num = int(counts[cand.numerator][i])
-        k_den = int(counts[1 - cand.numerator][i])
-        lcb = float(clopper_pearson_lower(k_num, n_cert, significance))
-        ucb = float(clopper_pearson_upper(k_den, n_cert, significance))
-        stat = stats[cand.stat_index]
-        bounds.append((cand, stat, k_num, k_den, lcb, ucb))
-    seconds = time.perf_counter() - start
-    method = METHOD.format(distinguisher=distinguisher, bounds=2 * m, k=m)
-    points = []
-    for delta in deltas:
-        certified = tuple(CertifiedEvent(
-            event=cand.describe(stat), numerator=f"d{cand.numerator}",
-            k_numerator=k_num, n_numerator=n_cert, k_denominator=k_den, n_denominator=n_cert,
-            p_numerator_lower=lcb, p_denominator_upper=ucb,
-            epsilon=float(epsilon_from_counts(k_num, n_cert, k_den, n_cert, delta=delta,
-                                              significance=significance)),
-            definition=cand.definition(stat))
-            for cand, stat, k_num, k_den, lcb, ucb in bounds)
-        best = max(certified, key=lambda c: c.epsilon)
-        points.append(EpsilonLowerBound(
-            epsilon=best.epsilon, delta=delta, confidence=confidence, method=method,
-            event=best.event, numerator=best.numerator, k_numerator=best.k_numerator,
-            n_numerator=best.n_numerator, k_denominator=best.k_denominator,
-            n_denominator=best.n_denominator, per_bound_significance=significance,
-            family_size=2 * m, samples=samples, selection_samples=n_sel,
-            certification_samples=n_cert, output_kind=kind, seed=entropy, seconds=seconds,
-            candidates=certified, event_definition=best.definition,
-            selection_seconds=selection_seconds))
-    renyi = []
-    for alpha in alphas:
-        best_div, best_event = 0.0, bounds[0][0].describe(bounds[0][1])
-        for cand, stat, _, _, lcb, ucb in bounds:
-            div = renyi_from_bounds(lcb, ucb, alpha)
-            if div > best_div:
-                best_div, best_event = div, cand.describe(stat)
-        renyi.append(RenyiLowerBound(alpha=alpha, divergence=best_div, event=best_event))
-    return PrivacyCurveLowerBound(points=tuple(points), renyi=tuple(renyi))
+    counts = count(sampler, d0, d1, selection, counter)
+    return certify(selection, counts, deltas=deltas, alphas=alphas, confidence=confidence,
+                   seconds=time.perf_counter() - start, selection_seconds=selection_seconds)
 
 
 def estimate_epsilon_lower_bound(sampler, d0, d1, *, delta: float = 0.0, samples: int,
@@ -328,4 +396,5 @@ class _Squeezed:
 
 
 __all__ = ["estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
-           "selection_size", "PrivacyCurveLowerBound", "RenyiLowerBound", "DISTINGUISHERS"]
+           "selection_size", "select", "count", "certify", "Selection",
+           "PrivacyCurveLowerBound", "RenyiLowerBound", "DISTINGUISHERS"]
