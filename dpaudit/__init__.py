@@ -19,20 +19,64 @@ Modules: claims (:mod:`dpaudit.claims`), evidence (:mod:`dpaudit.distinguish`,
 (:mod:`dpaudit.audit`, :mod:`dpaudit.check`), reporting (:mod:`dpaudit.report`).
 """
 
-from dpaudit.api import AuditResult, audit_mechanism, audit_sampler
-from dpaudit.api import run_suites
-from dpaudit.check.runner import check_mechanism
-from dpaudit.claims import GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim, PureDP
-from dpaudit.distinguish.lower_bound import (PrivacyCurveLowerBound, estimate_epsilon_lower_bound,
-                                            estimate_privacy_curve_lower_bound)
-from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
-from dpaudit.mechanisms.base import Mechanism, Parameter
-from dpaudit.mechanisms.capabilities import (CalibratedNoise, ClosedFormSeries,
-                                             DeterministicQuery, ExactRenyi, GreyBoxQuery,
-                                             LogDensity, SearchableDatasets)
-from dpaudit.mechanisms.registry import register
-from dpaudit.neighbours import NeighbourPair, NeighbourRelation
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from dpaudit.version import __version__
+
+if TYPE_CHECKING:
+    from dpaudit.api import AuditResult, audit_mechanism, audit_sampler
+    from dpaudit.api import run_suites
+    from dpaudit.check.runner import check_mechanism
+    from dpaudit.claims import GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim, PureDP
+    from dpaudit.distinguish.lower_bound import (PrivacyCurveLowerBound,
+                                                estimate_epsilon_lower_bound,
+                                                estimate_privacy_curve_lower_bound)
+    from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
+    from dpaudit.mechanisms.base import Mechanism, Parameter
+    from dpaudit.mechanisms.capabilities import (CalibratedNoise, ClosedFormSeries,
+                                                 DeterministicQuery, ExactRenyi, GreyBoxQuery,
+                                                 LogDensity, SearchableDatasets)
+    from dpaudit.mechanisms.registry import register
+    from dpaudit.neighbours import NeighbourPair, NeighbourRelation
+
+# The public names are imported on first use (PEP 562), so that ``import dpaudit`` -- paid by
+# every CLI call and, through the pytest plugin, by every pytest run -- does not import numpy's
+# heavy neighbours (scipy, statsmodels, sympy, ...): name -> the module that defines it.
+_LAZY = {
+    "AuditResult": "dpaudit.api", "audit_mechanism": "dpaudit.api",
+    "audit_sampler": "dpaudit.api", "run_suites": "dpaudit.api",
+    "check_mechanism": "dpaudit.check.runner",
+    **dict.fromkeys(("Claim", "PureDP", "ApproxDP", "ZCDP", "RDP", "GDP", "TCDP", "AllOf"),
+                    "dpaudit.claims"),
+    **dict.fromkeys(("PrivacyCurveLowerBound", "estimate_epsilon_lower_bound",
+                     "estimate_privacy_curve_lower_bound"), "dpaudit.distinguish.lower_bound"),
+    "CertifiedEvent": "dpaudit.distinguish.result",
+    "EpsilonLowerBound": "dpaudit.distinguish.result",
+    "Mechanism": "dpaudit.mechanisms.base", "Parameter": "dpaudit.mechanisms.base",
+    **dict.fromkeys(("CalibratedNoise", "ClosedFormSeries", "DeterministicQuery", "ExactRenyi",
+                     "GreyBoxQuery", "LogDensity", "SearchableDatasets"),
+                    "dpaudit.mechanisms.capabilities"),
+    "register": "dpaudit.mechanisms.registry",
+    "NeighbourPair": "dpaudit.neighbours", "NeighbourRelation": "dpaudit.neighbours",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups do not come back here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "Mechanism", "Parameter", "NeighbourPair", "NeighbourRelation", "register",
