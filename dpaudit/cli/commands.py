@@ -84,7 +84,7 @@ def _output_directory(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from dpaudit.results.options import PROFILES
     from dpaudit.backends.choose import add_backend_arguments
-    from dpaudit.suite.fields import MAX_SAMPLES, MIN_SAMPLES
+    from dpaudit.validation import MAX_SAMPLES, MIN_SAMPLES  # suite/__init__ imports sympy
     from dpaudit.cli.reports import add_report_parsers
 
     parser = argparse.ArgumentParser(
