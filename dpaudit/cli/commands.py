@@ -273,7 +273,7 @@ def describe_mechanisms() -> list[dict]:
 
 
 def _cmd_list(args) -> int:
-    from dpaudit.report.json_report import to_jsonable
+    from dpaudit.jsonable import to_jsonable  # as report.json_report does, without the reports
 
     entries = describe_mechanisms()
     if args.json:
