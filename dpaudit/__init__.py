@@ -14,29 +14,77 @@ The public API, one name per concept (keywords ``epsilon``, ``delta``, ``samples
   steps), :func:`run_suites` (TOML suite files), and the estimators themselves,
   :func:`estimate_epsilon_lower_bound` and :func:`estimate_privacy_curve_lower_bound`.
 
-Modules: claims (:mod:`dpaudit.claims`), evidence (:mod:`dpaudit.distinguish`,
-:mod:`dpaudit.exact`), mechanisms (:mod:`dpaudit.mechanisms`), running
-(:mod:`dpaudit.audit`, :mod:`dpaudit.check`), reporting (:mod:`dpaudit.report`).
+Modules, from the faces down: the CLI (:mod:`dpaudit.cli`), the Python API
+(:mod:`dpaudit.api`) and the pytest plugin; where tasks run (:mod:`dpaudit.backends`); the
+audit (:mod:`dpaudit.audit`: plan → execute → run) and ``dpaudit check``
+(:mod:`dpaudit.check`); suites (:mod:`dpaudit.suite`) and results (:mod:`dpaudit.results`,
+rendered by :mod:`dpaudit.report`); evidence (:mod:`dpaudit.distinguish`,
+:mod:`dpaudit.stats`, :mod:`dpaudit.exact`); claims (:mod:`dpaudit.claims`); mechanisms
+(:mod:`dpaudit.mechanisms`).
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from dpaudit import source_tree
 
 # run from a source checkout (not installed), dpaudit.proofs is the checkout's proofs/ folder
 source_tree.map_source_proofs()
 
-from dpaudit.api import AuditResult, audit_mechanism, audit_sampler, run_suites
-from dpaudit.check.runner import check_mechanism
-from dpaudit.claims import GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim, PureDP
-from dpaudit.distinguish.lower_bound import (PrivacyCurveLowerBound, estimate_epsilon_lower_bound,
-                                            estimate_privacy_curve_lower_bound)
-from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
-from dpaudit.mechanisms.base import Mechanism, Parameter
-from dpaudit.mechanisms.capabilities import (CalibratedNoise, ClosedFormSeries,
-                                             DeterministicQuery, ExactRenyi, GreyBoxQuery,
-                                             LogDensity, SearchableDatasets)
-from dpaudit.mechanisms.registry import register
-from dpaudit.neighbours import NeighbourPair, NeighbourRelation
 from dpaudit.version import __version__
+
+if TYPE_CHECKING:
+    from dpaudit.api import AuditResult, audit_mechanism, audit_sampler, run_suites
+    from dpaudit.check.runner import check_mechanism
+    from dpaudit.claims import GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim, PureDP
+    from dpaudit.distinguish.lower_bound import (PrivacyCurveLowerBound,
+                                                estimate_epsilon_lower_bound,
+                                                estimate_privacy_curve_lower_bound)
+    from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
+    from dpaudit.mechanisms.base import Mechanism, Parameter
+    from dpaudit.mechanisms.capabilities import (CalibratedNoise, ClosedFormSeries,
+                                                 DeterministicQuery, ExactRenyi, GreyBoxQuery,
+                                                 LogDensity, SearchableDatasets)
+    from dpaudit.mechanisms.registry import register
+    from dpaudit.neighbours import NeighbourPair, NeighbourRelation
+
+# The public names are imported on first use (PEP 562), so that ``import dpaudit`` -- paid by
+# every CLI call and, through the pytest plugin, by every pytest run -- does not import numpy's
+# heavy neighbours (scipy, statsmodels, sympy, ...): name -> the module that defines it.
+_LAZY = {
+    "AuditResult": "dpaudit.api", "audit_mechanism": "dpaudit.api",
+    "audit_sampler": "dpaudit.api", "run_suites": "dpaudit.api",
+    "check_mechanism": "dpaudit.check.runner",
+    **dict.fromkeys(("Claim", "PureDP", "ApproxDP", "ZCDP", "RDP", "GDP", "TCDP", "AllOf"),
+                    "dpaudit.claims"),
+    **dict.fromkeys(("PrivacyCurveLowerBound", "estimate_epsilon_lower_bound",
+                     "estimate_privacy_curve_lower_bound"), "dpaudit.distinguish.lower_bound"),
+    "CertifiedEvent": "dpaudit.distinguish.result",
+    "EpsilonLowerBound": "dpaudit.distinguish.result",
+    "Mechanism": "dpaudit.mechanisms.base", "Parameter": "dpaudit.mechanisms.base",
+    **dict.fromkeys(("CalibratedNoise", "ClosedFormSeries", "DeterministicQuery", "ExactRenyi",
+                     "GreyBoxQuery", "LogDensity", "SearchableDatasets"),
+                    "dpaudit.mechanisms.capabilities"),
+    "register": "dpaudit.mechanisms.registry",
+    "NeighbourPair": "dpaudit.neighbours", "NeighbourRelation": "dpaudit.neighbours",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups do not come back here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "Mechanism", "Parameter", "NeighbourPair", "NeighbourRelation", "register",

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where used: dpaudit --help imports this module
+    import numpy as np
 
 
 def _requirement(minimum, maximum, strict_minimum, strict_maximum, integer) -> str:
@@ -79,6 +81,8 @@ def draw_request(n, rng) -> int:
     silently break the reproducibility contract of the runner's streams."""
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    import numpy as np
+
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
                         f"got {type(rng).__name__}")
@@ -89,6 +93,8 @@ def finite_entries(name: str, array: np.ndarray) -> np.ndarray:
     """``array`` unchanged if every entry is finite, else a ValueError naming the first bad entry
     ("dataset contains NaN at index [3]", "… an infinite value at index [0, 2]") and how many
     there are."""
+    import numpy as np
+
     bad = np.argwhere(~np.isfinite(array))
     if bad.size:
         idx = tuple(int(i) for i in bad[0])

@@ -19,15 +19,14 @@ use it as a context manager, or call :meth:`Backend.close`.
 from __future__ import annotations
 
 import abc
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
-from dpaudit.audit.plan import Task
-from dpaudit.backends.pool_retry import WorkerDied, describe_exit
-from dpaudit.results.hierarchy import TestResult
-from dpaudit.results.records import describe_exception
+if TYPE_CHECKING:  # imported where used: dpaudit --help imports this module for BackendError
+    from dpaudit.audit.plan import Task
+    from dpaudit.results.hierarchy import TestResult
 
 #: called as ``on_task(i, result)`` when ``tasks[i]`` has finished
-TaskDone = Callable[[int, TestResult], None]
+TaskDone = Callable[[int, "TestResult"], None]
 
 
 class Job(Protocol):
@@ -92,6 +91,9 @@ class Backend(abc.ABC):
 
 def worker_error(exc: BaseException, what: str = "job") -> str:
     """The ``error`` of a task (``what="test"``) or job whose worker failed with ``exc``."""
+    from dpaudit.backends.pool_retry import WorkerDied, describe_exit
+    from dpaudit.results.records import describe_exception
+
     if isinstance(exc, WorkerDied):
         return (f"worker process died while running this {what}, and again when retried "
                 f"alone ({describe_exit(exc.exit_code)}); the other {what}s were re-run")

@@ -18,7 +18,6 @@ import argparse
 import re
 
 from dpaudit.backends.base import Backend, BackendError
-from dpaudit.backends.local import LocalBackend
 
 _LOCAL = re.compile(r"local:(\d+)")
 
@@ -75,6 +74,7 @@ def make_backend(*, scheduler: str | None = None, cluster: str | None = None,
     if cluster is not None:
         from dpaudit.backends.dask_backend import DaskBackend
         return DaskBackend.local_cluster(parse_cluster(cluster))
+    from dpaudit.backends.local import LocalBackend
     return LocalBackend(workers)
 
 
@@ -87,6 +87,7 @@ def resolve_backend(backend, workers: int = 1) -> tuple[Backend, bool]:
         scheduler.
     """
     if backend is None:  # as before backends existed: workers <= 1 runs in-process
+        from dpaudit.backends.local import LocalBackend
         return LocalBackend(max(1, int(workers))), True
     if isinstance(backend, Backend):
         return backend, False

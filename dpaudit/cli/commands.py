@@ -84,7 +84,7 @@ def _output_directory(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from dpaudit.results.options import PROFILES
     from dpaudit.backends.choose import add_backend_arguments
-    from dpaudit.suite.fields import MAX_SAMPLES, MIN_SAMPLES
+    from dpaudit.validation import MAX_SAMPLES, MIN_SAMPLES  # suite/__init__ imports sympy
     from dpaudit.cli.reports import add_report_parsers
 
     parser = argparse.ArgumentParser(
@@ -165,7 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_prove_parser(sub) -> None:
-    from dpaudit.proofs import FAMILIES
+    # the families table, not dpaudit.proofs: `dpaudit --help` must not import the claims
+    from dpaudit.mechanisms.families import proof_modules
+
+    families = proof_modules()
 
     prove = sub.add_parser(
         "prove", help="re-run the symbolic derivations in proofs/ and write their certificates",
@@ -174,7 +177,7 @@ def _add_prove_parser(sub) -> None:
                     "with --check every certificate is up to date); 1: a step failed or a "
                     "certificate is stale; 2: bad usage.")
     prove.add_argument("families", nargs="*", metavar="FAMILY",
-                       help=f"proof families to run (default: all of {', '.join(FAMILIES)})")
+                       help=f"proof families to run (default: all of {', '.join(families)})")
     prove.add_argument("--check", action="store_true",
                        help="write nothing; exit 1 if a committed certificate differs from the "
                             "derivation's output (stale), naming what differs")
@@ -273,7 +276,7 @@ def describe_mechanisms() -> list[dict]:
 
 
 def _cmd_list(args) -> int:
-    from dpaudit.report.json_report import to_jsonable
+    from dpaudit.jsonable import to_jsonable  # as report.json_report does, without the reports
 
     entries = describe_mechanisms()
     if args.json:

@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from dpaudit.atomic import write_text_atomic
 from dpaudit.results.records import describe_exception
@@ -38,12 +37,17 @@ from dpaudit.report.json_report import RunReport
 from dpaudit.report.power_figure import power_figure
 from dpaudit.report.svg import figure_svg
 
+if TYPE_CHECKING:
+    import jinja2
+
 TEMPLATE = "report.html.j2"
 
 
 def environment() -> jinja2.Environment:
     """The Jinja2 environment of the report templates (package data of
     ``dpaudit.report``; autoescape on)."""
+    import jinja2  # imported when a page is rendered, not by import dpaudit.api
+
     env = jinja2.Environment(loader=jinja2.PackageLoader("dpaudit.report", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"],
                                                                  default=True),

@@ -15,7 +15,6 @@ interesting privacy events live) it under-covers.
 from __future__ import annotations
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
 
 def _validate(k, n, significance):
@@ -30,6 +29,8 @@ def _validate(k, n, significance):
 
 def clopper_pearson_lower(k, n, significance: float):
     """One-sided lower confidence bound on p at level 1 − significance."""
+    from statsmodels.stats.proportion import proportion_confint  # 1-2 s to import
+
     k, n = _validate(k, n, significance)
     lower, _ = proportion_confint(k, n, alpha=2.0 * significance, method="beta")
     lower = np.where(k == 0, 0.0, np.nan_to_num(lower, nan=0.0))
@@ -38,6 +39,8 @@ def clopper_pearson_lower(k, n, significance: float):
 
 def clopper_pearson_upper(k, n, significance: float):
     """One-sided upper confidence bound on p at level 1 − significance."""
+    from statsmodels.stats.proportion import proportion_confint
+
     k, n = _validate(k, n, significance)
     _, upper = proportion_confint(k, n, alpha=2.0 * significance, method="beta")
     upper = np.where(k == n, 1.0, np.nan_to_num(upper, nan=1.0))

@@ -10,7 +10,6 @@ Holm's step-down procedure through ``statsmodels.stats.multitest.multipletests``
 from __future__ import annotations
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
 from dpaudit import validation
 
@@ -28,5 +27,7 @@ def holm_reject(p_values, alpha: float) -> np.ndarray:
     p = np.asarray(p_values, dtype=float)
     if p.size == 0:
         return np.zeros(0, dtype=bool)
+    from statsmodels.stats.multitest import multipletests  # statsmodels: imported when used
+
     reject, *_ = multipletests(p, alpha=alpha, method="holm")
     return reject

@@ -44,7 +44,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 
@@ -112,6 +111,8 @@ def detectable_epsilon(claimed_epsilon: float, *, samples: int, significance: fl
     k_star = _certifying_count(threshold, n, significance)
     if k_star is None:
         return math.inf
+    from scipy import stats  # scipy.stats: imported when used
+
     p_star = float(stats.beta.median(k_star, n - k_star + 1)) if k_star > 0 else 0.0
     return math.log((p_star - delta) / p_hat)
 
@@ -159,6 +160,8 @@ def certification_probability(true_epsilons, claimed_epsilon: float, *, samples:
         return np.zeros_like(eps)
     p_hat = denominator_base_rate(int(k_denominator), n)
     p_true = np.clip(np.exp(eps) * p_hat + delta, 0.0, 1.0)
+    from scipy import stats
+
     return stats.binom.sf(k_star - 1, n, p_true)
 
 
