@@ -83,7 +83,7 @@ class AuditResult:
 
     def explain(self) -> str:
         """Every audit point and its certificates as text (see :mod:`dpaudit.report.explain`)."""
-        return "\n".join(explain_point(o, self.records) for o in self.outcomes)
+        return "\n".join(explain_point(point) for point in self.points)
 
 
 def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,

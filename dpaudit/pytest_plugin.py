@@ -129,34 +129,30 @@ class AuditItem(pytest.Item):
     def __init__(self, *, audit: str, point: int | None, **kwargs):
         super().__init__(**kwargs)
         self.audit, self.point = audit, point
-        self.outcome = None
+        self.judged = None  # the run's AuditPoint of this item, once the file has run
 
     def setup(self):
         from dpaudit.report.explain import explain_point
 
-        run = self.parent.run()
-        found = [o for o in run.outcomes if o.audit == self.audit
-                 and (None if o.sweep is None else o.sweep.index) == self.point]
+        found = [p for p in self.parent.run().points if p.audit == self.audit
+                 and (None if p.sweep is None else p.sweep.index) == self.point]
         if not found:
             pytest.fail(f"{self.path.name}::{self.name}: the run has no outcome for this "
                         f"audit point", pytrace=False)
-        self.outcome = found[0]
-        for record in run.records:  # junitxml <property> entries, one per certificate
-            if record.audit == self.audit and record.sweep == self.outcome.sweep:
-                at = f"delta={record.delta:g}" if record.notion == "dp" else \
-                    f"alpha={record.alpha:g}"
-                self.user_properties.append(
-                    (f"epsilon_lower_bound[{record.pair_name} {at}]",
-                     record.epsilon_lower_bound))
-        self.user_properties.append(("verdict", self.outcome.verdict))
-        if self.outcome.verdict == "error":  # in setup: reported as an error, not a failure
-            pytest.fail(explain_point(self.outcome, run.records), pytrace=False)
+        self.judged = point = found[0]
+        for test, c in point.certificates():  # junitxml <property> entries, one per certificate
+            at = f"delta={c.delta:g}" if c.notion == "dp" else f"alpha={c.alpha:g}"
+            self.user_properties.append(
+                (f"epsilon_lower_bound[{test.pair_name} {at}]", c.epsilon_lower_bound))
+        self.user_properties.append(("verdict", point.verdict))
+        if point.verdict == "error":  # in setup: reported as an error, not a failure
+            pytest.fail(explain_point(point), pytrace=False)
 
     def runtest(self):
         from dpaudit.report.explain import explain_point
 
-        if not self.outcome.met_expectation:
-            raise AuditFailed(explain_point(self.outcome, self.parent.run().records))
+        if not self.judged.met_expectation:
+            raise AuditFailed(explain_point(self.judged))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, AuditFailed):

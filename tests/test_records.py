@@ -128,6 +128,39 @@ def test_record_verdict_is_computed_once_from_its_numbers():
     assert list(doc) == [f.name for f in dataclasses.fields(CertificateRecord)]
 
 
+def test_compact_point_fields_are_the_hierarchys_point_fields():
+    from dpaudit.results import hierarchy
+
+    assert set(POINT_FIELDS) == set(hierarchy.POINT_FIELDS) | {"audit_verdict"}
+
+
+@pytest.mark.parametrize("black, white, bound", [
+    (1.2, 1.5, 1.5),        # white-box above black-box
+    (1.5, 1.2, 1.5),        # black-box above white-box
+    (0.7, None, 0.7),       # no white-box test
+    (None, 0.4, 0.4),       # an errored test that kept only a white-box number
+    (None, None, None),     # nothing measured
+    (2.0, math.inf, math.inf),
+])
+def test_bound_is_the_larger_of_the_black_and_white_box_bounds(black, white, bound):
+    from dpaudit.results.records import certified_bound
+
+    assert certified_bound(black, white) == bound
+    certificate = Certificate.failed(notion="dp", delta=0.0, alpha=None,
+                                     epsilon_lower_bound=black,
+                                     white_box_epsilon_lower_bound=white)
+    (record,) = point().with_tests([test(certificate, error="E: kept")]).records()
+    assert record.bound == bound and certificate.bound == bound
+
+
+def test_the_verdict_compares_the_bound_with_the_claim():
+    # black-box alone is below the claim; only the white-box bound (the larger) certifies
+    (r,) = point().with_tests([test(dp(claimed_epsilon=1.0, epsilon_lower_bound=0.9,
+                                       white_box_epsilon_lower_bound=1.1))]).records()
+    assert r.bound == 1.1 and r.verdict == "violation"
+    assert r.tightness == pytest.approx(r.bound / r.claimed_epsilon)
+
+
 def test_judging_returns_new_points_and_one_outcome_per_point():
     swept = SweepPoint("epsilon", 2.0, 1)
     unjudged = [point(sweep=swept).with_tests([test(

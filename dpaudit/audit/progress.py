@@ -34,20 +34,18 @@ nothing: the Python API and the pytest plugin are silent unless given a reporter
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence, TextIO
 
+from dpaudit.numbers import PLAIN_INFINITY, format_number
 from dpaudit.results.defaults import AuditDefaults, planning_notes
 from dpaudit.results.records import CertificateRecord, SuiteSummary
 
 
 def _display_number(x) -> str:
-    if x is None:
-        return "-"
-    return "inf" if math.isinf(x) else f"{x:.4g}"
+    return format_number(x, 4, none="-", infinity=PLAIN_INFINITY)
 
 
 def format_progress(record: CertificateRecord) -> str:

@@ -22,7 +22,8 @@ import math
 import numpy as np
 
 from dpaudit.check.pair_search import search_pairs
-from dpaudit.check.result import VIOLATION, CONSISTENT, SKIPPED, ERROR, StepResult, fmt
+from dpaudit.check.result import VIOLATION, CONSISTENT, SKIPPED, ERROR, StepResult
+from dpaudit.numbers import format_number as fmt
 from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.stats.power import certificate_detectable_epsilon, samples_to_detect
 

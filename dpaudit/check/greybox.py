@@ -34,6 +34,7 @@ import numpy as np
 
 from dpaudit.mechanisms.capabilities import DeterministicQuery, GreyBoxQuery, SearchableDatasets
 from dpaudit.neighbours.pairs import plain
+from dpaudit.numbers import format_number
 
 NORMS: dict[str, Callable[[np.ndarray], float]] = {
     "l1": lambda d: float(np.sum(np.abs(d))),
@@ -179,7 +180,7 @@ def short(d, limit: int = 12) -> str:
 
 def _fmt(v) -> str:
     if isinstance(v, float):
-        return f"{v:.6g}"
+        return format_number(v, 6)
     if isinstance(v, list):
         return short(v)
     return repr(v)

@@ -22,7 +22,6 @@ claim was looked at, which is never a pass (:attr:`CheckResult.vacuous`) — els
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from dpaudit.jsonable import to_jsonable
@@ -30,13 +29,6 @@ from dpaudit.jsonable import to_jsonable
 CONSISTENT, VIOLATION, SKIPPED, ERROR = "consistent", "violation", "skipped", "error"
 VERDICTS = (CONSISTENT, VIOLATION, SKIPPED, ERROR)
 STEPS = ("claim", "sensitivity", "calibration", "black-box")
-
-
-def fmt(x: float) -> str:
-    """A number for a summary line: 4 significant digits, ∞ for infinity."""
-    if isinstance(x, float) and math.isinf(x):
-        return "∞"
-    return f"{x:.4g}"
 
 
 @dataclass
@@ -118,5 +110,5 @@ def format_step(index: int, step: StepResult) -> str:
                      + [f"      WARN: {w}" for w in step.warnings])
 
 
-__all__ = ["CheckResult", "StepResult", "format_step", "fmt", "STEPS", "VERDICTS", "CONSISTENT",
+__all__ = ["CheckResult", "StepResult", "format_step", "STEPS", "VERDICTS", "CONSISTENT",
            "VIOLATION", "SKIPPED", "ERROR"]

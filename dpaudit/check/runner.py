@@ -39,10 +39,11 @@ from dpaudit.check.calibration_sets import check_calibration_on
 from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
                                    search_sensitivity, short)
 from dpaudit.check.result import (CONSISTENT, ERROR, SKIPPED, STEPS, VIOLATION, CheckResult,
-                                  StepResult, fmt, format_step)
+                                  StepResult, format_step)
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.capabilities import CalibratedNoise
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
+from dpaudit.numbers import format_number as fmt
 
 CLAIM_DELTAS = (0.0, 1e-6, 1e-3)
 DEFAULT_SAMPLES = 200_000

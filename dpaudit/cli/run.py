@@ -207,10 +207,11 @@ def cmd_run(args, argv: list[str]) -> int:
           f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
           f"{s.suite_errors} malformed suite(s)"
           + (f", {skipped} skipped" if skipped else "") + f") in {run.seconds:.1f} s")
-    for o in s.unmet_expectations:
-        point = f"[{o.sweep.parameter}={o.sweep.value}]" if o.sweep is not None else ""
-        print(f"  unmet: {o.suite}/{o.audit}{point}: expected {o.expect}, "
-              f"got {o.verdict}")
+    for point in run.points:
+        if not point.met_expectation:
+            at = "" if point.sweep is None else f"[{point.sweep.parameter}={point.sweep.value}]"
+            print(f"  unmet: {point.suite}/{point.audit}{at}: expected {point.expect}, "
+                  f"got {point.verdict}")
     for series in run.series:  # a series is not a certificate: say here that it failed
         if isinstance(series, dict) and series.get("error"):
             print(f"dpaudit: error: {series.get('suite')}/series {series.get('name')}: "

@@ -34,18 +34,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from dpaudit.results.records import CertificateRecord
 from dpaudit.jsonable import to_jsonable
+from dpaudit.numbers import format_number
+from dpaudit.results.records import CertificateRecord
 from dpaudit.report.json_report import RunReport
 from dpaudit.report.tightness import EpsilonInterval, epsilon_interval
 
 
 def _num(value, digits: int = 4) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float) and value in (float("inf"), float("-inf")):
-        return "∞" if value > 0 else "−∞"
-    return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
+    return format_number(value, digits)
 
 
 def _sweep_text(sweep) -> str:
@@ -66,11 +63,8 @@ def _at(r: CertificateRecord) -> str:
 
 
 def _bound(r: CertificateRecord | None) -> float | None:
-    if r is None or r.verdict == "error":
-        return None
-    values = [v for v in (r.epsilon_lower_bound, r.white_box_epsilon_lower_bound)
-              if v is not None]
-    return max(values) if values else None
+    """A record's certified bound (:attr:`CertificateRecord.bound`); None for an error."""
+    return None if r is None or r.verdict == "error" else r.bound
 
 
 @dataclass(frozen=True)
@@ -213,10 +207,10 @@ def diff_reports(old: RunReport, new: RunReport) -> RunDiff:
     """Compare two runs (see the module docstring); neither is modified."""
     olds = {_record_key(r): r for r in old.records}
     news = {_record_key(r): r for r in new.records}
-    old_points = {_point_key(o.suite, o.audit, o.sweep): o for o in old.run.outcomes}
-    new_points = {_point_key(o.suite, o.audit, o.sweep): o for o in new.run.outcomes}
-    label = {k: f"{o.suite} / {o.audit}{_sweep_text(o.sweep)}"
-             for k, o in {**old_points, **new_points}.items()}
+    old_points = {_point_key(p.suite, p.audit, p.sweep): p for p in old.run.points}
+    new_points = {_point_key(p.suite, p.audit, p.sweep): p for p in new.run.points}
+    label = {k: f"{p.suite} / {p.audit}{_sweep_text(p.sweep)}"
+             for k, p in {**old_points, **new_points}.items()}
     pairs_old = {k[:4] for k in olds}
     pairs_new = {k[:4] for k in news}
 

@@ -10,17 +10,13 @@ from the diff (this module takes the diff object and does not import its type, s
 
 from __future__ import annotations
 
-import math
+from dpaudit.numbers import format_number
 
 _MAX_LIST = 50  # longer lists are cut, with a "… and N more" line
 
 
 def _num(value, digits: int = 4) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
+    return format_number(value, digits)
 
 
 def _cell(text) -> str:
@@ -28,11 +24,8 @@ def _cell(text) -> str:
 
 
 def _bound(record) -> float | None:
-    if record is None or record.verdict == "error":
-        return None
-    values = [v for v in (record.epsilon_lower_bound, record.white_box_epsilon_lower_bound)
-              if v is not None]
-    return max(values) if values else None
+    """A record's certified bound (``record.bound``); None for an error or no record."""
+    return None if record is None or record.verdict == "error" else record.bound
 
 
 def _table(header: list[str], rows: list[list]) -> list[str]:

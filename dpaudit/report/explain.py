@@ -4,20 +4,21 @@
 lines — the verdict, ε_LB against the claimed ε, the certified event with its counts on each
 side, the per-certificate and family-wise confidence, samples and seed — so that a violation
 can be checked by hand without opening results.json.  :func:`explain_point` does it for every
-record of one audit point, headed by the point's verdict and expectation (and the parameters it
-left at their defaults, if any).
+certificate of one audit point (:class:`~dpaudit.results.hierarchy.AuditPoint`, its tests in
+order, then their δs and αs), headed by the point's verdict and expectation (and the
+parameters it left at their defaults, if any).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
-
+from dpaudit.numbers import PLAIN_INFINITY, format_number
 from dpaudit.results.defaults import format_values
-from dpaudit.results.records import AuditOutcome, CertificateRecord
+from dpaudit.results.hierarchy import AuditPoint
+from dpaudit.results.records import CertificateRecord
 
 
 def _num(x) -> str:
-    return "-" if x is None else f"{x:.4g}"
+    return format_number(x, 4, none="-", infinity=PLAIN_INFINITY)
 
 
 def explain_record(record: CertificateRecord) -> str:
@@ -50,18 +51,17 @@ def explain_record(record: CertificateRecord) -> str:
     return "\n".join(lines)
 
 
-def explain_point(outcome: AuditOutcome, records: Iterable[CertificateRecord]) -> str:
-    """The outcome line of one audit point, then every certificate of it."""
-    point = [r for r in records if (r.suite_file, r.audit, r.sweep) ==
-             (outcome.file, outcome.audit, outcome.sweep)]
-    label = outcome.audit if outcome.sweep is None else \
-        f"{outcome.audit}[{outcome.sweep.parameter}={outcome.sweep.value}]"
-    head = (f"{label} ({outcome.mechanism}): verdict {outcome.verdict}, expected "
-            f"{outcome.expect}")
-    defaulted = format_values(point[0].defaulted_parameters) if point else ""
+def explain_point(point: AuditPoint) -> str:
+    """The verdict line of one judged audit point, then every certificate of it."""
+    label = point.audit if point.sweep is None else \
+        f"{point.audit}[{point.sweep.parameter}={point.sweep.value}]"
+    head = (f"{label} ({point.mechanism}): verdict {point.verdict}, expected "
+            f"{point.expect}")
+    defaulted = format_values(point.defaulted_parameters) if point.tests else ""
     if defaulted:
         head += f"\n  parameters left at their defaults: {defaulted}"
-    return "\n".join([head] + [explain_record(r) for r in point])
+    return "\n".join([head] + [explain_record(point.record(test, certificate))
+                               for test, certificate in point.certificates()])
 
 
 __all__ = ["explain_point", "explain_record"]

@@ -25,10 +25,12 @@ says that they need ``dpaudit[report]``.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dpaudit.atomic import write_text_atomic
+from dpaudit.numbers import format_number
 from dpaudit.results.records import describe_exception
 from dpaudit.report import html_model
 from dpaudit.report.figures import (curve_figure, matplotlib_available, series_figure,
@@ -53,7 +55,7 @@ def environment() -> jinja2.Environment:
                                                                  default=True),
                              trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
-    env.filters["num"] = html_model.number
+    env.filters["num"] = format_number
     return env
 
 
@@ -85,21 +87,23 @@ def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker) -> 
         if section is None:
             continue
         if curve.get("kind") == "sweep":
-            caption = (f"ε over {curve['parameter']} at δ = {html_model.number(curve['delta'])}, "
+            caption = (f"ε over {curve['parameter']} at δ = {format_number(curve['delta'])}, "
                        f"pair {curve['pair']}")
             drawn, error = svg(sweep_figure, curve)
         else:
             sweep = curve.get("sweep")
             caption = f"privacy curve of pair {curve['pair']}" + (
-                f" at {sweep['parameter']} = {html_model.number(sweep['value'])}"
+                f" at {sweep['parameter']} = {format_number(sweep['value'])}"
                 if sweep else "")
             drawn, error = svg(curve_figure, curve)
         section["figures"].append({"caption": caption, "svg": drawn, "error": error})
     for section in sections:
         for entry in section["certificates"]:
-            record = entry["record"]
-            if record.verdict == "consistent" and record.notion == "dp":
-                entry["power_svg"], entry["power_error"] = svg(power_figure, record)
+            certificate = entry["certificate"]
+            if certificate.verdict == "consistent" and certificate.notion == "dp":
+                draw = partial(power_figure, audit=entry["point"].audit,
+                               pair=entry["test"].pair_name)
+                entry["power_svg"], entry["power_error"] = svg(draw, certificate)
     series = []
     for s in report.series_json():
         drawn, error = ((None, None) if s.get("error") or not s.get("y")
@@ -123,7 +127,7 @@ def render_html(report: RunReport, *, figures: bool = True) -> str:
     series = (_attach_figures(sections, report, _SvgMaker()) if draw else
               [{**s, "svg": None, "figure_error": None} for s in report.series_json()])
     run, prov = report.run, report.provenance
-    samples = sorted({r.samples for r in run.records})
+    samples = sorted({test.samples for point in run.points for test in point.tests})
     context = {
         "title": f"dpaudit report — {prov.command}",
         "overview": html_model.overview(report),
@@ -133,7 +137,7 @@ def render_html(report: RunReport, *, figures: bool = True) -> str:
         "errors": html_model.error_lines(report),
         "provenance": prov,
         "run": {"profile": run.profile, "workers": run.workers, "backend": run.backend,
-                "seconds": html_model.number(run.seconds, 3),
+                "seconds": format_number(run.seconds, 3),
                 "samples": (f"{samples[0]:,}" if len(samples) == 1 else
                             f"{samples[0]:,}–{samples[-1]:,}") if samples else "—"},
         "figures": draw,

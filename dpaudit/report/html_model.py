@@ -1,8 +1,9 @@
 """What the HTML report shows, as plain values for its Jinja2 template.
 
-Every value is read from the typed :class:`~dpaudit.report.json_report.RunReport` — records,
-outcomes, suites, summary, provenance — and only formatted here: no verdict, count or bound is
-recomputed (the one derived series, the power curve, is drawn in
+Every value is read from the typed :class:`~dpaudit.report.json_report.RunReport` — its run's
+audit points, their tests and certificates (walked as the tree they are), suites, summary,
+provenance — and only formatted here (numbers by :func:`dpaudit.numbers.format_number`): no
+verdict, count or bound is recomputed (the one derived series, the power curve, is drawn in
 :mod:`dpaudit.report.power_figure`).  Vocabulary, the same in every report: a **certificate**
 is one record (audit point × pair × δ or α; ``summary.certificates`` counts them); a **test**
 is one curve certificate, one member of a suite's Bonferroni family (``family_size`` counts
@@ -21,23 +22,10 @@ import json
 import math
 import re
 
+from dpaudit.numbers import format_number
 from dpaudit.results.defaults import audit_defaults
-from dpaudit.results.records import CertificateRecord
 from dpaudit.report.json_report import RunReport
 from dpaudit.report.mathml import claim_math
-
-
-def number(value, digits: int = 4) -> str:
-    """A number as the reports print it: 4 significant digits, ∞, — for unknown."""
-    if value is None:
-        return "—"
-    if isinstance(value, str):
-        return {"inf": "∞", "-inf": "−∞"}.get(value, value)
-    if isinstance(value, bool) or isinstance(value, int):
-        return str(value)
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    return f"{value:.{digits}g}"
 
 
 def sort_key(value) -> str:
@@ -54,29 +42,29 @@ def anchor(*parts) -> str:
     return "a-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", "--".join(str(p) for p in parts)).strip("-")
 
 
-def _audit_key(record: CertificateRecord) -> tuple:
-    return (record.suite_file, record.audit_index)
+def _audit_anchor(point) -> str:
+    """The id of an audit's section (``point``: an audit point, or a record of one)."""
+    return anchor(point.suite, point.audit_index, point.audit)
 
 
-def _audit_anchor(record: CertificateRecord) -> str:
-    return anchor(record.suite, record.audit_index, record.audit)
+def _at(c) -> str:
+    """Where a certificate (or a record) is read."""
+    return (f"δ = {format_number(c.delta)}" if c.notion == "dp"
+            else f"α = {format_number(c.alpha)} (RDP)")
 
 
-def _at(record: CertificateRecord) -> str:
-    return (f"δ = {number(record.delta)}" if record.notion == "dp"
-            else f"α = {number(record.alpha)} (RDP)")
+def _verdict_text(c) -> str:
+    if c.verdict != "violation" and c.exact_verdict == "violation":
+        return f"{c.verdict} (exact ε > claim, not certified)"
+    return c.verdict
 
 
-def _verdict_text(record: CertificateRecord) -> str:
-    if record.verdict != "violation" and record.exact_verdict == "violation":
-        return f"{record.verdict} (exact ε > claim, not certified)"
-    return record.verdict
-
-
-def _audit_label(record: CertificateRecord) -> str:
-    if record.sweep is None:
-        return record.audit
-    return f"{record.audit} [{record.sweep.parameter} = {number(record.sweep.value)}]"
+def _audit_label(point) -> str:
+    """The audit's name, with the swept value of a point of a swept audit (``point``: an audit
+    point, or a record of one)."""
+    if point.sweep is None:
+        return point.audit
+    return f"{point.audit} [{point.sweep.parameter} = {format_number(point.sweep.value)}]"
 
 
 def family_text(suite) -> str:
@@ -100,15 +88,16 @@ def overview(report: RunReport) -> dict:
         "tests": sum(x.tests_run for x in suites),
         "unmet": [{"suite": o.suite, "audit": o.audit, "mechanism": o.mechanism,
                    "point": "" if o.sweep is None else
-                   f"{o.sweep.parameter} = {number(o.sweep.value)}",
+                   f"{o.sweep.parameter} = {format_number(o.sweep.value)}",
                    "expect": o.expect, "verdict": o.verdict, "certificates": o.certificates}
                   for o in s.unmet_expectations],
         "errors": s.errors, "suite_errors": s.suite_errors,
         "exact_violations": len(s.exact_violations),
         "exact_only": [{"suite": r.suite, "audit": _audit_label(r), "pair": r.pair_name,
-                        "at": _at(r), "claimed": number(r.claimed_epsilon),
-                        "exact": number(r.exact_epsilon),
-                        "lower": number(r.epsilon_lower_bound), "href": _audit_anchor(r)}
+                        "at": _at(r), "claimed": format_number(r.claimed_epsilon),
+                        "exact": format_number(r.exact_epsilon),
+                        "lower": format_number(r.epsilon_lower_bound),
+                        "href": _audit_anchor(r)}
                        for r in s.exact_only_violations],
         "exit_status": s.exit_status,
         "incomplete": (None if report.run.incomplete is None
@@ -116,30 +105,32 @@ def overview(report: RunReport) -> dict:
     }
 
 
-def _row(record: CertificateRecord) -> dict:
-    cells = [("claimed", record.claimed_epsilon), ("lower", record.epsilon_lower_bound),
-             ("white", record.white_box_epsilon_lower_bound), ("exact", record.exact_epsilon),
-             ("detectable", record.detectable_epsilon)]
-    classes = [f"verdict-{record.verdict}"]
-    if record.verdict != "violation" and record.exact_verdict == "violation":
+def _row(point, test, c) -> dict:
+    """The suite table's row of one certificate ``c`` of ``test`` of ``point``."""
+    cells = [c.claimed_epsilon, c.epsilon_lower_bound, c.white_box_epsilon_lower_bound,
+             c.exact_epsilon, c.detectable_epsilon]
+    classes = [f"verdict-{c.verdict}"]
+    if c.verdict != "violation" and c.exact_verdict == "violation":
         classes.append("exact-only")
-    if not record.met_expectation:
+    if not point.met_expectation:
         classes.append("unmet")
     return {
-        "audit": _audit_label(record), "href": _audit_anchor(record),
-        "mechanism": record.mechanism, "pair": record.pair_name or "—", "at": _at(record),
-        "at_sort": sort_key(record.delta if record.notion == "dp" else record.alpha),
-        "numbers": [(number(v), sort_key(v)) for _, v in cells],
-        "verdict": record.verdict, "verdict_text": _verdict_text(record),
-        "expect": record.expect, "met": record.met_expectation, "classes": " ".join(classes),
+        "audit": _audit_label(point), "href": _audit_anchor(point),
+        "mechanism": point.mechanism, "pair": test.pair_name or "—", "at": _at(c),
+        "at_sort": sort_key(c.delta if c.notion == "dp" else c.alpha),
+        "numbers": [(format_number(v), sort_key(v)) for v in cells],
+        "verdict": c.verdict, "verdict_text": _verdict_text(c),
+        "expect": point.expect, "met": point.met_expectation, "classes": " ".join(classes),
     }
 
 
 def suite_tables(report: RunReport) -> list[dict]:
-    """One table per suite file (in run order): the suite's entry and one row per certificate."""
+    """One table per suite file (in run order): the suite's entry and one row per certificate
+    of its audit points."""
     tables = []
     for index, suite in enumerate(report.run.suites):
-        rows = [_row(r) for r in report.run.records if r.suite_file == suite.file]
+        rows = [_row(point, test, c) for point in report.run.points_of(suite)
+                for test, c in point.certificates()]
         tables.append({"id": f"suite-{index}", "file": suite.file, "name": suite.name,
                        "error": suite.error or (None if suite.skipped is None
                                                 else f"skipped: {suite.skipped}"),
@@ -169,14 +160,15 @@ def certificate_view(certificate: dict | None, kind: str) -> dict | None:
     numerator = best.get("numerator")
     denominator = {"d0": "d1", "d1": "d0"}.get(numerator, "the other side")
     return {
-        "kind": kind, "epsilon": number(best.get("epsilon")), "event": best.get("event"),
+        "kind": kind, "epsilon": format_number(best.get("epsilon")),
+        "event": best.get("event"),
         "numerator": numerator, "denominator": denominator,
         "k_num": best.get("k_numerator"), "n_num": best.get("n_numerator"),
         "k_den": best.get("k_denominator"), "n_den": best.get("n_denominator"),
-        "p_num_lower": number(best.get("p_numerator_lower"), 6),
-        "p_den_upper": number(best.get("p_denominator_upper"), 6),
-        "significance": number(best.get("per_bound_significance"), 4),
-        "confidence": number(best.get("confidence"), 6),
+        "p_num_lower": format_number(best.get("p_numerator_lower"), 6),
+        "p_den_upper": format_number(best.get("p_denominator_upper"), 6),
+        "significance": format_number(best.get("per_bound_significance"), 4),
+        "confidence": format_number(best.get("confidence"), 6),
         "family": best.get("family_size"), "method": best.get("method"),
         "samples": best.get("samples"), "selection": best.get("selection_samples"),
         "certification": best.get("certification_samples"),
@@ -184,80 +176,86 @@ def certificate_view(certificate: dict | None, kind: str) -> dict | None:
     }
 
 
-def _certificate_entry(record: CertificateRecord) -> dict:
-    pair = record.pair or {}
+def _certificate_entry(point, test, c) -> dict:
+    """The section's entry of one certificate ``c`` of ``test`` of ``point``; ``point``,
+    ``test`` and ``certificate`` are kept for the power figure (:mod:`dpaudit.report.html`)."""
+    pair = test.pair or {}
     return {
-        "id": anchor(record.suite, record.audit_index, record.pair_index,
-                     record.notion, record.delta if record.notion == "dp" else record.alpha,
-                     "" if record.sweep is None else record.sweep.index),
-        "label": _audit_label(record), "pair": pair.get("name") or "—",
+        "id": anchor(point.suite, point.audit_index, test.pair_index,
+                     c.notion, c.delta if c.notion == "dp" else c.alpha,
+                     "" if point.sweep is None else point.sweep.index),
+        "label": _audit_label(point), "pair": pair.get("name") or "—",
         "pair_description": pair.get("description") or "",
         "d0": json.dumps(pair.get("d0")), "d1": json.dumps(pair.get("d1")),
-        "at": _at(record), "verdict": record.verdict, "verdict_text": _verdict_text(record),
-        "exact_only": record.verdict != "violation" and record.exact_verdict == "violation",
-        "claimed": number(record.claimed_epsilon), "lower": number(record.epsilon_lower_bound),
-        "white": number(record.white_box_epsilon_lower_bound),
-        "exact": number(record.exact_epsilon), "true": number(record.true_epsilon),
-        "detectable": number(record.detectable_epsilon),
-        "tightness": number(record.tightness, 3), "share": number(record.black_box_share, 3),
-        "samples": f"{record.samples:,}", "seed": record.seed,
-        "seconds": number(record.seconds, 3),
-        "confidence": number(record.confidence), "distinguisher": record.distinguisher,
-        "per_certificate_confidence": number(record.per_certificate_confidence, 6),
-        "certificates": [c for c in (certificate_view(record.certificate, "black-box"),
-                                     certificate_view(record.white_box_certificate,
-                                                      "white-box")) if c],
-        "error": record.error, "warnings": list(record.warnings), "note": record.note,
-        "record": record, "power_svg": None, "power_error": None,
+        "at": _at(c), "verdict": c.verdict, "verdict_text": _verdict_text(c),
+        "exact_only": c.verdict != "violation" and c.exact_verdict == "violation",
+        "claimed": format_number(c.claimed_epsilon),
+        "lower": format_number(c.epsilon_lower_bound),
+        "white": format_number(c.white_box_epsilon_lower_bound),
+        "exact": format_number(c.exact_epsilon), "true": format_number(test.true_epsilon),
+        "detectable": format_number(c.detectable_epsilon),
+        "tightness": format_number(c.tightness, 3),
+        "share": format_number(c.black_box_share, 3),
+        "samples": f"{test.samples:,}", "seed": test.seed,
+        "seconds": format_number(test.seconds, 3),
+        "confidence": format_number(point.confidence), "distinguisher": point.distinguisher,
+        "per_certificate_confidence": format_number(point.per_certificate_confidence, 6),
+        "certificates": [v for v in (certificate_view(c.certificate, "black-box"),
+                                     certificate_view(c.white_box_certificate, "white-box"))
+                         if v],
+        "error": test.error, "warnings": list(test.warnings), "note": point.note,
+        "point": point, "test": test, "certificate": c, "power_svg": None, "power_error": None,
     }
 
 
 def audit_sections(report: RunReport) -> list[dict]:
-    """One section per audit (suite file × audit, all its swept points and pairs), in run
-    order, with its certificates, the distinct ``audit_verdict`` values of its points and
-    whether every point met its expectation; figures are attached by
-    :mod:`dpaudit.report.html`."""
-    sections: dict[tuple, dict] = {}
-    defaults = {(e.suite, e.audit): e for e in audit_defaults(report.run.records)}
-    for record in report.run.records:
-        key = _audit_key(record)
-        if key not in sections:
-            claim = record.claim or {}
-            defaulted = defaults.get((record.suite, record.audit))
-            given = ", ".join(f"{k} = {number(v) if not isinstance(v, str) else v}"
-                              for k, v in record.parameters.items())
-            sections[key] = {
-                "id": _audit_anchor(record), "suite": record.suite,
-                "suite_file": record.suite_file, "audit": record.audit,
-                "mechanism": record.mechanism,
-                "parameters": given or ("" if defaulted else "—"),
-                # name = value of each parameter left at its default, shown marked "default"
-                "defaulted": [] if defaulted is None else
-                [f"{name} = {text}" for name, text in defaulted.texts().items()],
-                "claim_text": claim.get("text") or "—", "notion": claim.get("notion"),
-                "math": claim_math(claim),
-                "substitutions": ", ".join(f"{k} = {number(v)}" for k, v in
-                                           (claim.get("substitutions") or {}).items()),
-                "expect": record.expect, "verdicts": [], "met": True, "certificates": [],
-                "figures": [],
-            }
-        section = sections[key]
-        section["certificates"].append(_certificate_entry(record))
-        if record.audit_verdict and record.audit_verdict not in section["verdicts"]:
-            section["verdicts"].append(record.audit_verdict)
-        section["met"] = section["met"] and record.met_expectation
-    return list(sections.values())
+    """One section per audit (suite file × audit, all its swept points and pairs:
+    :meth:`~dpaudit.results.run.AuditRun.audits`) with a certificate, in run order, with its
+    certificates, the distinct verdicts of its points and whether every point met its
+    expectation; figures are attached by :mod:`dpaudit.report.html`."""
+    sections = []
+    defaults = {(e.suite, e.audit): e for e in audit_defaults(report.run.points)}
+    for points in report.run.audits():
+        points = [p for p in points if next(p.certificates(), None) is not None]
+        if not points:
+            continue
+        first = points[0]
+        claim = next(first.certificates())[0].claim or {}
+        defaulted = defaults.get((first.suite, first.audit))
+        given = ", ".join(f"{k} = {format_number(v) if not isinstance(v, str) else v}"
+                          for k, v in first.parameters.items())
+        verdicts = list(dict.fromkeys(p.verdict for p in points if p.verdict))
+        sections.append({
+            "id": _audit_anchor(first), "suite": first.suite,
+            "suite_file": first.suite_file, "audit": first.audit,
+            "mechanism": first.mechanism,
+            "parameters": given or ("" if defaulted else "—"),
+            # name = value of each parameter left at its default, shown marked "default"
+            "defaulted": [] if defaulted is None else
+            [f"{name} = {text}" for name, text in defaulted.texts().items()],
+            "claim_text": claim.get("text") or "—", "notion": claim.get("notion"),
+            "math": claim_math(claim),
+            "substitutions": ", ".join(f"{k} = {format_number(v)}" for k, v in
+                                       (claim.get("substitutions") or {}).items()),
+            "expect": first.expect, "verdicts": verdicts,
+            "met": all(p.met_expectation for p in points),
+            "certificates": [_certificate_entry(point, test, c) for point in points
+                             for test, c in point.certificates()],
+            "figures": [],
+        })
+    return sections
 
 
 def error_lines(report: RunReport) -> list[str]:
     """One line per error: malformed suites, erroring certificates, failed series."""
     lines = [s.error for s in report.run.suites if s.error]
-    lines += [f"{r.suite} / {_audit_label(r)} / pair {r.pair_name} ({_at(r)}): {r.error}"
-              for r in report.run.records if r.error]
+    lines += [f"{point.suite} / {_audit_label(point)} / pair {test.pair_name} ({_at(c)}): "
+              f"{test.error}" for point in report.run.points
+              for test, c in point.certificates() if test.error]
     lines += [f"{s.get('suite')} / series {s.get('name')}: {s['error']}"
               for s in report.run.series if s.get("error")]
     return [" ".join(str(line).split()) for line in lines]
 
 
 __all__ = ["anchor", "audit_sections", "certificate_view", "error_lines", "family_text",
-           "number", "overview", "sort_key", "suite_tables"]
+           "overview", "sort_key", "suite_tables"]

@@ -71,17 +71,23 @@ class RunSummary:
 
     @classmethod
     def of(cls, run: AuditRun, exit_status: int) -> "RunSummary":
+        """The summary of a run's points, their tests and certificates."""
         verdicts = {v: 0 for v in VERDICTS}
-        for record in run.records:
-            verdicts[record.verdict] = verdicts.get(record.verdict, 0) + 1
+        exact = []
+        for point in run.points:
+            for test, c in point.certificates():
+                verdicts[c.verdict] = verdicts.get(c.verdict, 0) + 1
+                if c.exact_verdict == "violation":
+                    exact.append(point.record(test, c))
         suite_errors = sum(1 for s in run.suites if s.error)
         series_errors = sum(1 for s in run.series if isinstance(s, dict) and s.get("error"))
-        exact = tuple(r for r in run.records if r.exact_verdict == "violation")
-        return cls(certificates=len(run.records), verdicts=verdicts, exact_violations=exact,
+        return cls(certificates=sum(verdicts.values()), verdicts=verdicts,
+                   exact_violations=tuple(exact),
                    exact_only_violations=tuple(r for r in exact if r.verdict != "violation"),
-                   audits=len(run.outcomes),
-                   audits_met=sum(1 for o in run.outcomes if o.met_expectation),
-                   unmet_expectations=tuple(o for o in run.outcomes if not o.met_expectation),
+                   audits=len(run.points),
+                   audits_met=sum(1 for p in run.points if p.met_expectation),
+                   unmet_expectations=tuple(p.outcome() for p in run.points
+                                            if not p.met_expectation),
                    errors=verdicts["error"] + suite_errors + series_errors,
                    suite_errors=suite_errors,
                    exit_status=exit_status)

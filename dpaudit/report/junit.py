@@ -16,9 +16,10 @@ Layout (what GitLab's and the common GitHub Actions JUnit reporters read)::
                         point's expectation is unmet; the message gives this pair's numbers
           <error message="…" type="error">  when one of this pair's certificates errored
 
-One testcase per (audit point, pair); its ``time`` is the seconds of the task that certified
-it (every record of one (audit point, pair) comes from one task and carries its time), a
-testsuite's the sum over its testcases.  A malformed suite file is a testsuite named after the
+One testcase per test (audit point × pair: :attr:`AuditPoint.tests
+<dpaudit.results.hierarchy.AuditPoint.tests>`, walked suite by suite); its ``time`` is the
+test's seconds (the task that certified every δ and α of it), a testsuite's the sum over its
+testcases.  A malformed suite file is a testsuite named after the
 file with one errored testcase.  An error takes precedence over a failure.  The testsuite and
 testsuites counts are those of their testcases.  Escaping is :mod:`xml.etree.ElementTree`'s.
 
@@ -30,12 +31,11 @@ validator of the strict Ant schema, which has properties only per testsuite, rej
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from dpaudit.results.records import CertificateRecord
 from dpaudit.atomic import write_text_atomic
+from dpaudit.numbers import PLAIN_INFINITY, format_number
 from dpaudit.report.json_report import RunReport
 
 _PROPERTIES = ("epsilon_lower_bound", "white_box_epsilon_lower_bound", "claimed_epsilon",
@@ -43,46 +43,36 @@ _PROPERTIES = ("epsilon_lower_bound", "white_box_epsilon_lower_bound", "claimed_
 
 
 def _value(value) -> str:
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    return str(value)
+    """A property value: full precision, ``inf``/``-inf`` (what a float parser reads back)."""
+    return format_number(value, None, infinity=PLAIN_INFINITY)
 
 
-def _short(value) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return "∞" if math.isinf(value) and value > 0 else f"{value:.4g}"
-    return str(value)
+def _at(c) -> str:
+    return f"delta={_value(c.delta)}" if c.notion == "dp" else f"alpha={_value(c.alpha)}"
 
 
-def _at(r: CertificateRecord) -> str:
-    return f"delta={_value(r.delta)}" if r.notion == "dp" else f"alpha={_value(r.alpha)}"
+def _numbers(c) -> str:
+    """One certificate's numbers (``c``: a :class:`~dpaudit.results.hierarchy.Certificate`)."""
+    head = "δ" if c.notion == "dp" else "α"
+    at = format_number(c.delta if c.notion == "dp" else c.alpha)
+    text = (f"{head}={at}: ε_LB {format_number(c.epsilon_lower_bound)}"
+            + (f" (white-box {format_number(c.white_box_epsilon_lower_bound)})"
+               if c.white_box_epsilon_lower_bound is not None else "")
+            + f" vs claimed {format_number(c.claimed_epsilon)}")
+    if c.exact_epsilon is not None:
+        text += f", exact {format_number(c.exact_epsilon)}"
+    return text + f" → {c.verdict}"
 
 
-def _numbers(r: CertificateRecord) -> str:
-    head = "δ" if r.notion == "dp" else "α"
-    at = _short(r.delta if r.notion == "dp" else r.alpha)
-    text = (f"{head}={at}: ε_LB {_short(r.epsilon_lower_bound)}"
-            + (f" (white-box {_short(r.white_box_epsilon_lower_bound)})"
-               if r.white_box_epsilon_lower_bound is not None else "")
-            + f" vs claimed {_short(r.claimed_epsilon)}")
-    if r.exact_epsilon is not None:
-        text += f", exact {_short(r.exact_epsilon)}"
-    return text + f" → {r.verdict}"
-
-
-def _evidence(r: CertificateRecord) -> str:
-    """:func:`_numbers` plus the certifying event and its counts (dp records)."""
-    cert = r.certificate or {}
-    if r.notion != "dp" or not cert:
-        return _numbers(r)
-    return (f"{_numbers(r)}; event {cert.get('event')!r}: {cert.get('k_numerator')}/"
+def _evidence(c) -> str:
+    """:func:`_numbers` plus the certifying event and its counts (dp certificates)."""
+    cert = c.certificate or {}
+    if c.notion != "dp" or not cert:
+        return _numbers(c)
+    return (f"{_numbers(c)}; event {cert.get('event')!r}: {cert.get('k_numerator')}/"
             f"{cert.get('n_numerator')} draws of {cert.get('numerator')} vs "
             f"{cert.get('k_denominator')}/{cert.get('n_denominator')}, each bound at "
-            f"significance {_short(cert.get('per_bound_significance'))}")
+            f"significance {format_number(cert.get('per_bound_significance'))}")
 
 
 def _timestamp(created: str) -> str:
@@ -96,40 +86,35 @@ def _timestamp(created: str) -> str:
     return when.isoformat(timespec="seconds")
 
 
-def _seconds(rows: list[CertificateRecord]) -> float:
-    """The task time of one (audit point, pair): its records share it, so not their sum."""
-    return max((r.seconds for r in rows), default=0.0)
-
-
-def _testcase(parent: ET.Element, rows: list[CertificateRecord]) -> str | None:
-    """Append the testcase of one (audit point, pair); return "failure", "error" or None."""
-    first = rows[0]
-    name = first.audit
-    if first.sweep is not None:
-        name += f" [{first.sweep.parameter}={_value(first.sweep.value)}]"
+def _testcase(parent: ET.Element, point, test) -> str | None:
+    """Append the testcase of one test of an audit point; return "failure", "error" or
+    None."""
+    name = point.audit
+    if point.sweep is not None:
+        name += f" [{point.sweep.parameter}={_value(point.sweep.value)}]"
     case = ET.SubElement(parent, "testcase", {
-        "classname": first.suite, "name": f"{name} / {first.pair_name}",
-        "time": f"{_seconds(rows):.3f}", "file": first.suite_file})
+        "classname": point.suite, "name": f"{name} / {test.pair_name}",
+        "time": f"{test.seconds:.3f}", "file": point.suite_file})
     props = ET.SubElement(case, "properties")
-    for r in rows:
+    for c in test.certificates:
         for key in _PROPERTIES:
-            value = getattr(r, key)
+            value = getattr(c, key)
             if value is not None:
-                ET.SubElement(props, "property", {"name": f"{_at(r)}:{key}",
+                ET.SubElement(props, "property", {"name": f"{_at(c)}:{key}",
                                                   "value": _value(value)})
-    errors = [r for r in rows if r.verdict == "error"]
+    errors = [c for c in test.certificates if c.verdict == "error"]
     if errors:
-        message = "; ".join(dict.fromkeys(r.error or "error" for r in errors))
-        element = ET.SubElement(case, "error", {"message": message, "type": "error"})
-        element.text = "\n".join(f"{_at(r)}: {r.error}" for r in errors)
+        element = ET.SubElement(case, "error", {"message": test.error or "error",
+                                                "type": "error"})
+        element.text = "\n".join(f"{_at(c)}: {test.error}" for c in errors)
         return "error"
-    if not first.met_expectation:
-        detail = "; ".join(_numbers(r) for r in rows)
-        message = (f"expected {first.expect}, got {first.audit_verdict} for the audit: "
+    if not point.met_expectation:
+        detail = "; ".join(_numbers(c) for c in test.certificates)
+        message = (f"expected {point.expect}, got {point.verdict} for the audit: "
                    f"{detail}")
         element = ET.SubElement(case, "failure", {"message": message,
                                                   "type": "unmet-expectation"})
-        element.text = "\n".join(_evidence(r) for r in rows)
+        element.text = "\n".join(_evidence(c) for c in test.certificates)
         return "failure"
     return None
 
@@ -150,10 +135,6 @@ def render_junit(report: RunReport) -> str:
     """The junit.xml text of a run report (layout in the module docstring)."""
     stamp = _timestamp(report.provenance.created)
     root = ET.Element("testsuites", {"name": "dpaudit"})
-    groups: dict[str, dict[tuple, list[CertificateRecord]]] = {}
-    for r in report.records:
-        groups.setdefault(r.suite_file, {}).setdefault(r.point_key + (r.pair_index,),
-                                                       []).append(r)
     totals = [0, 0, 0, 0.0]
     for suite in report.run.suites:
         element = ET.SubElement(root, "testsuite", {"name": suite.name or suite.file})
@@ -179,10 +160,11 @@ def render_junit(report: RunReport) -> str:
                                ("per_test_confidence", suite.per_certificate_confidence),
                                ("seed", suite.seed)):
                 ET.SubElement(props, "property", {"name": key, "value": _value(value)})
-            cases = groups.get(suite.file, {})
-            outcomes = [_testcase(element, rows) for rows in cases.values()]
+            tests = [(point, test) for point in report.run.points_of(suite)
+                     for test in point.tests if test.certificates]
+            outcomes = [_testcase(element, point, test) for point, test in tests]
             counts = [len(outcomes), outcomes.count("failure"), outcomes.count("error"),
-                      sum(_seconds(rows) for rows in cases.values())]
+                      sum(test.seconds for _, test in tests)]
         _count(element, *counts, skipped=1 if suite.skipped and not suite.error else 0)
         totals = [a + b for a, b in zip(totals, counts)]
     incomplete = report.run.incomplete

@@ -33,13 +33,12 @@ relative to it).  Without ``out_dir`` the links stay relative to summary.md's ow
 
 from __future__ import annotations
 
-import math
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
-from dpaudit.results.records import CertificateRecord
 from dpaudit.atomic import write_text_atomic
+from dpaudit.numbers import format_number
+from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
 from dpaudit.report.json_report import RunReport
 
 _COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
@@ -47,23 +46,15 @@ _COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
 
 
 def _num(value, digits: int = 4) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, str):
-        return {"inf": "∞", "-inf": "−∞"}.get(value, value)
-    if isinstance(value, (bool, int)):
-        return str(value)
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    return f"{value:.{digits}g}"
+    return format_number(value, digits)
 
 
 def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _samples_text(records) -> str:
-    values = sorted({r.samples for r in records})
+def _samples_text(run) -> str:
+    values = sorted({test.samples for point in run.points for test in point.tests})
     if not values:
         return "no samples"
     if len(values) == 1:
@@ -76,14 +67,15 @@ def _point(suite, audit, sweep) -> str:
                                       f" [{sweep.parameter}={_num(sweep.value)}]")
 
 
-def _at(r) -> str:
-    return f"δ={_num(r.delta)}" if r.notion == "dp" else f"α={_num(r.alpha)} (RDP)"
+def _audit_label(point) -> str:
+    """The audit's name, with its swept value for a point of a swept audit."""
+    return point.audit + ("" if point.sweep is None else
+                          f" [{point.sweep.parameter}={_num(point.sweep.value)}]")
 
 
-def _bound(r: CertificateRecord) -> float | None:
-    values = [v for v in (r.epsilon_lower_bound, r.white_box_epsilon_lower_bound)
-              if v is not None]
-    return max(values) if values else None
+def _at(c) -> str:
+    """Where a certificate (or a record) is read: ``δ=…`` or ``α=… (RDP)``."""
+    return f"δ={_num(c.delta)}" if c.notion == "dp" else f"α={_num(c.alpha)} (RDP)"
 
 
 def link_base(directory: str | Path) -> str:
@@ -134,7 +126,7 @@ def _header(report: RunReport) -> list[str]:
                   f"`dpaudit run … --resume` continues) · {result}")
     return [f"## {result}", "", facts,
             f"`{prov.command}` · {prov.created} · dpaudit {prov.dpaudit_version} · "
-            f"{_samples_text(run.records)} (profile {run.profile}) · {_where(run)} · "
+            f"{_samples_text(run)} (profile {run.profile}) · {_where(run)} · "
             f"{run.seconds:.1f} s", *only, ""]
 
 
@@ -145,50 +137,46 @@ def _where(run) -> str:
 
 
 def _problems(report: RunReport) -> list[str]:
-    lines, records = [], report.records
-    unmet = [o for o in report.summary.unmet_expectations if o.verdict != "error"]
+    lines, points = [], report.run.points
+    unmet = [p for p in points if not p.met_expectation and p.verdict != "error"]
     if unmet:
         lines += ["### Unmet expectations", ""]
-        for o in unmet:
-            rows = [r for r in records if (r.suite_file, r.audit, r.sweep) ==
-                    (o.file, o.audit, o.sweep) and r.verdict != "error"]
-            best = max(rows, key=lambda r: (_bound(r) or 0.0) - (r.claimed_epsilon or 0.0),
-                       default=None)
+        for point in unmet:
+            found = [(t, c) for t, c in point.certificates() if c.verdict != "error"]
+            best = max(found, default=None,
+                       key=lambda tc: (tc[1].bound or 0.0) - (tc[1].claimed_epsilon or 0.0))
             evidence = ("" if best is None else
-                        f" (largest ε_LB − claim: pair `{best.pair_name}` {_at(best)}: "
-                        f"ε_LB {_num(_bound(best))} vs claimed {_num(best.claimed_epsilon)})")
-            lines.append(f"- {_point(o.suite, o.audit, o.sweep)} ({o.mechanism}): expected "
-                         f"{o.expect}, got {o.verdict}{evidence}")
+                        f" (largest ε_LB − claim: pair `{best[0].pair_name}` {_at(best[1])}: "
+                        f"ε_LB {_num(best[1].bound)} vs claimed "
+                        f"{_num(best[1].claimed_epsilon)})")
+            lines.append(f"- {_point(point.suite, point.audit, point.sweep)} "
+                         f"({point.mechanism}): expected {point.expect}, got "
+                         f"{point.verdict}{evidence}")
         lines.append("")
-    errors: dict[tuple, int] = {}
-    for s in report.run.suites:
-        if s.error:
-            errors[(None, None, None, s.error)] = 1
-    for r in records:
-        if r.error:
-            key = (r.suite, r.audit, r.sweep, r.error)
-            errors[key] = errors.get(key, 0) + 1
+    errors = list(dict.fromkeys(f"- {_cell(s.error)}" for s in report.run.suites if s.error))
+    for point in points:  # one line per distinct message of a point, not one per δ
+        messages: dict[str, int] = {}
+        for test in point.tests:
+            if test.error:
+                messages[test.error] = messages.get(test.error, 0) + len(test.certificates)
+        errors += [f"- {_point(point.suite, point.audit, point.sweep)}: {_cell(message)}"
+                   + (f" ({count} certificates)" if count > 1 else "")
+                   for message, count in messages.items()]
     if errors:
-        lines += ["### Errors", ""]
-        for (suite, audit, sweep, message), count in errors.items():
-            if suite is None:  # a malformed suite: the message names the file
-                lines.append(f"- {_cell(message)}")
-            else:
-                lines.append(f"- {_point(suite, audit, sweep)}: {_cell(message)}"
-                             + (f" ({count} certificates)" if count > 1 else ""))
-        lines.append("")
-    return lines + _warnings(records)
+        lines += ["### Errors", "", *errors, ""]
+    return lines + _warnings(points)
 
 
-def _warnings(records) -> list[str]:
+def _warnings(points) -> list[str]:
     """One line per distinct warning (e.g. a sampler that ignores its rng), with the audits
     that raised it."""
     warned: dict[str, list[str]] = {}
-    for r in records:
-        for w in r.warnings:
-            audits = warned.setdefault(w, [])
-            if f"{r.suite}/{r.audit}" not in audits:
-                audits.append(f"{r.suite}/{r.audit}")
+    for point in points:
+        for test in point.tests:
+            for w in test.warnings:
+                audits = warned.setdefault(w, [])
+                if f"{point.suite}/{point.audit}" not in audits:
+                    audits.append(f"{point.suite}/{point.audit}")
     if not warned:
         return []
     lines = ["### Warnings", ""]
@@ -201,18 +189,17 @@ def _warnings(records) -> list[str]:
 
 def _violations(report: RunReport) -> list[str]:
     lines = []
-    violations = [r for r in report.records if r.verdict == "violation"]
+    violations = [(point, test, c) for point in report.run.points
+                  for test, c in point.certificates() if c.verdict == "violation"]
     if violations:
         lines += [f"### Violations ({len(violations)} certificates)", "",
                   "| audit | pair | at | claimed ε | certified ε_LB | exact ε | expected |",
                   "|---|---|---|---|---|---|---|"]
-        for r in violations:
-            audit = r.audit + ("" if r.sweep is None else
-                               f" [{r.sweep.parameter}={_num(r.sweep.value)}]")
-            expected = f"{r.expect} {'✓' if r.met_expectation else '✗'}"
-            lines.append("| " + " | ".join(_cell(c) for c in (
-                audit, r.pair_name or "—", _at(r), _num(r.claimed_epsilon), _num(_bound(r)),
-                _num(r.exact_epsilon), expected)) + " |")
+        for point, test, c in violations:
+            expected = f"{point.expect} {'✓' if point.met_expectation else '✗'}"
+            lines.append("| " + " | ".join(_cell(x) for x in (
+                _audit_label(point), test.pair_name or "—", _at(c), _num(c.claimed_epsilon),
+                _num(c.bound), _num(c.exact_epsilon), expected)) + " |")
         lines.append("")
     exact_only = report.summary.exact_only_violations
     if exact_only:
@@ -232,7 +219,7 @@ def _violations(report: RunReport) -> list[str]:
 def _defaults(report: RunReport) -> list[str]:
     """One line per audit that left parameters at their defaults (none for records of a file
     written before they were recorded)."""
-    entries = audit_defaults(report.records)
+    entries = audit_defaults(report.run.points)
     if not entries:
         return []
     table = ["| audit | left at the mechanism's default |", "|---|---|",
@@ -245,8 +232,8 @@ def _defaults(report: RunReport) -> list[str]:
 
 
 def _full_table(report: RunReport) -> list[str]:
-    run, records = report.run, report.records
-    lines = [f"<details><summary>All {len(records)} certificates ({report.summary.audits} "
+    run, certificates = report.run, report.summary.certificates
+    lines = [f"<details><summary>All {certificates} certificates ({report.summary.audits} "
              f"audit points in {len(run.suites)} suite file(s))</summary>", ""]
     for s in run.suites:
         if s.error:
@@ -260,22 +247,22 @@ def _full_table(report: RunReport) -> list[str]:
                          f"{s.confidence:g} over {tests} tests ({shares}each at "
                          f"{s.per_certificate_confidence:.6g}), seed {s.seed}")
     lines.append("")
-    if records:
+    if certificates:
         lines.append("| " + " | ".join(_COLUMNS) + " |")
         lines.append("|" + "|".join("---" for _ in _COLUMNS) + "|")
-        for r in records:
-            verdict = r.verdict
-            if verdict == "violation":
-                verdict = "**violation**"
-            elif r.exact_verdict == "violation":
-                verdict = "consistent (exact ε > claim, not certifiable here)"
-            audit = r.audit + ("" if r.sweep is None else
-                               f" [{r.sweep.parameter}={_num(r.sweep.value)}]")
-            row = [audit, r.mechanism, r.pair_name or "—", _at(r), _num(r.claimed_epsilon),
-                   _num(r.epsilon_lower_bound), _num(r.white_box_epsilon_lower_bound),
-                   _num(r.exact_epsilon), _num(r.detectable_epsilon), verdict, r.expect,
-                   "✓" if r.met_expectation else "✗"]
-            lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
+        for point in run.points:
+            for test, c in point.certificates():
+                verdict = c.verdict
+                if verdict == "violation":
+                    verdict = "**violation**"
+                elif c.exact_verdict == "violation":
+                    verdict = "consistent (exact ε > claim, not certifiable here)"
+                row = [_audit_label(point), point.mechanism, test.pair_name or "—", _at(c),
+                       _num(c.claimed_epsilon), _num(c.epsilon_lower_bound),
+                       _num(c.white_box_epsilon_lower_bound), _num(c.exact_epsilon),
+                       _num(c.detectable_epsilon), verdict, point.expect,
+                       "✓" if point.met_expectation else "✗"]
+                lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
         lines += ["", "ε_LB holds with the suite's family-wise confidence over its tests (one "
                   "test per curve certificate: audit × pair, black- or white-box); ✓/✗ is per "
                   "audit (an expected violation is met when any of the audit's pairs/δs "

@@ -1,13 +1,14 @@
 """The power figure of one ε(δ) certificate: how large a true ε its test would have caught.
 
-For a record with ``notion = "dp"`` and a certificate, the figure plots P(certify) — the
+For a certificate (:class:`~dpaudit.results.hierarchy.Certificate`, or a flat record) with
+``notion = "dp"`` and an estimator certificate, the figure plots P(certify) — the
 probability that the same test (same events, certification samples, per-bound significance
 and δ) certifies ε_LB > claimed ε — against the true ε(δ), from
 :func:`dpaudit.stats.power.certificate_power_curve` (the larger of the black- and white-box
 tests' curves), with vertical lines at the claimed ε, the certified ε_LB (black-box and, when
 there is one, white-box), the record's ``detectable_epsilon`` (where the curve crosses 1/2)
-and the pair's exact ε when known.  Every marked value is read from the record; only the curve
-is computed, with the same pure-shift assumption ``detectable_epsilon`` is defined by.
+and the pair's exact ε when known.  Every marked value is read from the certificate; only the
+curve is computed, with the same pure-shift assumption ``detectable_epsilon`` is defined by.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import math
 
 import numpy as np
 
-from dpaudit.results.records import CertificateRecord
 from dpaudit.stats.power import certificate_power_curve
 
 
@@ -24,12 +24,12 @@ def _finite(value) -> float | None:
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
-def power_curve(record: CertificateRecord, points: int = 81
-                ) -> tuple[np.ndarray, np.ndarray] | None:
-    """(true ε grid, P(certify)) for a dp record with a certificate and a finite claim, else
-    None.  The grid runs from 0.8 × the smallest marked value to past the detectable ε, the
-    exact ε and the bounds, with ``points`` more points within ±15 % of the detectable ε
-    (where the curve rises)."""
+def power_curve(record, points: int = 81) -> tuple[np.ndarray, np.ndarray] | None:
+    """(true ε grid, P(certify)) for a dp certificate (``record``: a
+    :class:`~dpaudit.results.hierarchy.Certificate` or a flat record) with an estimator
+    certificate and a finite claim, else None.  The grid runs from 0.8 × the smallest marked
+    value to past the detectable ε, the exact ε and the bounds, with ``points`` more points
+    within ±15 % of the detectable ε (where the curve rises)."""
     claimed = _finite(record.claimed_epsilon)
     if record.notion != "dp" or record.certificate is None or claimed is None:
         return None
@@ -52,9 +52,10 @@ def power_curve(record: CertificateRecord, points: int = 81
     return grid, np.max(curves, axis=0)
 
 
-def power_figure(record: CertificateRecord):
-    """The :class:`matplotlib.figure.Figure` of :func:`power_curve` with the record's marked
-    values (see the module docstring), or None when the record has no power curve."""
+def power_figure(record, *, audit: str, pair: str | None):
+    """The :class:`matplotlib.figure.Figure` of :func:`power_curve` with the certificate's
+    marked values (see the module docstring), titled with its ``audit`` and ``pair`` names, or
+    None when the certificate has no power curve."""
     curve = power_curve(record)
     if curve is None:
         return None
@@ -80,7 +81,7 @@ def power_figure(record: CertificateRecord):
     ax.set_ylabel("P(certify)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    ax.set_title(f"power: {record.audit} / {record.pair_name}", fontsize=8.5,
+    ax.set_title(f"power: {audit} / {pair}", fontsize=8.5,
                  parse_math=False)
     fig.subplots_adjust(left=0.11, right=0.66, bottom=0.17, top=0.9)  # fixed: no layout pass
     return fig

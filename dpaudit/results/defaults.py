@@ -66,9 +66,11 @@ class AuditDefaults:
 def audit_defaults(rows: Iterable) -> list[AuditDefaults]:
     """One :class:`AuditDefaults` per audit of ``rows`` that leaves a parameter at its
     default, in order of first appearance.  ``rows`` are planned
-    :class:`~dpaudit.audit.plan.Task`\\ s or :class:`~dpaudit.results.records.CertificateRecord`\\ s:
-    anything with ``suite``, ``suite_file``, ``audit``, ``audit_index`` and
-    ``defaulted_parameters`` (None, in a record of an older results.json, counts as none)."""
+    :class:`~dpaudit.audit.plan.Task`\\ s, audit points
+    (:class:`~dpaudit.results.hierarchy.AuditPoint`) or
+    :class:`~dpaudit.results.records.CertificateRecord`\\ s: anything with ``suite``,
+    ``suite_file``, ``audit``, ``audit_index`` and ``defaulted_parameters`` (None, in a record
+    of an older results.json, counts as none)."""
     found: dict[tuple, tuple[str, str, dict[str, list]]] = {}
     for row in rows:
         defaulted = row.defaulted_parameters or {}

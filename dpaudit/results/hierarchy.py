@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from dpaudit.jsonable import to_jsonable
-from dpaudit.results.records import (AuditOutcome, CertificateJudgement,
-                                     CertificateRecord, SweepPoint, judge_certificate,
+from dpaudit.results.records import (AuditOutcome, CertificateJudgement, CertificateRecord,
+                                     SweepPoint, certified_bound, judge_certificate,
                                      record_detectable_epsilon)
 
 
@@ -127,10 +127,9 @@ class Certificate:
     @property
     def bound(self) -> float | None:
         """The certified lower bound the verdict compares with the claim: the larger of the
-        black- and white-box bounds (None on an error)."""
-        values = [v for v in (self.epsilon_lower_bound, self.white_box_epsilon_lower_bound)
-                  if v is not None]
-        return max(values) if values else None
+        black- and white-box bounds (:func:`~dpaudit.results.records.certified_bound`; None
+        when neither is known, as on most errors)."""
+        return certified_bound(self.epsilon_lower_bound, self.white_box_epsilon_lower_bound)
 
     @property
     def at(self) -> str:

@@ -144,6 +144,16 @@ class CertificateJudgement:
     black_box_share: float | None
 
 
+def certified_bound(epsilon_lower_bound: float | None,
+                    white_box_epsilon_lower_bound: float | None) -> float | None:
+    """The certified lower bound a verdict compares with the claim: the larger of the black-
+    and white-box lower bounds (either may be missing), None when neither is known.
+    :attr:`CertificateRecord.bound` and :attr:`~dpaudit.results.hierarchy.Certificate.bound`
+    are this of their two bounds."""
+    values = [v for v in (epsilon_lower_bound, white_box_epsilon_lower_bound) if v is not None]
+    return max(values) if values else None
+
+
 def judge_certificate(epsilon_lower_bound: float, white_box_epsilon_lower_bound: float | None,
                       exact_epsilon: float | None, claimed_epsilon: float
                       ) -> CertificateJudgement:
@@ -155,7 +165,7 @@ def judge_certificate(epsilon_lower_bound: float, white_box_epsilon_lower_bound:
     ``black_box_share`` = black-box ε_LB / white-box ε_LB: what a user without the density
     keeps of the most powerful (Neyman–Pearson) test's certificate."""
     black, white = epsilon_lower_bound, white_box_epsilon_lower_bound
-    bound = max(v for v in (black, white) if v is not None)
+    bound = certified_bound(black, white)
     claimed = claimed_epsilon
     tightness = bound / claimed if math.isfinite(claimed) and claimed > 0 else None
     exact_verdict = (None if exact_epsilon is None else
@@ -245,6 +255,12 @@ class CertificateRecord:
         return (self.pair or {}).get("name")
 
     @property
+    def bound(self) -> float | None:
+        """The certified lower bound the verdict compares with the claim: the larger of the
+        black- and white-box bounds (:func:`certified_bound`), None when neither is known."""
+        return certified_bound(self.epsilon_lower_bound, self.white_box_epsilon_lower_bound)
+
+    @property
     def point_key(self) -> tuple:
         """(suite file, audit index, sweep index or None): the audit point of this record."""
         return (self.suite_file, self.audit_index,
@@ -316,5 +332,5 @@ def exit_status(run) -> int:
 
 __all__ = ["EXACT_SLACK", "SCHEMA_2_FILE", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS",
            "AuditOutcome", "CertificateJudgement", "CertificateRecord", "SuiteSummary",
-           "SweepPoint", "describe_exception", "exit_status", "judge_certificate",
-           "record_detectable_epsilon"]
+           "SweepPoint", "certified_bound", "describe_exception", "exit_status",
+           "judge_certificate", "record_detectable_epsilon"]

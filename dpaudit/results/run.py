@@ -86,6 +86,18 @@ class AuditRun:
         """One outcome per audit point, in order."""
         return [point.outcome() for point in self.points]
 
+    def points_of(self, suite: SuiteSummary) -> list[AuditPoint]:
+        """The audit points of one suite file (its :attr:`~SuiteSummary.file`), in order."""
+        return [point for point in self.points if point.suite_file == suite.file]
+
+    def audits(self) -> list[list[AuditPoint]]:
+        """The points grouped by audit (suite file × audit index: an audit's swept values),
+        audits in order of their first point, points in order."""
+        audits: dict[tuple, list[AuditPoint]] = {}
+        for point in self.points:
+            audits.setdefault(point.key[:2], []).append(point)
+        return list(audits.values())
+
     @property
     def profile(self) -> str:
         return self.options.profile
