@@ -201,10 +201,11 @@ def _pairs(pairs) -> str | tuple[PairSpec, ...]:
     return tuple(out)
 
 
-def _check(samples, confidence, seed, workers, expect, deltas) -> None:
-    validation.samples("samples", samples)
-    validation.confidence("confidence", confidence)
-    validation.seed("seed", seed)
+def _check(samples, confidence, seed, workers, expect, deltas) -> tuple[int, float, int]:
+    """(samples, confidence, seed) validated (:mod:`dpaudit.validation`); the other arguments
+    are checked."""
+    checked = (validation.samples("samples", samples),
+               validation.confidence("confidence", confidence), validation.seed("seed", seed))
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers: expected a positive integer, got {workers!r}")
     if expect not in EXPECTATIONS:
@@ -213,20 +214,21 @@ def _check(samples, confidence, seed, workers, expect, deltas) -> None:
                          or not math.isfinite(d) or not 0.0 <= d < 1.0 for d in deltas):
         raise ValueError(f"delta: expected a number in [0, 1) or a list of them, got "
                          f"{list(deltas)!r}")
+    return checked
 
 
 def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed, workers,
          expect, distinguisher, white_box, name, backend=None, memory_limit=None) -> AuditResult:
     deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
     options = RunOptions(memory_limit=memory_limit)
-    _check(samples, confidence, seed, workers, expect, deltas)
+    samples, confidence, seed = _check(samples, confidence, seed, workers, expect, deltas)
     audit = AuditSpec(index=0, name=name or target.reference, mechanism=target.reference,
                       params=params, deltas=tuple(float(d) for d in deltas),
                       pairs=_pairs(pairs), samples=samples, expect=expect,
                       alphas=tuple(float(a) for a in alphas), distinguisher=distinguisher,
                       white_box=white_box, target=target)
     suite = Suite(path=PYTHON_SUITE, name=name or target.reference,
-                  confidence=float(confidence), samples=samples, seed=seed, audits=(audit,),
+                  confidence=confidence, samples=samples, seed=seed, audits=(audit,),
                   memory_limit=options.memory_limit)
     tasks, info = plan_suite(suite, options)
     runner, owned = resolve_backend(backend, workers)
