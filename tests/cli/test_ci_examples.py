@@ -11,8 +11,9 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from dpaudit.cli.commands import build_parser
+from tests.support import REPO
 
-CI = Path(__file__).resolve().parent.parent / "examples" / "ci"
+CI = REPO / "examples" / "ci"
 GITHUB = CI / "github-actions.yml"
 GITLAB = CI / "gitlab-ci.yml"
 #: what `dpaudit run --out DIR` writes into DIR (diff.md only with --baseline)

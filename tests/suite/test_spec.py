@@ -14,8 +14,8 @@ from dpaudit.results.options import RunOptions
 from dpaudit.audit.plan import plan_suite, resolve_samples, task_key, task_seed
 from dpaudit.suite.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, SuiteError, load_suite,
                                 parse_suite)
+from tests.support import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 GOOD = """
 [suite]

@@ -14,8 +14,9 @@ from dpaudit.results.options import PROFILES
 from dpaudit.suite.spec import SuiteError, load_suite
 from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_report
+from tests.support import REPO
 
-AUDITS = Path(__file__).resolve().parent.parent / "audits"
+AUDITS = REPO / "audits"
 
 SUITE = """
 [suite]

@@ -16,7 +16,6 @@ import json
 import math
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,6 +29,7 @@ from dpaudit.mechanisms.capabilities import (CalibratedNoise, ClosedFormSeries,
 from dpaudit.mechanisms.families import Family
 from dpaudit.mechanisms.registry import families
 from dpaudit.neighbours import NeighbourRelation
+from tests.support import REPO
 
 ROWS = 64
 
@@ -156,7 +156,7 @@ def test_claim_structure_helpers():
 
 # -- the README example ------------------------------------------------------------------------
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = REPO / "README.md"
 
 
 def readme_example() -> str:

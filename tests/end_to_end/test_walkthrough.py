@@ -12,8 +12,9 @@ import pytest
 
 from dpaudit.cli.commands import main
 from dpaudit.cli.scaffold import FILES, write_scaffold
+from tests.support import REPO
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = REPO / "README.md"
 
 
 def walkthrough_lines() -> list[str]:

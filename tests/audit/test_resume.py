@@ -19,7 +19,7 @@ from dpaudit.audit.progress import RunProgress
 from dpaudit.api import RunInterrupted, run_suites
 from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document, read_report
-from support import without_timings
+from tests.support import without_timings
 
 SUITE = """
 [suite]

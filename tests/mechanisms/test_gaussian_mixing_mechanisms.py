@@ -5,7 +5,6 @@ suite end to end at CI sample counts."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,8 +24,9 @@ from dpaudit.mechanisms.gaussian_mixing.regression import (GaussMixLogistic,
                                                            wishart)
 from dpaudit.mechanisms.registry import create_mechanism, mechanism_names
 from dpaudit.report.results_file import read_document
+from tests.support import REPO
 
-SUITE = Path(__file__).resolve().parents[1] / "audits" / "gaussian_mixing.toml"
+SUITE = REPO / "audits" / "gaussian_mixing.toml"
 NAMES = ["gaussmix", "modified-gaussmix", "linear-mixing", "gaussmix-logistic", "adassp",
          "sheffet", "sheffet-our-analysis", "objective-perturbation"]
 

@@ -2,15 +2,15 @@
 mechanism passes, every published bug is flagged, and the report is self-consistent."""
 
 import math
-from pathlib import Path
 
 import pytest
 
 from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document
 from dpaudit.stats.epsilon import epsilon_from_counts
+from tests.support import REPO
 
-SUITE = Path(__file__).resolve().parents[1] / "audits" / "classic.toml"
+SUITE = REPO / "audits" / "classic.toml"
 
 
 @pytest.mark.slow

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,9 @@ from dpaudit.report.json_report import build_report
 from dpaudit.report.results_file import (ResultsFileError, read_document,
                                          read_report, results_document,
                                          write_results)
+from tests.support import TEST_DATA
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TEST_DATA
 #: the last schema-2 results.json dpaudit wrote before schema 3 (reports/example at 8d90273)
 SCHEMA_2 = DATA / "results-schema2-classic.json"
 #: an early schema-2 file, before exact_verdict, detectable_epsilon & co. (reports/sgld then:

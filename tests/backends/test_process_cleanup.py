@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from support import alive, descendants
+from tests.support import alive, descendants
 
 SUITE = """
 [suite]

@@ -11,7 +11,6 @@ import stat
 import sys
 import textwrap
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from markupsafe import escape
@@ -22,8 +21,9 @@ from dpaudit.report.html import render_html, write_html
 from dpaudit.report.json_report import build_report
 from dpaudit.report.mathml import claim_math, expression_mathml
 from dpaudit.report.results_file import read_report
+from tests.support import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 EXAMPLE = ROOT / "reports" / "example"
 HOSTILE = "<script>alert('pwned')</script>"
 MATHTEXT = "laplace-$\\\\frac$"  # not valid matplotlib mathtext: titles must not parse it

@@ -26,7 +26,7 @@ from dpaudit.audit.plan import plan_suite
 from dpaudit.api import run_suites
 from dpaudit.backends import LocalBackend
 from dpaudit.suite.spec import load_suite
-from support import alive, descendants, without_timings
+from tests.support import alive, descendants, without_timings
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not sys.platform.startswith("linux"),

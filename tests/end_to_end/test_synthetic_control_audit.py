@@ -9,8 +9,9 @@ import pytest
 
 from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document
+from tests.support import REPO
 
-SUITE = Path(__file__).resolve().parents[1] / "audits" / "synthetic_control.toml"
+SUITE = REPO / "audits" / "synthetic_control.toml"
 KEEP = {"f-out-n1-small-lambda", "post-data-n1", "f-obj-laplace-n1", "f-obj-gaussian-n1",
         "f-obj-laplace-paper-size", "y-obj-laplace-n1"}
 

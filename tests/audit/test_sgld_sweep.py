@@ -16,8 +16,8 @@ from dpaudit.audit.sweeps import dense_values
 from dpaudit.report.figures import write_figures
 from dpaudit.report.json_report import build_report
 from dpaudit.report.markdown import render_markdown
+from tests.support import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 SWEEP = """
 [suite]
