@@ -118,15 +118,15 @@ def test_bad_suite_key_and_typo_are_suite_errors(tmp_path):
     assert "did you mean 'memory_limit'" in str(info.value)
 
 
-def test_bad_command_line_and_api_values_are_one_line_errors(tmp_path, capsys):
-    assert main(["run", str(write_suite(tmp_path, 2)), "--out", str(tmp_path / "o"),
+def test_bad_command_line_and_api_values_are_one_line_errors(tiny_suite, tmp_path, capsys):
+    assert main(["run", str(tiny_suite), "--out", str(tmp_path / "o"),
                  "--memory-limit", "lots"]) == 2
     assert ("argument --memory-limit: expected a memory size of at least 256 MiB"
             in capsys.readouterr().err)
     with pytest.raises(ValueError, match="memory_limit: expected a memory size"):
         audit_mechanism("laplace", samples=2000, memory_limit="-3GB")
     with pytest.raises(ValueError, match="memory_limit: expected a memory size"):
-        run_suites([write_suite(tmp_path, 2)], memory_limit="16 XB")
+        run_suites([tiny_suite], memory_limit="16 XB")
 
 
 def test_the_limit_reaches_every_task(tmp_path):

@@ -5,8 +5,6 @@ counts, the figure phase, --quiet, and silence from the Python API."""
 from __future__ import annotations
 
 import io
-import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -15,25 +13,6 @@ from dpaudit.audit.progress import (BarProgress, CallbackProgress, LineProgress,
                                     make_progress, noteworthy)
 from dpaudit.api import run_suites
 from dpaudit.cli.commands import main
-
-SUITE = """
-[suite]
-name = "tiny"
-samples = 2000
-seed = 3
-
-[[audit]]
-name = "fine"
-mechanism = "laplace"
-params = { epsilon = 1.0 }
-
-[[audit]]
-name = "bug"
-mechanism = "laplace-scale-epsilon"
-params = { epsilon = 0.5 }
-expect = "violation"
-"""
-
 
 class Stream(io.StringIO):
     """A text stream that says whether it is a terminal."""
@@ -44,13 +23,6 @@ class Stream(io.StringIO):
 
     def isatty(self) -> bool:
         return self.tty
-
-
-@pytest.fixture
-def suite(tmp_path) -> Path:
-    path = tmp_path / "tiny.toml"
-    path.write_text(textwrap.dedent(SUITE), encoding="utf-8")
-    return path
 
 
 def test_start_line_uses_the_run_vocabulary():
@@ -77,12 +49,12 @@ def test_make_progress_picks_by_terminal_and_quiet():
         as_run_progress(3)
 
 
-def test_plain_lines_when_not_a_terminal(suite):
+def test_plain_lines_when_not_a_terminal(tiny_suite):
     stream = Stream(False)
-    run = run_suites([str(suite)], workers=1, progress=make_progress(stream))
+    run = run_suites([str(tiny_suite)], workers=1, progress=make_progress(stream))
     lines = stream.getvalue().splitlines()
     assert "\r" not in stream.getvalue()
-    assert lines[0].startswith(f"planning 1 suite file: {suite}")
+    assert lines[0].startswith(f"planning 1 suite file: {tiny_suite}")
     assert lines[1].startswith("planned tiny: 2 audit points, 4 tests in a family of 4 (")
     # both audits leave the mechanism's sensitivity at its default: one line each
     assert lines[2:4] == ["tiny/fine: parameters left at their defaults: sensitivity = 1",
@@ -93,10 +65,10 @@ def test_plain_lines_when_not_a_terminal(suite):
     assert records == [f"[{k}/2] {format_progress(r)}" for k, r in enumerate(run.records, 1)]
 
 
-def test_bar_on_a_terminal_prints_only_noteworthy_records(suite):
+def test_bar_on_a_terminal_prints_only_noteworthy_records(tiny_suite):
     stream = Stream(True)
     reporter = make_progress(stream)
-    run = run_suites([str(suite)], workers=1, progress=reporter)
+    run = run_suites([str(tiny_suite)], workers=1, progress=reporter)
     reporter.phase("writing figures", 3)
     for _ in range(3):
         reporter.advance()
@@ -125,18 +97,18 @@ def test_figure_phase_lines():
     assert len(lines) == 2
 
 
-def test_python_api_is_quiet(suite, capsys):
-    run_suites([str(suite)], workers=1)
+def test_python_api_is_quiet(tiny_suite, capsys):
+    run_suites([str(tiny_suite)], workers=1)
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
 
 
-def test_cli_plain_lines_and_quiet(suite, tmp_path, capsys):
-    assert main(["run", str(suite), "--out", str(tmp_path / "a"), "--workers", "1"]) == 0
+def test_cli_plain_lines_and_quiet(tiny_suite, tmp_path, capsys):
+    assert main(["run", str(tiny_suite), "--out", str(tmp_path / "a"), "--workers", "1"]) == 0
     err = capsys.readouterr().err
     assert "running 1 suite: 2 audit points, 4 tests, 2 certificates on 1 worker" in err
     assert "[2/2] [tiny]" in err and "\r" not in err
-    assert main(["run", str(suite), "--out", str(tmp_path / "b"), "--workers", "1",
+    assert main(["run", str(tiny_suite), "--out", str(tmp_path / "b"), "--workers", "1",
                  "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.err == ""

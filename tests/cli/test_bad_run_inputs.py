@@ -31,8 +31,9 @@ def suite(tmp_path, file: str, name: str):
     ("", "--out must name a directory, got an empty string"),
     ("FILE", "is an existing file, not a directory"),
 ])
-def test_an_output_directory_that_is_not_one_is_refused(tmp_path, capsys, out, fragment):
-    path = suite(tmp_path, "a.toml", "a")
+def test_an_output_directory_that_is_not_one_is_refused(tiny_suite, tmp_path, capsys, out,
+                                                        fragment):
+    path = tiny_suite
     if out == "FILE":
         out = str(tmp_path / "plain.txt")
         (tmp_path / "plain.txt").write_text("keep me", encoding="utf-8")
@@ -81,9 +82,9 @@ def test_a_planted_results_json_symlink_is_replaced_not_followed(tmp_path):
 @pytest.mark.parametrize("argv, fragment", [
     (["--samples", str(2**63 - 1)], "--samples must be <= 1e+12"),
 ])
-def test_absurd_sample_counts_are_refused_before_anything_runs(tmp_path, capsys, argv,
-                                                               fragment):
-    path = suite(tmp_path, "a.toml", "a")
+def test_absurd_sample_counts_are_refused_before_anything_runs(tiny_suite, tmp_path, capsys,
+                                                               argv, fragment):
+    path = tiny_suite
     assert main(["run", str(path), "--out", str(tmp_path / "out"), *argv]) == 2
     assert fragment in capsys.readouterr().err
     assert not (tmp_path / "out").exists()

@@ -22,17 +22,17 @@ delta = [0.0, 0.01]
 """
 
 
-def write_suite(tmp_path, name="laplace"):
+def write_suite(tmp_path, name):
     path = tmp_path / "reports.toml"
     path.write_text(textwrap.dedent(SUITE.format(name=name)), encoding="utf-8")
     return path
 
 
 @pytest.mark.slow
-def test_a_failing_rendering_costs_only_its_own_file(tmp_path, capsys):
+def test_a_failing_rendering_costs_only_its_own_file(tiny_suite, tmp_path, capsys):
     out = tmp_path / "out"
     (out / "report.html").mkdir(parents=True)  # report.html cannot be written
-    assert main(["run", str(write_suite(tmp_path)), "--out", str(out), "--workers", "1"]) == 2
+    assert main(["run", str(tiny_suite), "--out", str(out), "--workers", "1"]) == 2
     err = capsys.readouterr().err
     assert f"cannot write {out / 'report.html'}" in err
     for name in ("results.json", "summary.md", "junit.xml"):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-
 from dpaudit.api import run_suites
 
 HEAD = """
@@ -56,7 +54,6 @@ def run_text(tmp_path, name: str, *parts: str):
     return run_suites([str(path)], workers=1)
 
 
-@pytest.mark.slow
 def test_adding_and_reordering_audits_leaves_the_others_bit_identical(tmp_path):
     before = numbers(run_text(tmp_path, "before", LAPLACE, BUG))
     after = numbers(run_text(tmp_path, "after", NEW, BUG, LAPLACE))  # added and reordered

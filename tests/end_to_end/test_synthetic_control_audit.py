@@ -5,8 +5,6 @@ violations of Theorem 3.10 detected, and `dpaudit check` on the coefficient mech
 import math
 from pathlib import Path
 
-import pytest
-
 from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document
 from tests.support import REPO
@@ -25,7 +23,6 @@ def subset(tmp_path) -> Path:
     return path
 
 
-@pytest.mark.slow
 def test_suite_subset_meets_expectations(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(subset(tmp_path)), "--out", str(out), "--workers", "1"]) == 0
@@ -48,7 +45,6 @@ def test_suite_subset_meets_expectations(tmp_path):
             assert exact == "inf"
 
 
-@pytest.mark.slow
 def test_dpaudit_check_on_the_coefficients(capsys):
     code = main(["check", "dpsc-out-coefficients", "--params", "n=1", "T=3", "T0=1",
                  "lam=1.0", "--samples", "20000"])

@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.support import REPO
 
 README = REPO / "README.md"
@@ -24,7 +22,6 @@ def walkthrough_lines() -> list[str]:
     return [line for line in block.group(1).splitlines() if line.strip()]
 
 
-@pytest.mark.slow
 def test_readme_walkthrough_runs_as_written(tmp_path):
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")

@@ -3,8 +3,6 @@ mechanism passes, every published bug is flagged, and the report is self-consist
 
 import math
 
-import pytest
-
 from dpaudit.cli.commands import main
 from dpaudit.report.results_file import read_document
 from dpaudit.stats.epsilon import epsilon_from_counts
@@ -13,7 +11,6 @@ from tests.support import REPO
 SUITE = REPO / "audits" / "classic.toml"
 
 
-@pytest.mark.slow
 def test_classic_suite_meets_every_expectation(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(SUITE), "--out", str(out), "--samples", "200000"]) == 0

@@ -5,11 +5,9 @@ clear line, and a write never leaves a half-written file."""
 from __future__ import annotations
 
 import json
-import textwrap
 
 import pytest
 
-from dpaudit.api import run_suites
 from dpaudit.report.json_report import build_report
 from dpaudit.report.results_file import (ResultsFileError, read_document,
                                          read_report, results_document,
@@ -23,51 +21,10 @@ SCHEMA_2 = DATA / "results-schema2-classic.json"
 #: swept audits, dense exact curves)
 EARLY_SCHEMA_2 = DATA / "results-schema2-sgld.json"
 
-SUITE = """
-[suite]
-name = "roundtrip"
-samples = 3000
-seed = 3
-
-[[audit]]
-name = "laplace-grid"
-mechanism = "laplace"
-params = { epsilon = 1.0 }
-delta = [0.0, 0.001, 0.01]
-note = "three δ read off one test"
-
-[[audit]]
-name = "scale-bug"
-mechanism = "laplace-scale-epsilon"
-params = { epsilon = 0.5 }
-expect = "violation"
-
-[[audit]]
-name = "swept"
-mechanism = "laplace"
-sweep = { epsilon = [0.5, 2.0] }
-
-[[audit]]
-name = "gaussian-rdp"
-mechanism = "gaussian"
-alphas = [2.0, 8.0]
-
-[[audit]]
-name = "bad-pair"
-mechanism = "laplace"
-[[audit.pairs]]
-name = "too-far"
-d0 = [0.0]
-d1 = [5.0]
-"""
-
-
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    path = tmp_path_factory.mktemp("suite") / "roundtrip.toml"
-    path.write_text(textwrap.dedent(SUITE), encoding="utf-8")
-    run = run_suites([str(path)], workers=1)
-    return build_report(run, command="dpaudit run roundtrip.toml", exit_status=2)
+def report(shapes_run):
+    """The typed report of the shared every-shape run (tests/conftest.py: SHAPES_SUITE)."""
+    return build_report(shapes_run, command="dpaudit run roundtrip.toml", exit_status=2)
 
 
 def test_schema_3_reads_back_to_exactly_the_report_it_was_written_from(report, tmp_path):

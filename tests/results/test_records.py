@@ -7,56 +7,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import textwrap
 
 import jsonschema
 import pytest
 
 from dpaudit.results.records import (SCHEMA_2_FILE, SCHEMA_FILE, AuditOutcome, CertificateRecord,
                                    SuiteSummary, SweepPoint, exit_status, judge)
-from dpaudit.api import run_suites
 from dpaudit.cli.commands import main
 from dpaudit.report.compact import OPTIONAL_POINT_FIELDS, POINT_FIELDS
 from dpaudit.report.results_file import read_document
-
-SUITE = """
-[suite]
-name = "schema"
-samples = 4000
-seed = 11
-
-[[audit]]
-name = "laplace"
-mechanism = "laplace"
-params = { epsilon = 1.0 }
-delta = [0.0, 0.01]
-
-[[audit]]
-name = "scale-bug"
-mechanism = "laplace-scale-epsilon"
-params = { epsilon = 0.5 }
-expect = "violation"
-
-[[audit]]
-name = "swept"
-mechanism = "laplace"
-sweep = { epsilon = [0.5, 2.0] }
-exact_points = 2
-
-[[audit]]
-name = "gaussian-rdp"
-mechanism = "gaussian"
-alphas = [2.0, 8.0]
-
-[[audit]]
-name = "bad-pair"
-mechanism = "laplace"
-[[audit.pairs]]
-name = "too-far"
-d0 = [0.0]
-d1 = [5.0]
-"""
-
 
 def schema(path=SCHEMA_FILE) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
@@ -158,11 +117,10 @@ def test_an_audit_whose_claim_promises_nothing_is_an_error_not_a_pass():
 
 
 @pytest.mark.slow
-def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):
-    suite = tmp_path / "schema.toml"
-    suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
+def test_results_json_of_a_real_run_validates_against_the_schema(shapes_suite, shapes_run,
+                                                                 tmp_path):
     out = tmp_path / "out"
-    assert main(["run", str(suite), "--out", str(out), "--workers", "1"]) == 2  # bad-pair errors
+    assert main(["run", str(shapes_suite), "--out", str(out), "--workers", "1"]) == 2  # bad-pair
     document = json.loads((out / "results.json").read_text(encoding="utf-8"))
     jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
     assert document["schema"] == 3
@@ -171,7 +129,7 @@ def test_results_json_of_a_real_run_validates_against_the_schema(tmp_path):
     assert any(r["sweep"] for r in records) and any(r["verdict"] == "error" for r in records)
     assert any(c.get("kind") == "sweep" for c in document["curves"])
     # what the runner holds serialises to exactly those entries
-    run = run_suites([str(suite)], workers=1)
+    run = shapes_run
     assert [r.to_json()["seed"] for r in run.records] == [r["seed"] for r in records]
     assert [untimed(r.to_json()) for r in run.records] == [untimed(r) for r in records]
     broken = json.loads(json.dumps(document))
