@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 
 def children() -> dict[int, int]:
@@ -51,3 +52,9 @@ def without_timings(value):
     if isinstance(value, list):
         return [without_timings(v) for v in value]
     return value
+
+
+#: the repository root (where pyproject.toml, audits/, README.md and examples/ are)
+REPO = Path(__file__).resolve().parents[1]
+#: committed data files the tests read (old results.json documents)
+TEST_DATA = REPO / "tests" / "data"

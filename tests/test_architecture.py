@@ -1,6 +1,6 @@
-"""The shape of the package, pinned: no import cycles, no private names across modules, no
-oversized modules, one families table behind the registry and ``dpaudit.proofs``, and
-``dpaudit.claims`` importing nothing from the derivations.
+"""The shape of the package, pinned: layer contracts, no import cycles, no private names across
+modules, no oversized modules, one families table behind the registry and ``dpaudit.proofs``,
+and ``dpaudit.claims`` importing nothing from the derivations.
 
 The import graph is read from the source with :mod:`ast` (every ``import`` and ``from …
 import`` statement, including those inside functions, which is where cycles usually hide), so
@@ -9,11 +9,33 @@ from a module to the module it names; ``from package import name`` goes to
 ``package.name`` when that is a module, else to ``package``.  Parent packages are not added
 as edges (importing ``a.b.c`` runs ``a/__init__`` first, but that is Python's ordering, not a
 dependency the code states).
+
+The same import statements pin the **layers** (:data:`CONTRACTS`).  The package is a pipeline
+whose layers import only downwards (an arrow: "may import")::
+
+    faces            dpaudit (the package's own names), dpaudit.cli, dpaudit.api,
+      ↓              dpaudit.pytest_plugin: nothing below imports them
+    backends         where tasks execute (local pool, Dask): they run audit's tasks
+      ↓
+    audit            plan → execute one task → run       report   renders results only,
+      ↓                knows no backend, no renderer        ↓        knows no audit
+    results, suite   the run's typed hierarchy; TOML → Suite (neither imports the other)
+      ↓
+    distinguish, stats, exact → claims → mechanisms' contract
+                     the evidence and the claims: nothing of the pipeline above them, and
+                     claims nothing of proofs (the derivations check the claims, not the
+                     other way round)
+
+A reader finds the layering in the table; an import that crosses it fails
+:func:`test_layer_contract` with the module and line of the offending statement, and a row
+that is broken today is an ``xfail(strict=True)`` (:data:`KNOWN_BREACHES`), so it becomes a
+required contract the moment the import is gone.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import subprocess
 import sys
@@ -54,7 +76,8 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _imports(module: str) -> list[tuple[str, list[str], int]]:
+@functools.cache
+def _imports(module: str) -> tuple[tuple[str, list[str], int], ...]:
     """(imported module, imported names, line) of every import statement in ``module``."""
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     found = []
@@ -64,7 +87,7 @@ def _imports(module: str) -> list[tuple[str, list[str], int]]:
                 found.append((alias.name, [], node.lineno))
         elif isinstance(node, ast.ImportFrom):
             found.append((_resolve(module, node), [a.name for a in node.names], node.lineno))
-    return found
+    return tuple(found)
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -79,6 +102,85 @@ def import_graph() -> dict[str, set[str]]:
                     graph[module].add(target)
         graph[module].discard(module)
     return graph
+
+
+#: the faces: what users call.  No module below them imports one (``dpaudit`` alone is the
+#: package's own __init__, which re-exports the API: ``from dpaudit import validation`` names
+#: the module dpaudit.validation and is fine, ``from dpaudit import audit_mechanism`` is not)
+FACES = ("dpaudit", "dpaudit.cli", "dpaudit.api", "dpaudit.pytest_plugin")
+#: the pipeline from a suite file to rendered reports
+PIPELINE = ("dpaudit.suite", "dpaudit.audit", "dpaudit.results", "dpaudit.backends",
+            "dpaudit.report")
+
+#: layer → the layers it must not import (a layer is a module and everything below it).
+#: Besides these rows, every module that is not a face must not import a face.
+CONTRACTS: dict[str, tuple[str, ...]] = {
+    "dpaudit.backends":    ("dpaudit.report", "dpaudit.cli"),
+    "dpaudit.audit":       ("dpaudit.backends", "dpaudit.report", "dpaudit.cli", "dpaudit.api",
+                            "dpaudit.pytest_plugin"),
+    "dpaudit.report":      ("dpaudit.audit", "dpaudit.backends", "dpaudit.cli"),  # renders results
+    "dpaudit.results":     ("dpaudit.audit", "dpaudit.backends", "dpaudit.report",
+                            "dpaudit.cli", "dpaudit.suite"),
+    "dpaudit.suite":       ("dpaudit.audit", "dpaudit.backends", "dpaudit.report",
+                            "dpaudit.cli", "dpaudit.results"),
+    "dpaudit.distinguish": PIPELINE,
+    "dpaudit.stats":       PIPELINE,
+    "dpaudit.exact":       PIPELINE,
+    "dpaudit.neighbours":  PIPELINE,
+    "dpaudit.mechanisms":  PIPELINE,
+    "dpaudit.claims":      PIPELINE + ("proofs", "dpaudit.proofs"),
+}
+
+#: rows known to be broken today, each an xfail(strict=True): it turns into a failure (remove
+#: the entry) the day the import is gone, so the contract is then required
+KNOWN_BREACHES: dict[tuple[str, str], str] = {}
+
+
+def _within(module: str, layer: str) -> bool:
+    """``module`` is ``layer`` or below it; the package ``dpaudit`` is only itself."""
+    return module == layer or (layer != "dpaudit" and module.startswith(layer + "."))
+
+
+def _named_modules(target: str, names: list[str], modules) -> list[str]:
+    """What one import statement names: ``package.name`` where that is a module, else the
+    target itself (kept even when it is no module of ours, so that a forbidden layer that
+    does not exist, such as ``dpaudit.proofs``, is still caught)."""
+    out = []
+    for name in names or [None]:
+        sub = f"{target}.{name}" if name else None
+        out.append(sub if sub in modules else target)
+    return out
+
+
+def layer_violations(layer: str, forbidden: tuple[str, ...], imports=None,
+                     modules=None) -> list[str]:
+    """Every import, in a module of ``layer``, of a module within one of ``forbidden``, as
+    "module:line imports target".  ``imports`` maps module → [(target, names, line)]; by
+    default the real statements of every module (:func:`_imports`)."""
+    modules = MODULES if modules is None else modules
+    if imports is None:
+        imports = {m: _imports(m) for m in modules if _within(m, layer)}
+    found = []
+    for module, statements in sorted(imports.items()):
+        if not _within(module, layer):
+            continue
+        for target, names, line in statements:
+            for named in _named_modules(target, names, modules):
+                if any(_within(named, bad) for bad in forbidden):
+                    found.append(f"{module}:{line} imports {named}")
+    return sorted(set(found))
+
+
+def face_violations(imports=None, modules=None) -> list[str]:
+    """Every import of a face by a module that is not one."""
+    modules = MODULES if modules is None else modules
+    if imports is None:
+        imports = {m: _imports(m) for m in modules}
+    found = []
+    for module in sorted(imports):
+        if not any(_within(module, face) for face in FACES):
+            found += layer_violations(module, FACES, {module: imports[module]}, modules)
+    return found
 
 
 def strongly_connected_components(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -129,6 +231,51 @@ def test_the_cycle_detector_finds_a_planted_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert sorted(map(tuple, strongly_connected_components(graph))) == [("a", "b", "c"),
                                                                         ("d",)]
+
+
+def _contract_params():
+    for layer, forbidden in CONTRACTS.items():
+        for bad in forbidden:
+            reason = KNOWN_BREACHES.get((layer, bad))
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            yield pytest.param(layer, bad, id=f"{layer}-not-{bad}", marks=marks)
+
+
+@pytest.mark.parametrize("layer, forbidden", list(_contract_params()))
+def test_layer_contract(layer, forbidden):
+    assert any(_within(m, layer) for m in MODULES), f"no module in layer {layer}"
+    offences = layer_violations(layer, (forbidden,))
+    assert not offences, f"{layer} must not import {forbidden}:\n" + "\n".join(offences)
+
+
+def test_nothing_below_the_faces_imports_a_face():
+    offences = face_violations()
+    assert not offences, "modules below the faces import one:\n" + "\n".join(offences)
+
+
+def test_the_contract_checker_catches_planted_violations():
+    modules = {"dpaudit": None, "dpaudit.validation": None, "dpaudit.audit.run": None,
+               "dpaudit.backends.local": None, "dpaudit.report": None,
+               "dpaudit.report.html": None, "dpaudit.results.records": None,
+               "dpaudit.claims.certificates": None}
+    planted = {
+        "dpaudit.audit.run": [("dpaudit.backends.local", ["LocalBackend"], 3),
+                              ("dpaudit.results.records", ["CertificateRecord"], 4),
+                              ("numpy", [], 5)],
+        "dpaudit.report.html": [("dpaudit", ["validation"], 7),        # a module: fine
+                                ("dpaudit", ["audit_mechanism"], 8),   # the package face
+                                ("dpaudit.audit.run", [], 9)],         # import dpaudit.audit.run
+        "dpaudit.claims.certificates": [("proofs.framework", ["FORMAT"], 11)],
+    }
+    assert layer_violations("dpaudit.audit", CONTRACTS["dpaudit.audit"], planted, modules) == \
+        ["dpaudit.audit.run:3 imports dpaudit.backends.local"]
+    assert layer_violations("dpaudit.report", CONTRACTS["dpaudit.report"], planted, modules) == \
+        ["dpaudit.report.html:9 imports dpaudit.audit.run"]
+    assert layer_violations("dpaudit.claims", ("proofs",), planted, modules) == \
+        ["dpaudit.claims.certificates:11 imports proofs.framework"]
+    assert face_violations(planted, modules) == ["dpaudit.report.html:8 imports dpaudit"]
+    # the table's rows are checked on the real graph, so every row names real layers
+    assert all(any(_within(m, layer) for m in MODULES) for layer in CONTRACTS)
 
 
 def test_no_import_cycles_between_modules():

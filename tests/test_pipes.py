@@ -6,28 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from dpaudit.pipes import PipeSafeStream
-
-SUITE = """
-[suite]
-name = "piped"
-samples = 2000
-
-[[audit]]
-name = "laplace"
-mechanism = "laplace"
-
-[[audit]]
-name = "scale-bug"
-mechanism = "laplace-scale-epsilon"
-params = { epsilon = 0.5 }
-expect = "violation"
-"""
-
 
 def test_a_write_to_a_closed_pipe_is_dropped_not_raised():
     read_end, write_end = os.pipe()
@@ -43,9 +25,8 @@ def test_a_write_to_a_closed_pipe_is_dropped_not_raised():
 
 
 @pytest.mark.slow
-def test_run_piped_into_a_reader_that_leaves_still_writes_every_report(tmp_path):
-    suite = tmp_path / "piped.toml"
-    suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
+def test_run_piped_into_a_reader_that_leaves_still_writes_every_report(tiny_suite, tmp_path):
+    suite = tiny_suite
     out = tmp_path / "out"
     code = "import sys; from dpaudit.cli.commands import main; sys.exit(main())"
     proc = subprocess.Popen([sys.executable, "-c", code, "run", str(suite), "--out", str(out),

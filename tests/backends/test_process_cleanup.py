@@ -1,0 +1,74 @@
+"""No process outlives a stopped run (issue 17 item 3): after Ctrl-C, SIGTERM (what a CI
+timeout sends first) or SIGKILL of `dpaudit run`, its pool workers, the fork server and the
+resource tracker are all gone within seconds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from tests.support import alive, descendants
+
+SUITE = """
+[suite]
+name = "long"
+samples = 100000000
+
+[[audit]]
+name = "a"
+mechanism = "laplace"
+
+[[audit]]
+name = "b"
+mechanism = "geometric"
+
+[[audit]]
+name = "c"
+mechanism = "laplace"
+params = { epsilon = 2.0 }
+"""
+
+
+
+
+
+
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
+                         ids=["SIGINT", "SIGTERM", "SIGKILL"])
+def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig):
+    suite = tmp_path / "long.toml"
+    suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    code = "import sys; from dpaudit.cli.commands import main; sys.exit(main())"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "run", str(suite), "--out", str(tmp_path / "out"),
+         "--workers", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline, family = time.monotonic() + 60, set()
+        while time.monotonic() < deadline and len(family) < 4:  # tracker, server, 2 workers
+            time.sleep(0.2)
+            family |= descendants(proc.pid)
+        assert len(family) >= 4, f"the pool did not start: {family}"
+        time.sleep(1.0)  # the workers are sampling now
+        family |= descendants(proc.pid)
+        proc.send_signal(sig)
+        proc.wait(timeout=20)
+        deadline = time.monotonic() + 10
+        while alive(family) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not alive(family), f"left behind after {sig.name}: {sorted(alive(family))}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in alive(descendants(proc.pid)):
+            os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,123 @@
+"""Shared fixtures of the whole test tree, and the ``slow`` mark of the end-to-end folder.
+
+The layout mirrors the package (tests/suite/ ↔ dpaudit/suite/, tests/audit/ ↔ dpaudit/audit/,
+…); tests of top-level modules (api, pipes, processes, validation, the pytest plugin) and of
+the package's shape (test_architecture.py) sit at the top.  tests/end_to_end/ holds whole runs
+of shipped suites and of the README: every test there is ``slow`` (see
+:func:`pytest_collection_modifyitems`), so the inner loop ``pytest -m "not slow"`` skips them.
+
+Session fixtures are built once per pytest process and shared: a test must treat their files
+and objects as read-only (copy a suite file before editing it).
+
+* :func:`tiny_suite` — the smallest useful suite: a correct Laplace mechanism and a known-bad
+  one that is expected to be flagged (every expectation met, exit status 0);
+* :func:`shapes_suite` / :func:`shapes_run` — a small suite with a record of every shape
+  (a δ grid read off one test, a known-bad violation, a sweep, an RDP audit, an audit whose
+  pair is not neighbouring and so errors), and one :class:`~dpaudit.results.run.AuditRun` of it.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+#: a Laplace mechanism that keeps its promise and one with a published bug (scale ε instead
+#: of 1/ε); 2 audit points, 4 tests (black box + white box each), 2 certificates
+TINY_SUITE = """
+[suite]
+name = "tiny"
+samples = 2000
+seed = 3
+
+[[audit]]
+name = "fine"
+mechanism = "laplace"
+params = { epsilon = 1.0 }
+
+[[audit]]
+name = "bug"
+mechanism = "laplace-scale-epsilon"
+params = { epsilon = 0.5 }
+expect = "violation"
+"""
+
+#: one record of every shape results.json holds; the run's exit status is 2 (bad-pair errors)
+SHAPES_SUITE = """
+[suite]
+name = "roundtrip"
+samples = 3000
+seed = 3
+
+[[audit]]
+name = "laplace-grid"
+mechanism = "laplace"
+params = { epsilon = 1.0 }
+delta = [0.0, 0.001, 0.01]
+note = "three δ read off one test"
+
+[[audit]]
+name = "scale-bug"
+mechanism = "laplace-scale-epsilon"
+params = { epsilon = 0.5 }
+expect = "violation"
+
+[[audit]]
+name = "swept"
+mechanism = "laplace"
+sweep = { epsilon = [0.5, 2.0] }
+
+[[audit]]
+name = "gaussian-rdp"
+mechanism = "gaussian"
+alphas = [2.0, 8.0]
+
+[[audit]]
+name = "bad-pair"
+mechanism = "laplace"
+[[audit.pairs]]
+name = "too-far"
+d0 = [0.0]
+d1 = [5.0]
+"""
+
+#: folders whose every test runs whole suites (or the README) end to end
+END_TO_END = ("end_to_end",)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test under tests/end_to_end/ ``slow``; explicit marks elsewhere stay."""
+    here = Path(__file__).resolve().parent
+    folders = [here / name for name in END_TO_END]
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        if any(path.is_relative_to(folder) for folder in folders):
+            item.add_marker(pytest.mark.slow)
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    path.chmod(0o444)  # shared by every test of the session: read-only
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_suite(tmp_path_factory) -> Path:
+    """tiny.toml (:data:`TINY_SUITE`), alone in its folder; read-only."""
+    return _write(tmp_path_factory.mktemp("tiny-suite"), "tiny.toml", TINY_SUITE)
+
+
+@pytest.fixture(scope="session")
+def shapes_suite(tmp_path_factory) -> Path:
+    """roundtrip.toml (:data:`SHAPES_SUITE`), alone in its folder; read-only."""
+    return _write(tmp_path_factory.mktemp("shapes-suite"), "roundtrip.toml", SHAPES_SUITE)
+
+
+@pytest.fixture(scope="session")
+def shapes_run(shapes_suite):
+    """The :class:`~dpaudit.results.run.AuditRun` of :func:`shapes_suite` on one worker."""
+    from dpaudit.api import run_suites
+
+    return run_suites([str(shapes_suite)], workers=1)

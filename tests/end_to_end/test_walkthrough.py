@@ -1,0 +1,38 @@
+"""The README's "Audit your own mechanism" walkthrough, run as written (``dpaudit init``
+alone: tests/cli/test_scaffold.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support import REPO
+
+README = REPO / "README.md"
+
+
+def walkthrough_lines() -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- walkthrough:start -->\s*```sh\n(.*?)```\s*<!-- walkthrough:end -->",
+                      text, re.S)
+    assert block, "README.md lost its walkthrough block"
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_readme_walkthrough_runs_as_written(tmp_path):
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env.pop("PYTEST_ADDOPTS", None)
+    script = "set -euo pipefail\n" + "\n".join(walkthrough_lines()) + "\n"
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = tmp_path / "my-audit"
+    assert (out / "reports" / "results.json").is_file()
+    junit = (out / "junit.xml").read_text(encoding="utf-8")
+    assert junit.count("<testcase") == 2
+    assert 'failures="0"' in junit and 'errors="0"' in junit and "<failure" not in junit
+    assert "exit status 0" in done.stdout  # dpaudit check's last line

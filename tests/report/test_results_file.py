@@ -1,0 +1,141 @@
+"""results.json (dpaudit.report.results_file): the compact schema-3 file reads back to exactly
+the typed report it was written from, old schema-2 files stay readable, bad files give one
+clear line, and a write never leaves a half-written file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpaudit.report.json_report import build_report
+from dpaudit.report.results_file import (ResultsFileError, read_document,
+                                         read_report, results_document,
+                                         write_results)
+from tests.support import TEST_DATA
+
+DATA = TEST_DATA
+#: the last schema-2 results.json dpaudit wrote before schema 3 (reports/example at 8d90273)
+SCHEMA_2 = DATA / "results-schema2-classic.json"
+#: an early schema-2 file, before exact_verdict, detectable_epsilon & co. (reports/sgld then:
+#: swept audits, dense exact curves)
+EARLY_SCHEMA_2 = DATA / "results-schema2-sgld.json"
+
+@pytest.fixture(scope="module")
+def report(shapes_run):
+    """The typed report of the shared every-shape run (tests/conftest.py: SHAPES_SUITE)."""
+    return build_report(shapes_run, command="dpaudit run roundtrip.toml", exit_status=2)
+
+
+def test_schema_3_reads_back_to_exactly_the_report_it_was_written_from(report, tmp_path):
+    path = write_results(report, tmp_path / "results.json")
+    back = read_report(path)
+    assert [r.to_json() for r in back.records] == [r.to_json() for r in report.records]
+    assert back.run.outcomes == report.run.outcomes
+    assert [s.to_json() for s in back.run.suites] == [s.to_json() for s in report.run.suites]
+    assert back.summary.to_json() == report.summary.to_json()
+    assert back.provenance == report.provenance
+    assert back.run.curves == json.loads(json.dumps(report.curves_json()))
+    # writing what was read gives the same file
+    again = write_results(back, tmp_path / "again.json")
+    assert again.read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+
+
+def test_shared_items_are_written_once(report, tmp_path):
+    document = results_document(report)
+    assert document["schema"] == 3 and "audits" not in document
+    records = document["certificates"]
+    # the three δ of laplace-grid are read off one test: one test, one pair, one claim
+    grid = [r for r in records if document["points"][r["point"]]["audit"] == "laplace-grid"]
+    assert len(grid) == 3
+    assert len({r["certificate"]["test"] for r in grid}) == 1
+    assert len({r["pair"] for r in grid}) == 1 and len({r["claim"] for r in grid}) == 1
+    point = document["points"][grid[0]["point"]]
+    assert point["note"] == "three δ read off one test" and "note" not in grid[0]
+    # every dataset, pair, claim, event definition and test is written once and referred to
+    for table in ("datasets", "pairs", "claims", "events", "tests"):
+        dumped = [json.dumps(x, sort_keys=True) for x in document[table]]
+        assert len(set(dumped)) == len(dumped), table
+    assert all(isinstance(r["pair"], int) and isinstance(r["claim"], int) for r in records
+               if r["error"] is None)
+    certificates = [r[k] for r in records for k in ("certificate", "white_box_certificate")
+                    if r[k] is not None]
+    assert len(document["tests"]) < len(certificates)
+    text = write_results(document, tmp_path / "r.json").read_text(encoding="utf-8")
+    # one table row per line: a line-based diff of two runs lines up record by record
+    lines = text.splitlines()
+    assert len(lines) >= len(records) + len(document["tests"])
+
+
+def test_old_schema_2_files_stay_readable(tmp_path):
+    old = json.loads(SCHEMA_2.read_text(encoding="utf-8"))
+    assert old["schema"] == 2
+    back = read_report(SCHEMA_2)
+    assert [r.to_json() for r in back.records] == old["audits"]
+    assert back.summary.certificates == old["summary"]["certificates"]
+    assert back.summary.exit_status == old["summary"]["exit_status"]
+    assert [c.get("figure") for c in back.curves_json()] == [c.get("figure")
+                                                              for c in old["curves"]]
+    # and it converts: written as schema 3, it reads back to the same records
+    again = read_report(write_results(back, tmp_path / "results.json"))
+    assert [r.to_json() for r in again.records] == old["audits"]
+
+
+def test_an_early_schema_2_file_without_later_fields_is_readable():
+    old = json.loads(EARLY_SCHEMA_2.read_text(encoding="utf-8"))
+    back = read_report(EARLY_SCHEMA_2)
+    assert len(back.records) == len(old["audits"]) > 0
+    for record, row in zip(back.records, old["audits"]):
+        assert (record.audit, record.verdict, record.epsilon_lower_bound) == \
+            (row["audit"], row["verdict"], row["epsilon_lower_bound"])
+        assert record.detectable_epsilon is None  # not known then
+
+
+def test_a_schema_2_document_written_by_this_version_reads_the_same(report, tmp_path):
+    legacy = report.to_json()  # every record in full: the schema-2 layout
+    legacy["schema"] = 2
+    path = tmp_path / "legacy.json"
+    path.write_text(json.dumps(legacy), encoding="utf-8")
+    assert [r.to_json() for r in read_report(path).records] == \
+        [r.to_json() for r in report.records]
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (None, "cannot read the results file"),
+    ("{not json", "not JSON"),
+    ("[1, 2]", "not a dpaudit results.json"),
+    ('{"schema": 99}', "results schema 99 is not one this dpaudit reads"),
+])
+def test_bad_results_files_give_one_line_naming_the_file(tmp_path, content, fragment):
+    path = tmp_path / "results.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(ResultsFileError) as info:
+        read_report(path)
+    message = str(info.value)
+    assert fragment in message and str(path) in message and "\n" not in message
+
+
+def test_a_broken_reference_is_reported_not_a_traceback(report, tmp_path):
+    document = results_document(report)
+    document["certificates"][0]["pair"] = 999
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsFileError, match="inconsistent"):
+        read_document(path)
+    del document["certificates"][0]["verdict"]
+    document["certificates"][0]["pair"] = 0
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsFileError, match="malformed"):
+        read_report(path)
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(report, tmp_path):
+    path = write_results(report, tmp_path / "results.json")
+    before = path.read_text(encoding="utf-8")
+    document = results_document(report)
+    document["seconds"] = float("nan")  # JSON cannot hold it: the write must fail
+    with pytest.raises(ValueError):
+        write_results(document, path)
+    assert path.read_text(encoding="utf-8") == before
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
