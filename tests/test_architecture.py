@@ -19,12 +19,13 @@ whose layers import only downwards (an arrow: "may import")::
       ↓
     audit            plan → execute one task → run       report   renders results only,
       ↓                knows no backend, no renderer        ↓        knows no audit
-    results, suite   the run's typed hierarchy; TOML → Suite (neither imports the other)
-      ↓
-    distinguish, stats, exact → claims → mechanisms' contract
-                     the evidence and the claims: nothing of the pipeline above them, and
-                     claims nothing of proofs (the derivations check the claims, not the
-                     other way round)
+    results, suite   the run's typed hierarchy; TOML → Suite (neither imports the other);
+      ↓              check (``dpaudit check``) beside them, below the faces
+    distinguish, mechanisms
+      ↓              the evidence and the mechanisms: nothing of the pipeline above them
+    claims, stats, neighbours
+      ↓              claims nothing of proofs (the derivations check the claims, not the
+    exact            other way round); exact curves import nothing of dpaudit's layers
 
 A reader finds the layering in the table; an import that crosses it fails
 :func:`test_layer_contract` with the module and line of the offending statement, and a row
@@ -112,6 +113,9 @@ FACES = ("dpaudit", "dpaudit.cli", "dpaudit.api", "dpaudit.pytest_plugin")
 PIPELINE = ("dpaudit.suite", "dpaudit.audit", "dpaudit.results", "dpaudit.backends",
             "dpaudit.report")
 
+#: the layer above claims, stats and neighbours: the distinguishers and the mechanisms
+EVIDENCE = ("dpaudit.distinguish", "dpaudit.mechanisms")
+
 #: layer → the layers it must not import (a layer is a module and everything below it).
 #: Besides these rows, every module that is not a face must not import a face.
 CONTRACTS: dict[str, tuple[str, ...]] = {
@@ -123,12 +127,15 @@ CONTRACTS: dict[str, tuple[str, ...]] = {
                             "dpaudit.cli", "dpaudit.suite"),
     "dpaudit.suite":       ("dpaudit.audit", "dpaudit.backends", "dpaudit.report",
                             "dpaudit.cli", "dpaudit.results"),
-    "dpaudit.distinguish": PIPELINE,
-    "dpaudit.stats":       PIPELINE,
-    "dpaudit.exact":       PIPELINE,
-    "dpaudit.neighbours":  PIPELINE,
-    "dpaudit.mechanisms":  PIPELINE,
-    "dpaudit.claims":      PIPELINE + ("proofs", "dpaudit.proofs"),
+    "dpaudit.check":       PIPELINE,
+    "dpaudit.distinguish": PIPELINE + ("dpaudit.check",),
+    "dpaudit.mechanisms":  PIPELINE + ("dpaudit.check",),
+    "dpaudit.claims":      PIPELINE + ("dpaudit.check",) + EVIDENCE + ("proofs", "dpaudit.proofs"),
+    "dpaudit.stats":       PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",),
+    "dpaudit.neighbours":  PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",),
+    "dpaudit.exact":       PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",
+                                                                        "dpaudit.stats",
+                                                                        "dpaudit.neighbours"),
 }
 
 #: rows known to be broken today, each an xfail(strict=True): it turns into a failure (remove

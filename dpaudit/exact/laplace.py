@@ -25,7 +25,7 @@ So the pure ε is 2μ (basic composition is tight here).  The inverse solves
 (1 + w/4)e^{−w/2} = 1 − δ, i.e. w = −4 − 2·W₋₁(−2(1 − δ)e^{−2}) with W₋₁ the lower Lambert-W
 branch; it is computed by ``brentq`` on the expm1/log1p form (full precision for tiny δ) and
 the Lambert form is kept as a cross-check in the tests.  This derivation is checked against
-direct numerical integration and Monte Carlo in ``tests/test_exact_gaussian_discrete.py``.
+direct numerical integration and Monte Carlo in ``tests/exact/test_exact_gaussian_discrete.py``.
 """
 
 from __future__ import annotations

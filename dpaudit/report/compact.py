@@ -29,7 +29,7 @@ An RDP record's certificate holds ``{"alpha", "divergence", "event", "curve_cert
 estimator's shape is written as it is.
 
 :func:`expand_records` inverts :func:`compact_records` exactly: the expanded records equal the
-schema-2 records they came from, key for key (``tests/test_results_file.py`` checks this on a
+schema-2 records they came from, key for key (``tests/report/test_results_file.py`` checks this on a
 real run).
 """
 
