@@ -162,7 +162,12 @@ def test_a_worker_killed_mid_run_changes_no_number(tmp_path, cluster):
     os.kill(pids[victim], signal.SIGKILL)
     thread.join(timeout=120)
     assert not thread.is_alive(), "the run did not finish after a worker was killed"
-    assert victim not in client.scheduler_info(n_workers=-1)["workers"]  # it really died
+    # it really died: the scheduler drops it once its connection closes, which can come after
+    # the run finished (seen once on a loaded machine), so wait for that, boundedly
+    deadline = time.monotonic() + 30
+    while victim in client.scheduler_info(n_workers=-1)["workers"]:
+        assert time.monotonic() < deadline, f"the killed worker {victim} is still registered"
+        time.sleep(0.1)
     assert numbers(result["dask"].records) == numbers(local.records)
     assert result["dask"].records[0].error is None
 
