@@ -41,20 +41,12 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 import cloudpickle
 
-_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-_limits = None  # keeps the threadpoolctl limit alive for the worker's lifetime
-
-
 def _one_thread_per_worker() -> None:
-    """Pool initializer: one OpenMP/BLAS thread in this worker process."""
-    global _limits
-    for name in _THREAD_VARIABLES:
-        os.environ[name] = "1"  # for libraries loaded later in this worker
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # threadpoolctl comes with scikit-learn; without it, env vars only
-        return
-    _limits = threadpool_limits(limits=1)  # for libraries already loaded
+    """Pool initializer: one OpenMP/BLAS thread in this worker process
+    (:func:`dpaudit.threads.pin_process`)."""
+    from dpaudit.threads import pin_process
+
+    pin_process()
 
 
 #: how often a worker checks that the process that started its pool is still alive (seconds)

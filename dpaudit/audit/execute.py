@@ -6,9 +6,9 @@ pair and the task's memory, certifies the black-box curve
 (:func:`dpaudit.distinguish.lower_bound.estimate_privacy_curve_lower_bound`) and, when the task
 asks for it, the white-box likelihood-ratio curve on the seed + 1 stream, reads one
 certificate per δ and per α off them with the pair's exact ε where it is known, and adds the
-figure's curve data.  It never raises: a failure is the result's ``error``, with the numbers
-measured before it kept as evidence (never judged); warnings raised while auditing go into the
-result, not onto stderr.  Where a task runs — this process, a pool worker, a Dask worker — is
+figure's curve data, with one BLAS/OpenMP thread (:mod:`dpaudit.threads`).  It never raises:
+a failure is the result's ``error``, with the numbers measured before it kept as evidence
+(never judged); warnings raised while auditing go into the result, not onto stderr.  Where a task runs — this process, a pool worker, a Dask worker — is
 the backend's business (:mod:`dpaudit.backends`); no number depends on it.
 """
 
@@ -29,6 +29,7 @@ from dpaudit.distinguish.counting import EventCounter
 from dpaudit.mechanisms.capabilities import ExactRenyi
 from dpaudit.results.hierarchy import Certificate, TestResult
 from dpaudit.results.records import describe_exception
+from dpaudit.threads import one_numerical_thread
 
 
 @dataclass
@@ -69,7 +70,8 @@ def run_task(task: Task, counter: EventCounter | None = None) -> TestResult:
     start = time.perf_counter()
     curve, error = None, None
     # warnings raised while auditing go into the result, not onto stderr between progress lines
-    with warnings.catch_warnings(record=True) as caught:
+    # one BLAS/OpenMP thread, so that no number depends on where the task runs
+    with warnings.catch_warnings(record=True) as caught, one_numerical_thread():
         warnings.simplefilter("always")
         try:
             curve = _measure(task, measured, counter)

@@ -33,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from dpaudit import validation
+from dpaudit.threads import one_numerical_thread
 from dpaudit.check.blackbox import audit_delta, step_black_box
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
 from dpaudit.check.calibration_sets import check_calibration_on
@@ -273,7 +274,8 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
                                              blackbox_confidence)),
     ]
     for i, (name, fn) in enumerate(runs, start=1):
-        step = _timed(name, fn)
+        with one_numerical_thread():  # no number depends on the machine's threads
+            step = _timed(name, fn)
         result.steps.append(step)
         if on_step is not None:
             on_step(i, step)
