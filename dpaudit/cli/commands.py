@@ -115,8 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="scale samples: quick ×0.1, default ×1, deep ×10")
     add_backend_arguments(run, _int_at_least(1, "--workers"))
     run.add_argument("--oversubscribe", action="store_true",
-                     help="allow --workers above the number of cores (by default it is capped "
-                          "there: more processes only compete for the cores and memory)")
+                     help="allow --workers or --cluster local:N above the number of cores (by "
+                          "default they are capped there: more processes only compete for the "
+                          "cores and memory)")
     run.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
                      help="refuse (as an error) an audit whose estimated peak memory exceeds "
                           "SIZE, e.g. 16GB or 512MiB (default 4GiB; overrides [suite] "

@@ -114,7 +114,7 @@ def cmd_run(args, argv: list[str]) -> int:
     from dpaudit.audit.progress import make_progress
     from dpaudit.audit.run import run_audits
     from dpaudit.audit.select import SelectionError
-    from dpaudit.backends import BackendError, default_workers, make_backend
+    from dpaudit.backends import BackendError, default_workers, make_backend, parse_cluster
     from dpaudit.cli.reports import baseline_diff, results_path
     from dpaudit.report.results_file import ResultsFileError, read_report
     from dpaudit.results.options import RunOptions
@@ -137,6 +137,11 @@ def cmd_run(args, argv: list[str]) -> int:
         print(f"dpaudit: --workers {workers} is more than the {cores} core(s) available: using "
               f"{cores} (--oversubscribe to insist)", file=sys.stderr)
         workers = cores
+    cluster = args.cluster
+    if cluster is not None and parse_cluster(cluster) > cores and not args.oversubscribe:
+        print(f"dpaudit: --cluster {cluster} starts more workers than the {cores} core(s) "
+              f"available: using local:{cores} (--oversubscribe to insist)", file=sys.stderr)
+        cluster = f"local:{cores}"
 
     progress = make_progress(sys.stderr, quiet=args.quiet)
     out = Path(args.out)
@@ -156,7 +161,7 @@ def cmd_run(args, argv: list[str]) -> int:
     options = RunOptions(samples=args.samples, profile=args.profile, seed=args.seed,
                          only=tuple(args.only), memory_limit=args.memory_limit)
     try:
-        with sigterm_interrupts(), make_backend(scheduler=args.scheduler, cluster=args.cluster,
+        with sigterm_interrupts(), make_backend(scheduler=args.scheduler, cluster=cluster,
                                                 workers=workers) as backend:
             run = run_audits(paths, options, backend=backend, progress=progress,
                              on_suite_error=on_suite_error, on_suite_skipped=on_suite_skipped,

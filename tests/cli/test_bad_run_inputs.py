@@ -112,3 +112,30 @@ def test_workers_above_the_core_count_are_capped_unless_forced(tmp_path, capsys)
     assert main(["run", str(path), "--out", str(out), "--workers", str(cores + 5), "-q"]) == 0
     assert f"--workers {cores + 5} is more than the {cores} core(s)" in capsys.readouterr().err
     assert read_report(out / "results.json").run.workers == cores
+
+
+def test_a_local_cluster_above_the_core_count_is_capped_unless_forced(tmp_path, capsys,
+                                                                       monkeypatch):
+    """--cluster local:N starts N worker processes: above the cores it is capped like
+    --workers, and said (issue 27, item 7); the backend is stopped before it starts."""
+    import os
+
+    import dpaudit.backends as backends
+
+    asked = []
+
+    def make_backend(**kwargs):
+        asked.append(kwargs["cluster"])
+        raise backends.BackendError("stopped by the test before a cluster starts")
+
+    monkeypatch.setattr(backends, "make_backend", make_backend)
+    cores = len(os.sched_getaffinity(0))
+    path = suite(tmp_path, "a.toml", "a")
+    many = f"local:{cores + 14}"
+    assert main(["run", str(path), "--out", str(tmp_path / "o1"), "--cluster", many]) == 2
+    err = capsys.readouterr().err
+    assert f"--cluster {many} starts more workers than the {cores} core(s)" in err
+    assert asked == [f"local:{cores}"]
+    assert main(["run", str(path), "--out", str(tmp_path / "o2"), "--cluster", many,
+                 "--oversubscribe"]) == 2
+    assert asked[-1] == many and "starts more workers" not in capsys.readouterr().err
