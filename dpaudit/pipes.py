@@ -1,12 +1,13 @@
-"""Output that survives a closed pipe: ``dpaudit run audits/ 2>&1 | head -3`` must still run
-every audit and write every report.
+"""Output that survives a closed pipe or a closed stream: ``dpaudit run audits/ 2>&1 | head -3``,
+``dpaudit run audits/ >&-`` and ``… 2>&-`` must still run every audit and write every report.
 
 When the reader of stdout or stderr goes away (``head`` exits, a CI log collector dies), the
 next write raises :class:`BrokenPipeError`.  :class:`PipeSafeStream` wraps a text stream: the
 first broken-pipe write points the stream's file descriptor at ``/dev/null`` (so the
 interpreter's final flush cannot fail either) and every later write is dropped silently —
 what the user can no longer read is lost, nothing else is.  :func:`pipe_safe_output` installs
-the wrapper on ``sys.stdout`` and ``sys.stderr`` for the duration of a command.
+the wrapper on ``sys.stdout`` and ``sys.stderr`` for the duration of a command, and gives a
+stream that was closed when the process started (Python sets it to None) a ``/dev/null`` one.
 """
 
 from __future__ import annotations
@@ -54,15 +55,31 @@ class PipeSafeStream:
         return getattr(self._stream, name)
 
 
+def _open_stream(stream):
+    """``stream``, or — when the process started with that descriptor closed (``dpaudit run
+    >&-``, ``2>&-``: Python then sets ``sys.stdout``/``sys.stderr`` to None) — a text stream
+    to ``/dev/null``.  Opening it takes the lowest free descriptor, the closed one, so worker
+    processes started later inherit a valid descriptor too."""
+    if stream is not None:
+        return stream, False
+    return open(os.devnull, "w", encoding="utf-8"), True
+
+
 @contextlib.contextmanager
 def pipe_safe_output():
-    """Within the block, ``sys.stdout`` and ``sys.stderr`` are :class:`PipeSafeStream`s."""
+    """Within the block, ``sys.stdout`` and ``sys.stderr`` are :class:`PipeSafeStream`s; a
+    stream that was closed when the process started writes to ``/dev/null``."""
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = PipeSafeStream(saved[0]), PipeSafeStream(saved[1])
+    out, opened_out = _open_stream(saved[0])
+    err, opened_err = _open_stream(saved[1])
+    sys.stdout, sys.stderr = PipeSafeStream(out), PipeSafeStream(err)
     try:
         yield
     finally:
         sys.stdout, sys.stderr = saved
+        for stream, opened in ((out, opened_out), (err, opened_err)):
+            if opened:
+                stream.close()
 
 
 __all__ = ["PipeSafeStream", "pipe_safe_output"]
