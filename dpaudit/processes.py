@@ -53,17 +53,31 @@ def _one_thread_per_worker() -> None:
 WATCH_INTERVAL = 1.0
 
 
+def owner_gone(owner: int) -> bool:
+    """Whether process ``owner`` has ended: it no longer exists, its pid now belongs to another
+    user's process, or it is a *zombie* — dead, but not yet reaped by its own parent (a
+    SIGKILLed ``dpaudit run`` whose parent reads its pipes to EOF before waiting, as
+    ``subprocess.run(capture_output=True)`` and CI runners do).  ``os.kill(owner, 0)`` succeeds
+    on a zombie, so its state is read from ``/proc`` where there is one."""
+    try:
+        os.kill(owner, 0)
+    except (ProcessLookupError, PermissionError):  # gone, or the pid was reused
+        return True
+    try:
+        with open(f"/proc/{owner}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):  # no /proc (not Linux), or it ended just now
+        return False
+
+
 def _exit_when_gone(owner: int) -> None:
     """Worker thread: end this worker as soon as ``owner`` (the process that created the pool)
-    no longer exists — it was killed (SIGKILL, a CI timeout) and cannot collect results, so
-    the worker must not keep a core and hundreds of MB busy as an orphan."""
+    has ended (:func:`owner_gone`) — it was killed (SIGKILL, a CI timeout) and cannot collect
+    results, so the worker must not keep a core and hundreds of MB busy as an orphan (and the
+    fork server and the resource tracker, which last as long as a worker holds their pipes)."""
     while True:
         time.sleep(WATCH_INTERVAL)
-        try:
-            os.kill(owner, 0)
-        except ProcessLookupError:
-            os._exit(1)
-        except PermissionError:  # pid reused by another user's process: the owner is gone
+        if owner_gone(owner):
             os._exit(1)
 
 

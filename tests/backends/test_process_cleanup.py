@@ -43,9 +43,13 @@ params = { epsilon = 2.0 }
 
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
-                         ids=["SIGINT", "SIGTERM", "SIGKILL"])
-def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig):
+@pytest.mark.parametrize("sig, reaped", [(signal.SIGINT, True), (signal.SIGTERM, True),
+                                          (signal.SIGKILL, True), (signal.SIGKILL, False)],
+                         ids=["SIGINT", "SIGTERM", "SIGKILL", "SIGKILL-unreaped"])
+def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig, reaped):
+    """``reaped=False``: the killed run stays a zombie while its parent does not wait for it
+    (a parent that reads the run's pipes to EOF first, issue 27 item 2): its workers must
+    notice anyway, or that parent waits for ever."""
     suite = tmp_path / "long.toml"
     suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
     code = "import sys; from dpaudit.cli.commands import main; sys.exit(main())"
@@ -62,7 +66,8 @@ def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig):
         time.sleep(1.0)  # the workers are sampling now
         family |= descendants(proc.pid)
         proc.send_signal(sig)
-        proc.wait(timeout=20)
+        if reaped:
+            proc.wait(timeout=20)
         deadline = time.monotonic() + 10
         while alive(family) and time.monotonic() < deadline:
             time.sleep(0.2)
