@@ -30,6 +30,7 @@ regression turns an exit status of 0 into 1; 2 stays 2.  results.json's own
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -109,7 +110,31 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
 
 
 def cmd_run(args, argv: list[str]) -> int:
-    """Run the ``dpaudit run`` command for parsed ``args``; returns the exit status."""
+    """Run the ``dpaudit run`` command for parsed ``args``; returns the exit status.  The run
+    holds the lock of its ``--out`` directory from before its first write until after its
+    last (:mod:`dpaudit.cli.out_lock`)."""
+    from dpaudit.cli.out_lock import OutputBusy, OutputLock
+
+    created = not os.path.lexists(args.out)
+    try:
+        lock = OutputLock.acquire(args.out)
+    except OutputBusy as exc:
+        print(f"dpaudit: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"dpaudit: error: cannot write to {args.out}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    try:
+        with lock:
+            return _run_locked(args, argv)
+    finally:
+        if created:  # a run refused before it wrote anything leaves no directory behind
+            lock.remove_if_alone()
+
+
+def _run_locked(args, argv: list[str]) -> int:
+    """:func:`cmd_run` once the output directory is locked."""
     from dpaudit.audit.journal import JOURNAL_NAME, ResumeError
     from dpaudit.audit.progress import make_progress
     from dpaudit.audit.run import run_audits

@@ -139,3 +139,29 @@ def test_a_local_cluster_above_the_core_count_is_capped_unless_forced(tmp_path, 
     assert main(["run", str(path), "--out", str(tmp_path / "o2"), "--cluster", many,
                  "--oversubscribe"]) == 2
     assert asked[-1] == many and "starts more workers" not in capsys.readouterr().err
+
+
+def test_a_second_run_into_a_locked_output_directory_is_refused_before_it_writes(
+        tiny_suite, tmp_path, capsys):
+    """Two runs into one --out would interleave reports and truncate each other's journal
+    (issue 27, item 4): while one run holds DIR's lock, another is one line, exit 2, and
+    writes nothing there; once the lock is released the run goes ahead."""
+    import os
+
+    from dpaudit.cli.out_lock import LOCK_NAME, OutputLock
+
+    out = tmp_path / "out"
+    with OutputLock.acquire(out):
+        assert main(["run", str(tiny_suite), "--out", str(out), "--workers", "1", "-q"]) == 2
+        err = capsys.readouterr().err
+        assert f"another dpaudit run (pid {os.getpid()}) is writing to {out}" in err
+        assert "Traceback" not in err and sorted(os.listdir(out)) == [LOCK_NAME]
+    assert main(["run", str(tiny_suite), "--out", str(out), "--workers", "1", "-q"]) == 0
+    assert (out / "results.json").is_file()
+    # a planted symbolic link in place of the lock file is not followed
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / LOCK_NAME).symlink_to(tmp_path / "elsewhere")
+    assert main(["run", str(tiny_suite), "--out", str(planted), "--workers", "1", "-q"]) == 2
+    assert "cannot write to" in capsys.readouterr().err
+    assert not (tmp_path / "elsewhere").exists()
