@@ -4,10 +4,16 @@ JSON has no infinity: ``+∞``, ``−∞`` and NaN are written as the strings ``
 and ``"nan"``; numpy scalars become Python numbers, tuples and arrays become lists, dict keys
 become strings, and anything else becomes its ``str``.  Applying :func:`to_jsonable` twice
 gives the same value as applying it once.
+
+:func:`loads_json` is the one reader of JSON text for the files dpaudit reads back
+(results.json, the lines of a run journal): it refuses a document nested deeper than
+:data:`MAX_JSON_DEPTH` with one line (:class:`JsonNestingError`) instead of a
+``RecursionError`` from the parser or from whatever later walks the value.
 """
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -37,4 +43,55 @@ def to_jsonable(value):
     return str(value)
 
 
-__all__ = ["to_jsonable"]
+#: How deeply :func:`loads_json` lets arrays and objects nest (the outermost one is level 1).
+#: dpaudit writes at most 6 levels in a results.json (e.g. suites → record → pair → d0 as a
+#: list of rows) and 9 in a journal line (a test's curve); a dataset is a numpy array, which
+#: has at most 64 dimensions.  100 is well above all of that, and far below where Python's
+#: recursion limit (1000 frames, shared with the code that reads and renders the value) bites,
+#: so nothing that walks a value read back recursively — :func:`to_jsonable`, the records'
+#: ``from_json``, the renderers — can run out of stack on it.
+MAX_JSON_DEPTH = 100
+
+
+class JsonNestingError(ValueError):
+    """JSON text nested deeper than :data:`MAX_JSON_DEPTH` (a ``ValueError``, like the
+    ``json.JSONDecodeError`` of text that is not JSON)."""
+
+
+def json_depth(value) -> int:
+    """How deeply the arrays and objects of a decoded JSON ``value`` nest (0 for a scalar),
+    found without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in item if isinstance(child, (dict, list)))
+    return deepest
+
+
+def loads_json(text: str | bytes, max_depth: int = MAX_JSON_DEPTH):
+    """``json.loads(text)``, refusing nesting deeper than ``max_depth``.
+
+    Deeper text either makes the parser itself run out of recursion (from roughly 1000 levels
+    on), or parses and is then measured by :func:`json_depth`; both are the same one-line
+    :class:`JsonNestingError`.
+
+    Raises:
+      json.JSONDecodeError: not JSON.
+      JsonNestingError: nested deeper than ``max_depth``.
+    """
+    too_deep = f"nested deeper than {max_depth} levels (dpaudit writes fewer than 10)"
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise JsonNestingError(too_deep) from None
+    if json_depth(value) > max_depth:
+        raise JsonNestingError(too_deep)
+    return value
+
+
+__all__ = ["MAX_JSON_DEPTH", "JsonNestingError", "json_depth", "loads_json", "to_jsonable"]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dpaudit.audit.plan import Task
+from dpaudit.jsonable import loads_json
 from dpaudit.results.hierarchy import TestResult
 from dpaudit.results.options import RunOptions
 
@@ -206,7 +207,7 @@ def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, TestResult
         raise ResumeError(f"cannot read {path}: {exc.strerror or exc}") from None
     lines = data.split(b"\n")
     try:
-        header = json.loads(lines[0])
+        header = loads_json(lines[0])
         fingerprint = RunFingerprint.from_json(header["fingerprint"])
         if header.get("dpaudit_journal") != JOURNAL_FORMAT:
             raise ValueError(f"journal format {header.get('dpaudit_journal')!r}")
@@ -216,7 +217,7 @@ def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, TestResult
     valid = len(lines[0]) + 1
     for line in lines[1:-1]:  # the part after the last newline is never a whole entry
         try:
-            entry = json.loads(line)
+            entry = loads_json(line)  # JsonNestingError is a ValueError: damaged
             finished[str(entry["test"])] = TestResult.from_json(entry["result"])
         except (ValueError, KeyError, TypeError):
             break  # a damaged line: it and what follows are run again

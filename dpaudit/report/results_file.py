@@ -146,6 +146,7 @@ import json
 from pathlib import Path
 
 from dpaudit.atomic import write_text_atomic
+from dpaudit.jsonable import JsonNestingError, loads_json
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SCHEMA_VERSION, CertificateRecord, SuiteSummary
 from dpaudit.results.run import AuditRun, Incomplete
@@ -211,7 +212,8 @@ def read_document(path: str | Path) -> dict:
     schema-2 ``audits`` array (one :meth:`CertificateRecord.to_json` dict each).
 
     Raises:
-      ResultsFileError: unreadable file, not JSON, unknown schema, or a broken reference.
+      ResultsFileError: unreadable file, not JSON, nested deeper than
+        :data:`~dpaudit.jsonable.MAX_JSON_DEPTH`, unknown schema, or a broken reference.
     """
     path = Path(path)
     try:
@@ -220,10 +222,12 @@ def read_document(path: str | Path) -> dict:
         raise ResultsFileError(f"{path}: cannot read the results file: "
                                f"{getattr(exc, 'strerror', None) or exc}") from None
     try:
-        document = json.loads(text)
+        document = loads_json(text)
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column "
                                f"{exc.colno}); is it a results.json of dpaudit run?") from None
+    except JsonNestingError as exc:
+        raise ResultsFileError(f"{path}: {exc}; is it a results.json of dpaudit run?") from None
     if not isinstance(document, dict) or "schema" not in document:
         raise ResultsFileError(f"{path}: not a dpaudit results.json (no \"schema\" key)")
     schema = document["schema"]

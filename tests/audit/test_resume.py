@@ -128,6 +128,35 @@ def test_a_last_journal_line_cut_short_is_run_again(suite, tmp_path):
     assert len(finished) == len({(r.audit, r.sweep, r.pair_index) for r in resumed.records})
 
 
+def test_a_journal_line_nested_too_deeply_is_damaged_and_run_again(suite, tmp_path, capsys):
+    """A line nested deeper than MAX_JSON_DEPTH is a damaged line, like one cut short: whether
+    the JSON parser runs out of recursion on it (100 000 levels) or it parses and is a whole
+    entry but for a curve nested 200 levels deep (which the run would walk recursively)."""
+    out = tmp_path / "out"
+    journal = out / JOURNAL_NAME
+    with pytest.raises(RunInterrupted):
+        run_suites([suite], progress=StopAfter(2), journal=journal)
+    lines = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    header, entries = lines[0], lines[1:]
+    assert len(entries) == 2
+    deep_curve = json.loads(entries[1])
+    for _ in range(200):
+        deep_curve["result"]["curve"] = [deep_curve["result"]["curve"]]
+    full = records(run_suites([suite]))
+    for damaged in ("[" * 100_000 + "]" * 100_000 + "\n", json.dumps(deep_curve) + "\n"):
+        journal.write_text(header + entries[0] + damaged + entries[1], encoding="utf-8")
+        _, finished, valid = read_journal(journal)
+        assert len(finished) == 1 and valid == len((header + entries[0]).encode())
+        assert main(["run", str(suite), "--out", str(out), "--workers", "1", "-q",
+                     "--resume"]) == 0
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        assert without_timings(read_document(out / "results.json")["audits"]) == full
+    journal.write_text("[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(ResumeError, match="is not a dpaudit run journal \\(nested deeper"):
+        read_journal(journal)
+
+
 def test_a_journal_of_a_different_run_is_refused(suite, tmp_path):
     journal = tmp_path / JOURNAL_NAME
     with pytest.raises(RunInterrupted):

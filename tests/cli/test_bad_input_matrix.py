@@ -149,3 +149,53 @@ def test_a_bad_input_is_one_clear_line_and_the_good_suite_still_runs(row: Row, t
         assert "error" not in err
     if row.status == 2:
         assert document["summary"]["exit_status"] == 2
+
+
+# -- JSON that dpaudit reads back ----------------------------------------------------------------
+
+#: nesting dpaudit never writes (it writes fewer than 10 levels; MAX_JSON_DEPTH is 100): deep
+#: enough that the JSON parser itself runs out of recursion, and shallow enough that it parses
+#: and only a later walk over the value would
+DEEP = 100_000
+DEEP_RESULTS = [
+    pytest.param("[" * DEEP + "]" * DEEP, id="arrays 100000 deep"),
+    pytest.param('{"schema": 3, "suites": ' + "[" * DEEP + "]" * DEEP + "}",
+                 id="suites 100000 deep"),
+    pytest.param('{"schema": 3, "suites": ' + '{"a": ' * 500 + "0" + "}" * 500 + "}",
+                 id="objects 500 deep (parses)"),
+]
+
+
+@pytest.fixture(scope="module")
+def good_results(tmp_path_factory):
+    """results.json of the good suite."""
+    base = tmp_path_factory.mktemp("good")
+    (base / "good.toml").write_text(GOOD, encoding="utf-8")
+    assert main(["run", str(base / "good.toml"), "--out", str(base / "out"), "--workers", "1",
+                 "-q"]) == 0
+    return base / "out" / "results.json"
+
+
+@pytest.mark.parametrize("command", ["report", "diff old", "diff new", "run --baseline"])
+@pytest.mark.parametrize("content", DEEP_RESULTS)
+def test_a_deeply_nested_results_file_is_one_line_never_a_recursion_error(
+        command, content, good_results, tmp_path, capsys):
+    bad = tmp_path / "results.json"
+    bad.write_text(content, encoding="utf-8")
+    good = tmp_path / "good.toml"
+    good.write_text(GOOD, encoding="utf-8")
+    argv = {"report": ["report", str(bad), "--out", str(tmp_path / "report")],
+            "diff old": ["diff", str(bad), str(good_results)],
+            "diff new": ["diff", str(good_results), str(bad)],
+            "run --baseline": ["run", str(good), "--out", str(tmp_path / "out"),
+                               "--baseline", str(bad), "--workers", "1", "-q"]}[command]
+
+    status = main(argv)
+    err = capsys.readouterr().err
+
+    assert status == 2, err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert f"error: {'--baseline: ' if 'baseline' in command else ''}{bad}: nested deeper than " \
+           "100 levels" in err, err
+    assert not (tmp_path / "report").exists() and not (tmp_path / "out").exists()
+    assert main(["report", str(good_results), "--out", str(tmp_path / "again")]) == 0

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from dpaudit.jsonable import MAX_JSON_DEPTH, json_depth
 from dpaudit.report.json_report import build_report
 from dpaudit.report.results_file import (ResultsFileError, read_document,
                                          read_report, results_document,
@@ -139,3 +140,47 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(report, tmp_path):
         write_results(document, path)
     assert path.read_text(encoding="utf-8") == before
     assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+@pytest.mark.parametrize("content", [
+    pytest.param("[" * 100_000 + "]" * 100_000, id="the parser runs out of recursion"),
+    pytest.param('{"schema": 3, "suites": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                 id="a results document, the parser runs out of recursion"),
+    pytest.param('{"schema": 3, "suites": ' + "[" * 200 + "]" * 200 + "}",
+                 id="parses, then refused by its depth"),
+])
+def test_deeply_nested_json_is_one_line_naming_the_file(tmp_path, content):
+    path = tmp_path / "results.json"
+    path.write_text(content, encoding="utf-8")
+    for read in (read_document, read_report):
+        with pytest.raises(ResultsFileError) as info:
+            read(path)
+        message = str(info.value)
+        assert message.startswith(f"{path}: nested deeper than {MAX_JSON_DEPTH} levels")
+        assert "\n" not in message
+
+
+def nested(levels: int):
+    """A JSON value ``levels`` deep: ``[[…[0]…]]``."""
+    value = 0
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_a_real_results_file_reads_up_to_the_depth_limit_and_not_beyond(report, tmp_path):
+    """A value nested in a record's parameters, so the whole document is exactly at the limit
+    (read) or one level past it (refused) — a record whose later processing (records,
+    rendering) would otherwise walk it recursively."""
+    document = results_document(report)
+    base = 4  # the document, its "points", the point, its "parameters"
+    path = tmp_path / "results.json"
+    for levels, readable in ((MAX_JSON_DEPTH - base, True), (MAX_JSON_DEPTH - base + 1, False)):
+        document["points"][0]["parameters"]["deep"] = nested(levels)
+        assert json_depth(document) == base + levels
+        path.write_text(json.dumps(document), encoding="utf-8")
+        if readable:
+            assert read_report(path).records[0].parameters["deep"] == nested(levels)
+        else:
+            with pytest.raises(ResultsFileError, match="nested deeper than 100 levels"):
+                read_report(path)
