@@ -306,7 +306,14 @@ def _cmd_list(args) -> int:
 # -- dpaudit check ----------------------------------------------------------------------------
 
 def parse_params(items: list[str]) -> dict:
-    """``["k=v", …]`` → dict; each value parsed as JSON when it is valid JSON, else a string."""
+    """``["k=v", …]`` → dict; each value parsed as JSON when it is valid JSON, else a string.
+
+    Raises:
+      ValueError: not ``K=V``, a key given twice, or a value nested deeper than
+        :data:`dpaudit.jsonable.MAX_JSON_DEPTH`.
+    """
+    from dpaudit.jsonable import MAX_JSON_DEPTH, JsonNestingError, loads_json
+
     out = {}
     for item in items:
         key, sep, text = item.partition("=")
@@ -316,7 +323,10 @@ def parse_params(items: list[str]) -> dict:
         if key in out:
             raise ValueError(f"--params gives {key!r} twice")
         try:
-            out[key] = json.loads(text)
+            out[key] = loads_json(text)
+        except JsonNestingError:  # a value, not a stack overflow
+            raise ValueError(f"--params {key}: a value nested deeper than {MAX_JSON_DEPTH} "
+                             f"levels") from None
         except ValueError:
             out[key] = text
     return out

@@ -373,6 +373,11 @@ def test_parse_params():
     for bad in (["epsilon"], ["=1"], ["a=1", "a=2"]):
         with pytest.raises(ValueError):
             parse_params(bad)
+    # nested past the parser's recursion limit, or past dpaudit's: one line, no RecursionError
+    for depth in (101, 100_000):
+        with pytest.raises(ValueError, match="--params v: a value nested deeper than 100"):
+            parse_params(["v=" + "[" * depth + "]" * depth])
+    assert parse_params(["v=" + "[" * 100 + "]" * 100])["v"] is not None
 
 
 @pytest.mark.slow
