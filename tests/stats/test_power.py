@@ -136,8 +136,8 @@ EDGE_DELTAS = [0.0, 1e-300, 1e-12, 0.5, 1.0 - 1e-12]
 @pytest.mark.parametrize("claim", HUGE_CLAIMS)
 @pytest.mark.parametrize("n, k_den", [(2_000, 0), (2_000, 1_000), (10 ** 9, 1), (10 ** 6, 10 ** 6)])
 def test_a_claim_beyond_float_exp_is_undetectable_not_a_crash(claim, delta, n, k_den):
-    """ε_LB ≤ ln(1/p̂) < ln(n/ln 2) ≈ 21 at n = 10⁹, so no claim ≥ 709 can be exceeded: the
-    detectable ε is ∞ (never an OverflowError, never nan), and the power curve is 0."""
+    """A finite detectable ε is ln((P* − δ)/p̂) ≤ ln(1/p̂) < ln(n/ln 2) ≈ 21 at n = 10⁹, so at
+    a claim ≥ 709 it is ∞ (never an OverflowError, never nan), and the power curve is 0."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert detectable_epsilon(claim, samples=n, significance=1e-3, delta=delta,
