@@ -265,7 +265,11 @@ def tcdp_to_dp(rho: float, omega: float, delta: float) -> float:
     if delta == 0.0:
         return math.inf
     L = -math.log(delta)
-    if math.isinf(omega) or L <= (omega - 1.0) ** 2 * rho:
+    try:
+        boundary = (omega - 1.0) ** 2 * rho
+    except OverflowError:  # (ω − 1)² beyond a float: the boundary is ∞, as for ω = ∞
+        boundary = math.inf
+    if math.isinf(omega) or L <= boundary:
         return rho + 2.0 * math.sqrt(rho * L)
     return rho * omega + L / (omega - 1.0)
 

@@ -37,6 +37,8 @@ def gaussian_log_delta(eps: float, mu: float) -> float:
     a = mu / 2.0 - eps / mu
     b = -mu / 2.0 - eps / mu
     la = log_ndtr(a)
+    if la == -math.inf:  # 0 ≤ δ ≤ Φ(a) = 0 (a huge ε: ln Φ(a) ≈ −ε²/2μ² underflows)
+        return -math.inf
     lb = eps + log_ndtr(b)
     diff = lb - la  # < 0 for μ > 0
     if diff >= 0.0:  # only by round-off when δ is ~0 relative to Φ(a)

@@ -32,6 +32,11 @@ p̂·e^c + δ near 1, or too few samples for the significance).  Always > c, sin
 P* ≥ LCB(k*) > e^c·UCB + δ ≥ e^c·p̂ + δ; it decreases to c as n → ∞ for 0 < p̂ and
 e^c·p̂ + δ < 1.  No normal approximation is used anywhere: only exact binomial/beta quantiles.
 
+**Any claim.**  A claim c above ln(max float) ≈ 709.78 (∞ included) is never a crash: e^c·UCB
+is then formed in log space; and since a detectable ε is ln((P* − δ)/p̂) ≤ ln(1/p̂) < ln(n/ln 2)
+when finite, such a claim is out of reach of any sample size: its detectable ε is ∞ and its
+power curve 0.
+
 It is deterministic in (c, n, s, δ, k_den).  A certificate tests m kept events at once and
 certifies when any of them does, so :func:`certificate_detectable_epsilon` takes the smallest
 value over its events (each with its own denominator count; the same n, s and δ): a true ε
@@ -53,6 +58,23 @@ def denominator_base_rate(k_denominator: int, samples: int) -> float:
     if k_denominator <= 0:
         return -math.expm1(-math.log(2.0) / samples)
     return k_denominator / samples
+
+
+def _claim_threshold(claimed_epsilon: float, ucb: float, delta: float) -> float:
+    """e^c · UCB + δ, the probability the numerator's LCB must exceed; ∞ when e^c overflows a
+    float (c > ln(max float) ≈ 709.78) and the product is ≥ 1 (then nothing certifies).
+
+    Below the overflow point the value is computed exactly as written.  Above it the product
+    is formed in log space, e^(c + ln UCB), which is finite only when UCB < e^−c; callers
+    treat any threshold ≥ 1 as "no count certifies"."""
+    try:
+        scale = math.exp(claimed_epsilon)
+    except OverflowError:
+        if ucb <= 0.0:
+            return delta
+        log_product = claimed_epsilon + math.log(ucb)
+        return math.inf if log_product >= 0.0 else math.exp(log_product) + delta
+    return scale * ucb + delta
 
 
 def _certifying_count(threshold: float, samples: int, significance: float) -> int | None:
@@ -105,7 +127,7 @@ def detectable_epsilon(claimed_epsilon: float, *, samples: int, significance: fl
         return math.inf
     p_hat = denominator_base_rate(int(k_denominator), n)
     ucb = float(clopper_pearson_upper(int(k_denominator), n, significance))
-    threshold = math.exp(c) * ucb + delta
+    threshold = _claim_threshold(c, ucb, delta)
     if threshold >= 1.0:
         return math.inf
     k_star = _certifying_count(threshold, n, significance)
@@ -153,13 +175,14 @@ def certification_probability(true_epsilons, claimed_epsilon: float, *, samples:
     n, c = _validate(claimed_epsilon, samples, significance, delta, k_denominator)
     if math.isinf(c):
         return np.zeros_like(eps)
-    threshold = math.exp(c) * float(clopper_pearson_upper(int(k_denominator), n,
-                                                          significance)) + delta
+    threshold = _claim_threshold(c, float(clopper_pearson_upper(int(k_denominator), n,
+                                                                significance)), delta)
     k_star = None if threshold >= 1.0 else _certifying_count(threshold, n, significance)
     if k_star is None:
         return np.zeros_like(eps)
     p_hat = denominator_base_rate(int(k_denominator), n)
-    p_true = np.clip(np.exp(eps) * p_hat + delta, 0.0, 1.0)
+    with np.errstate(over="ignore"):  # e^ε beyond a float is ∞: probability 1 after the clip
+        p_true = np.clip(np.exp(eps) * p_hat + delta, 0.0, 1.0)
     from scipy import stats
 
     return stats.binom.sf(k_star - 1, n, p_true)

@@ -342,3 +342,27 @@ def test_compose_mechanism_claims_and_mixed_rdp():
 def test_bad_input_names_the_parameter(make, word):
     with pytest.raises(ValueError, match=word):
         make()
+
+
+# -- conversions at claims beyond what e^ε holds in a float (issue 27, item 1) ------------
+
+@pytest.mark.parametrize("delta", [1e-300, 1e-12, 0.5, 1.0 - 1e-12])
+@pytest.mark.parametrize("eps", [709.0, 710.0, 800.0, 1e6, math.inf])
+def test_conversions_at_huge_epsilon_are_exact_limits_not_overflows(eps, delta):
+    from dpaudit.claims.conversions import gdp_to_dp_delta, pure_dp_to_approx_dp, tcdp_to_dp
+
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # ε + ln(1 − δ(1 + e^−ε)): e^−ε underflows to 0, so ε + ln(1 − δ) (ε-DP needs a
+        # finite ε: ∞ is refused with a message, by design)
+        if math.isfinite(eps):
+            assert pure_dp_to_approx_dp(eps, delta) == eps + math.log1p(-delta)
+        # δ_μ(ε) of 1-GDP at a huge ε: 0 (ln δ ≈ −ε²/2), never nan
+        assert gdp_to_dp_delta(1.0, eps) == 0.0
+        assert gdp_to_dp_delta(1.0, 1e300) == 0.0
+        # (ρ, ω)-tCDP with (ω − 1)² beyond a float: the first branch, ρ + 2√(ρL)
+        rho = 1.0 if math.isinf(eps) else eps
+        L = -math.log(delta)
+        assert tcdp_to_dp(rho, 1e200, delta) == rho + 2.0 * math.sqrt(rho * L)
+        assert tcdp_to_dp(rho, 1e200, delta) == tcdp_to_dp(rho, math.inf, delta)

@@ -12,6 +12,7 @@ Every row runs at 2000 samples, in well under a second.
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
 
@@ -199,3 +200,69 @@ def test_a_deeply_nested_results_file_is_one_line_never_a_recursion_error(
            "100 levels" in err, err
     assert not (tmp_path / "report").exists() and not (tmp_path / "out").exists()
     assert main(["report", str(good_results), "--out", str(tmp_path / "again")]) == 0
+
+
+# -- claims beyond what e^ε holds in a float (issue 27, item 1) ---------------------------
+
+HUGE_CLAIMS = '''[suite]
+name = "huge"
+samples = 2000
+[[audit]]
+name = "laplace-800"
+mechanism = "laplace"
+params = { epsilon = 800.0 }
+[[audit]]
+name = "laplace-1e6"
+mechanism = "laplace"
+params = { epsilon = 1e6 }
+[[audit]]
+name = "gaussian-inf-at-0"
+mechanism = "gaussian"
+params = { epsilon = 1.0, delta = 1e-5 }
+delta = [0.0, 1e-5]
+'''
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_claims_beyond_float_exp_and_infinite_claims_are_audited(workers, tmp_path, capsys):
+    """ε = 800 and 10⁶ (e^ε overflows a float) and ε(0) = ∞ next to a finite ε(1e-5): every
+    certificate is consistent, its detectable ε is ∞ where no sample size could exceed the
+    claim and finite above the claim otherwise; exit 0 and a whole results.json."""
+    (tmp_path / "huge.toml").write_text(HUGE_CLAIMS, encoding="utf-8")
+    out = tmp_path / "out"
+    status = main(["run", str(tmp_path / "huge.toml"), "--out", str(out), "--workers", workers,
+                   "-q"])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "Traceback" not in err
+    document = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert document["summary"]["exit_status"] == 0
+    records = read_document(out / "results.json")["audits"]
+    got = {(r["audit"], r["delta"]): r for r in records}
+    assert sorted(got) == [("gaussian-inf-at-0", 0.0), ("gaussian-inf-at-0", 1e-5),
+                           ("laplace-1e6", 0.0), ("laplace-800", 0.0)]
+    assert all(r["verdict"] == "consistent" and r["error"] is None for r in records)
+    for key in [("laplace-800", 0.0), ("laplace-1e6", 0.0), ("gaussian-inf-at-0", 0.0)]:
+        assert float(got[key]["detectable_epsilon"]) == math.inf
+    assert float(got[("laplace-800", 0.0)]["claimed_epsilon"]) == 800.0
+    assert float(got[("gaussian-inf-at-0", 0.0)]["claimed_epsilon"]) == math.inf
+    finite = got[("gaussian-inf-at-0", 1e-5)]
+    assert 1.0 < float(finite["detectable_epsilon"]) < math.inf
+
+
+@pytest.mark.parametrize("epsilon", [709.0, 710.0, 800.0, 1e6])
+def test_the_python_api_audits_claims_beyond_float_exp(epsilon):
+    import numpy as np
+
+    from dpaudit.api import audit_mechanism, audit_sampler
+
+    def sampler(d, n, rng):
+        return float(d[0]) + rng.laplace(size=n)
+
+    for result in (
+            audit_sampler(sampler, claim={"notion": "pure-dp", "epsilon": epsilon},
+                          pairs=[([0.0], [1.0])], samples=2000),
+            audit_mechanism("laplace", params={"epsilon": epsilon}, samples=2000)):
+        assert result.verdict == "consistent"
+        assert all(r.verdict == "consistent" and r.detectable_epsilon == math.inf
+                   and not np.isnan(r.epsilon_lower_bound) for r in result.records)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -123,3 +124,65 @@ def test_certificate_power_curve_takes_the_best_event():
     curve = certificate_power_curve(cert, 1.0, [eps])
     assert curve[0] == pytest.approx(0.5, abs=1e-9)
     assert certificate_power_curve(None, 1.0, [1.0]) is None
+
+
+# -- claims beyond what e^ε holds in a float (issue 27, item 1) ---------------------------
+
+HUGE_CLAIMS = [709.0, 710.0, 800.0, 1e6, math.inf]
+EDGE_DELTAS = [0.0, 1e-300, 1e-12, 0.5, 1.0 - 1e-12]
+
+
+@pytest.mark.parametrize("delta", EDGE_DELTAS)
+@pytest.mark.parametrize("claim", HUGE_CLAIMS)
+@pytest.mark.parametrize("n, k_den", [(2_000, 0), (2_000, 1_000), (10 ** 9, 1), (10 ** 6, 10 ** 6)])
+def test_a_claim_beyond_float_exp_is_undetectable_not_a_crash(claim, delta, n, k_den):
+    """A finite detectable ε is ln((P* − δ)/p̂) ≤ ln(1/p̂) < ln(n/ln 2) ≈ 21 at n = 10⁹, so at
+    a claim ≥ 709 it is ∞ (never an OverflowError, never nan), and the power curve is 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert detectable_epsilon(claim, samples=n, significance=1e-3, delta=delta,
+                                  k_denominator=k_den) == math.inf
+        curve = certification_probability([0.0, 1.0, 709.0, 710.0, 1e6, math.inf], claim,
+                                          samples=n, significance=1e-3, delta=delta,
+                                          k_denominator=k_den)
+    assert curve.tolist() == [0.0] * 6
+
+
+@pytest.mark.parametrize("claim", HUGE_CLAIMS)
+def test_certificate_power_and_sample_size_at_huge_claims(claim):
+    cert = {"n_denominator": 2_000, "k_denominator": 3, "per_bound_significance": 1e-3,
+            "delta": 1e-6, "candidates": [{"n_denominator": 2_000, "k_denominator": 0}]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert certificate_detectable_epsilon(cert, claim) == math.inf
+        assert certificate_power_curve(cert, claim, [1.0, 1e6]).tolist() == [0.0, 0.0]
+        needed = samples_to_detect(1.1 * claim, claim, significance=1e-3, delta=1e-6,
+                                   rate=1e-3, start=2_000)
+    # no sample size brings a detectable ε of ∞ down to a finite target; ∞ ≤ ∞ at once
+    assert needed == (2_000 if math.isinf(claim) else None)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-12, 1.0 - 1e-12])
+def test_the_power_curve_at_huge_true_epsilons_is_one_without_overflow_warnings(delta):
+    """e^ε · p̂ + δ overflows to ∞ for a true ε > 709.78 and is clipped to probability 1."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        curve = certification_probability([709.0, 710.0, 800.0, 1e6, math.inf], 1.0,
+                                          samples=10 ** 5, significance=1e-3, delta=delta,
+                                          k_denominator=100)
+    expected = 0.0 if delta > 0.5 else 1.0  # δ ≈ 1: e·UCB + δ ≥ 1, no count certifies
+    assert curve.tolist() == [expected] * 5
+
+
+def test_finite_claims_keep_their_exact_values():
+    """The overflow guard leaves every finite case bit for bit as e^c · UCB + δ computes it."""
+    from dpaudit.stats.intervals import clopper_pearson_upper
+
+    for claim in (0.0, 0.1, 1.0, 5.0, 8.0):
+        for delta in (0.0, 1e-6):
+            n, k, s = 10 ** 6, 50, 1e-4
+            got = detectable_epsilon(claim, samples=n, significance=s, delta=delta,
+                                     k_denominator=k)
+            threshold = math.exp(claim) * float(clopper_pearson_upper(k, n, s)) + delta
+            assert (got == math.inf) == (threshold >= 1.0)
+            assert math.isfinite(got) and got > claim
