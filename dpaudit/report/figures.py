@@ -361,6 +361,7 @@ def matplotlib_available() -> bool:
     return True
 
 
-__all__ = ["FigurePathError", "Figures", "curve_figure", "figure_names", "figures_dir", "draw_curve", "draw_series", "draw_sweep",
+__all__ = ["FigurePathError", "Figures", "curve_figure", "draw_curve", "draw_series", "draw_sweep",
+           "figure_names", "figures_dir",
            "matplotlib_available", "save_png", "series_figure", "sweep_figure",
            "write_figures"]
