@@ -6,11 +6,17 @@ regressions (one line each), new and resolved violations and significant ε chan
 expectations newly met, audits added and removed as lists.  Rendering only: every number comes
 from the diff (this module takes the diff object and does not import its type, so
 :mod:`dpaudit.report.diff` can import it).
+
+Every line of the diff that holds names (a certificate's or audit point's "suite / audit
+[sweep] / pair @ δ=…", a regression, an error) is escaped whole with
+:func:`dpaudit.report.md_escape.md_text`: the names cannot inject HTML, links, emphasis or
+table cells (the sweep's brackets become ``\\[``, which renders as ``[``).
 """
 
 from __future__ import annotations
 
 from dpaudit.numbers import format_number
+from dpaudit.report.md_escape import md_code, md_text
 
 _MAX_LIST = 50  # longer lists are cut, with a "… and N more" line
 
@@ -20,7 +26,8 @@ def _num(value, digits: int = 4) -> str:
 
 
 def _cell(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text that holds names, as a table cell or list item: escaped."""
+    return md_text(text)
 
 
 def _bound(record) -> float | None:
@@ -29,8 +36,11 @@ def _bound(record) -> float | None:
 
 
 def _table(header: list[str], rows: list[list]) -> list[str]:
+    """A table; the first cell of each row (the certificate, with names) is escaped, the
+    others are numbers and verdicts."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows[:_MAX_LIST]]
+    lines += ["| " + " | ".join([_cell(row[0]), *map(str, row[1:])]) + " |"
+              for row in rows[:_MAX_LIST]]
     if len(rows) > _MAX_LIST:
         lines.append(f"\n… and {len(rows) - _MAX_LIST} more (see `dpaudit diff --format json`)")
     return lines + [""]
@@ -67,7 +77,7 @@ def render_diff_markdown(diff) -> str:
              f"{len(diff.newly_unmet)} newly unmet · {len(diff.newly_met)} newly met · "
              f"{len(diff.new_errors)} new error(s) · {len(diff.significant_changes)} "
              f"significant ε change(s) · {added} added · {removed} removed",
-             f"Old: `{_cell(diff.old_source)}` · new: `{_cell(diff.new_source)}`", ""]
+             f"Old: {md_code(diff.old_source)} · new: {md_code(diff.new_source)}", ""]
     if regressions:
         lines += ["### Regressions", ""] + _items(regressions)
     header = ["certificate", "claimed ε", "ε_LB before", "ε_LB now", "expected"]

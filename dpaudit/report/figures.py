@@ -240,39 +240,112 @@ class Figures:
         return list(self.series) + [None] * (len(series) - len(self.series))
 
 
+class FigurePathError(OSError):
+    """``figures/`` (or a directory it passes through) is a symbolic link that leads outside
+    the output directory: no figure is written through it."""
+
+
+def figures_dir(out_dir: str | Path) -> Path:
+    """``out_dir/figures``, after checking that it does not lead outside ``out_dir``.
+
+    Raises:
+      FigurePathError: ``figures`` is a symbolic link (or under one) whose target is outside
+        ``out_dir`` (a planted ``figures -> /elsewhere`` would otherwise be followed).
+    """
+    out_dir = Path(out_dir)
+    folder = out_dir / "figures"
+    root = out_dir.resolve()
+    target = folder.resolve()
+    if not target.is_relative_to(root):
+        raise FigurePathError(f"{folder} is a symbolic link to {target}, outside {out_dir}: "
+                              "not writing figures through it (remove the link)")
+    return folder
+
+
+def figure_names(keys: list[tuple[str, tuple]]) -> list[str]:
+    """A file name (``STEM.png``) for each figure, unique within the run.
+
+    ``keys`` holds, per figure, its readable stem (the slugs of its names joined by ``__``,
+    as the figures have always been named) and the exact names it was made from.  A stem
+    shared by no other figure — compared case-insensitively, since macOS and Windows disks
+    are — stays as it is: the shipped suites' figure names do not change, and a name that
+    loses characters to the slug but collides with nothing keeps its readable name.  Stems
+    that collide (``lap 1`` and ``lap/1``, ``ε=1`` and ``δ=1``, ``Lap`` and ``lap``, or
+    ``a__b``/``c`` and ``a``/``b__c``) each get ``-`` and 8 hex digits of the SHA-256 of their
+    exact names, so that which audit gets which name does not depend on the run's order;
+    figures whose names are exactly equal (two suite files with one suite name) are then told
+    apart by ``-2``, ``-3``… in the run's order.  Only collisions are hashed, not every lossy
+    slug, so that readable names stay readable wherever they are unambiguous.
+    """
+    import json
+
+    counts: dict[str, int] = {}
+    for stem, _ in keys:
+        counts[stem.casefold()] = counts.get(stem.casefold(), 0) + 1
+    names, used = [], set()
+    for stem, exact in keys:
+        if counts[stem.casefold()] > 1:
+            digest = hashlib.sha256(json.dumps(exact, ensure_ascii=False).encode("utf-8"))
+            stem = f"{stem}-{digest.hexdigest()[:8]}"
+        name, n = stem, 1
+        while name.casefold() in used:
+            n += 1
+            name = f"{stem}-{n}"
+        used.add(name.casefold())
+        names.append(name + ".png")
+    return names
+
+
+def _curve_key(curve: dict) -> tuple[str, tuple]:
+    exact = tuple(str(curve[k]) for k in ("suite", "audit", "pair"))
+    parts = [_slug(x) for x in exact]
+    if curve.get("kind") == "sweep":
+        return "__".join(parts + [f"delta-{curve['delta']:g}", "sweep"]), (
+            "sweep", *exact, str(curve.get("parameter")), repr(curve["delta"]))
+    sweep = curve.get("sweep")
+    if sweep:
+        parts.append(_slug(f"{sweep['parameter']}-{sweep['value']}"))
+        exact += (str(sweep["parameter"]), repr(sweep["value"]))
+    return "__".join(parts), ("curve", *exact)
+
+
 def write_figures(run: AuditRun, out_dir: str | Path,
                   on_figure: Callable[[], None] | None = None) -> Figures:
     """Draw every curve and series of ``run`` (an :class:`dpaudit.results.run.AuditRun`)
-    under ``out_dir/figures``.  Returns their paths (none without matplotlib).
-    ``on_figure`` is called once per curve and once per series (drawn or not), for progress."""
+    under ``out_dir/figures``, one file each (names from :func:`figure_names`).  Returns
+    their paths (none without matplotlib).  ``on_figure`` is called once per curve and once
+    per series (drawn or not), for progress.
+
+    Raises:
+      FigurePathError: ``out_dir/figures`` leads outside ``out_dir`` (:func:`figures_dir`);
+        nothing is drawn.
+    """
     if not matplotlib_available():
         return Figures()
     out_dir = Path(out_dir)
+    folder = figures_dir(out_dir)
+    curves = [to_jsonable(c) for c in run.curves]  # as results.json holds them: ∞ as "inf"
+    series_list = [to_jsonable(s) for s in run.series]
+    drawn = [s for s in series_list if not (s.get("error") or not s.get("y"))]
+    keys = [_curve_key(c) for c in curves] + [
+        ("__".join(_slug(s[k]) for k in ("suite", "name")) + "__series",
+         ("series", str(s["suite"]), str(s["name"]))) for s in drawn]
+    names = iter(figure_names(keys))
     written, curve_paths, series_paths = [], [], []
-    for curve in run.curves:
-        curve = to_jsonable(curve)  # what results.json holds: ∞ as "inf", no numpy scalars
-        parts = [_slug(curve[k]) for k in ("suite", "audit", "pair")]
-        if curve.get("kind") == "sweep":
-            name = "__".join(parts + [f"delta-{curve['delta']:g}", "sweep"]) + ".png"
-            path = draw_sweep(curve, out_dir / "figures" / name)
-        else:
-            sweep = curve.get("sweep")
-            if sweep:
-                parts.append(_slug(f"{sweep['parameter']}-{sweep['value']}"))
-            path = draw_curve(curve, out_dir / "figures" / ("__".join(parts) + ".png"))
+    for curve in curves:
+        draw = draw_sweep if curve.get("kind") == "sweep" else draw_curve
+        path = draw(curve, folder / next(names))
         curve_paths.append(str(path.relative_to(out_dir)))
         written.append(path)
         if on_figure:
             on_figure()
-    for series in run.series:
-        series = to_jsonable(series)
+    for series in series_list:
         if on_figure:
             on_figure()
         if series.get("error") or not series.get("y"):
             series_paths.append(None)
             continue
-        name = "__".join(_slug(series[k]) for k in ("suite", "name")) + "__series.png"
-        path = draw_series(series, out_dir / "figures" / name)
+        path = draw_series(series, folder / next(names))
         series_paths.append(str(path.relative_to(out_dir)))
         written.append(path)
     return Figures(curves=tuple(curve_paths), series=tuple(series_paths),
@@ -288,6 +361,7 @@ def matplotlib_available() -> bool:
     return True
 
 
-__all__ = ["Figures", "curve_figure", "draw_curve", "draw_series", "draw_sweep",
+__all__ = ["FigurePathError", "Figures", "curve_figure", "draw_curve", "draw_series", "draw_sweep",
+           "figure_names", "figures_dir",
            "matplotlib_available", "save_png", "series_figure", "sweep_figure",
            "write_figures"]

@@ -40,6 +40,7 @@ from dpaudit.atomic import write_text_atomic
 from dpaudit.numbers import format_number
 from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
 from dpaudit.report.json_report import RunReport
+from dpaudit.report.md_escape import md_code, md_text
 
 _COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
             "white-box ε_LB", "exact ε", "detectable ε", "verdict", "expected", "✓/✗")
@@ -50,7 +51,8 @@ def _num(value, digits: int = 4) -> str:
 
 
 def _cell(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """User-supplied text (a name, a message) as a table cell or list item: escaped."""
+    return md_text(text)
 
 
 def _samples_text(run) -> str:
@@ -62,15 +64,18 @@ def _samples_text(run) -> str:
     return f"{values[0]:,}–{values[-1]:,} per side"
 
 
+def _sweep(sweep) -> str:
+    return ("" if sweep is None else
+            f" [{md_text(sweep.parameter)}={md_text(_num(sweep.value))}]")
+
+
 def _point(suite, audit, sweep) -> str:
-    return f"`{suite}` / `{audit}`" + ("" if sweep is None else
-                                      f" [{sweep.parameter}={_num(sweep.value)}]")
+    return f"{md_code(suite)} / {md_code(audit)}" + _sweep(sweep)
 
 
 def _audit_label(point) -> str:
-    """The audit's name, with its swept value for a point of a swept audit."""
-    return point.audit + ("" if point.sweep is None else
-                          f" [{point.sweep.parameter}={_num(point.sweep.value)}]")
+    """The audit's name (escaped), with its swept value for a point of a swept audit."""
+    return md_text(point.audit) + _sweep(point.sweep)
 
 
 def _at(c) -> str:
@@ -115,7 +120,7 @@ def _header(report: RunReport) -> list[str]:
              + (f", {summary.suite_errors} malformed" if summary.suite_errors else "")
              + (f", {skipped} skipped" if skipped else "")
              + f" · exit status {summary.exit_status}")
-    only = ([f"Only audits matching {', '.join(f'`{p}`' for p in run.only)} (`--only`; "
+    only = ([f"Only audits matching {', '.join(md_code(p) for p in run.only)} (`--only`; "
              "families and seeds are those of the full suites)"]
             if getattr(run, "only", ()) else [])
     result = (f"{'✅' if ok else '❌'} {summary.audits_met}/{summary.audits} audits met their "
@@ -125,7 +130,8 @@ def _header(report: RunReport) -> list[str]:
                   f"{run.incomplete.tests_planned} tests finished ({run.incomplete.reason}; "
                   f"`dpaudit run … --resume` continues) · {result}")
     return [f"## {result}", "", facts,
-            f"`{prov.command}` · {prov.created} · dpaudit {prov.dpaudit_version} · "
+            f"{md_code(prov.command)} · {md_text(prov.created)} · "
+            f"dpaudit {prov.dpaudit_version} · "
             f"{_samples_text(run)} (profile {run.profile}) · {_where(run)} · "
             f"{run.seconds:.1f} s", *only, ""]
 
@@ -146,11 +152,12 @@ def _problems(report: RunReport) -> list[str]:
             best = max(found, default=None,
                        key=lambda tc: (tc[1].bound or 0.0) - (tc[1].claimed_epsilon or 0.0))
             evidence = ("" if best is None else
-                        f" (largest ε_LB − claim: pair `{best[0].pair_name}` {_at(best[1])}: "
+                        f" (largest ε_LB − claim: pair {md_code(best[0].pair_name)} "
+                        f"{_at(best[1])}: "
                         f"ε_LB {_num(best[1].bound)} vs claimed "
                         f"{_num(best[1].claimed_epsilon)})")
             lines.append(f"- {_point(point.suite, point.audit, point.sweep)} "
-                         f"({point.mechanism}): expected {point.expect}, got "
+                         f"({md_text(point.mechanism)}): expected {point.expect}, got "
                          f"{point.verdict}{evidence}")
         lines.append("")
     errors = list(dict.fromkeys(f"- {_cell(s.error)}" for s in report.run.suites if s.error))
@@ -181,7 +188,7 @@ def _warnings(points) -> list[str]:
         return []
     lines = ["### Warnings", ""]
     for message, audits in warned.items():
-        shown = ", ".join(f"`{a}`" for a in audits[:12])
+        shown = ", ".join(md_code(a) for a in audits[:12])
         more = f" and {len(audits) - 12} more" if len(audits) > 12 else ""
         lines.append(f"- {_cell(message)} — {shown}{more}")
     return lines + [""]
@@ -197,9 +204,10 @@ def _violations(report: RunReport) -> list[str]:
                   "|---|---|---|---|---|---|---|"]
         for point, test, c in violations:
             expected = f"{point.expect} {'✓' if point.met_expectation else '✗'}"
-            lines.append("| " + " | ".join(_cell(x) for x in (
-                _audit_label(point), test.pair_name or "—", _at(c), _num(c.claimed_epsilon),
-                _num(c.bound), _num(c.exact_epsilon), expected)) + " |")
+            lines.append("| " + " | ".join((
+                _audit_label(point), _cell(test.pair_name or "—"), _at(c),
+                _num(c.claimed_epsilon), _num(c.bound), _num(c.exact_epsilon), expected))
+                + " |")
         lines.append("")
     exact_only = report.summary.exact_only_violations
     if exact_only:
@@ -208,7 +216,7 @@ def _violations(report: RunReport) -> list[str]:
                   "rare to certify with these samples (only certified violations fail a run):",
                   ""]
         for e in exact_only:
-            lines.append(f"- {_point(e.suite, e.audit, e.sweep)} pair `{e.pair_name}` "
+            lines.append(f"- {_point(e.suite, e.audit, e.sweep)} pair {md_code(e.pair_name)} "
                          f"{_at(e)}: exact ε = {_num(e.exact_epsilon)} > claimed "
                          f"{_num(e.claimed_epsilon)}; certified ε_LB = "
                          f"{_num(e.epsilon_lower_bound)}")
@@ -223,7 +231,8 @@ def _defaults(report: RunReport) -> list[str]:
     if not entries:
         return []
     table = ["| audit | left at the mechanism's default |", "|---|---|",
-             *(f"| `{e.suite}` / `{e.audit}` | {_cell(e.text())} |" for e in entries), ""]
+             *(f"| {md_code(e.suite, table=True)} / {md_code(e.audit, table=True)} | "
+               f"{_cell(e.text())} |" for e in entries), ""]
     title = (f"Parameters left at their defaults ({len(entries)} "
              f"audit{'' if len(entries) == 1 else 's'}: not set in the suite file)")
     if len(entries) <= MAX_AUDIT_LINES:
@@ -237,13 +246,13 @@ def _full_table(report: RunReport) -> list[str]:
              f"audit points in {len(run.suites)} suite file(s))</summary>", ""]
     for s in run.suites:
         if s.error:
-            lines.append(f"- suite `{s.file}`: **malformed** (see Errors)")
+            lines.append(f"- suite {md_code(s.file)}: **malformed** (see Errors)")
         elif s.skipped:
-            lines.append(f"- suite `{s.file}`: skipped: {_cell(s.skipped)}")
+            lines.append(f"- suite {md_code(s.file)}: skipped: {_cell(s.skipped)}")
         else:
             tests = s.tests_run
             shares = ("" if tests == s.family_size else f"N = {s.family_size} shares, ")
-            lines.append(f"- suite `{s.file}` ({s.name}): family-wise confidence "
+            lines.append(f"- suite {md_code(s.file)} ({md_text(s.name)}): family-wise confidence "
                          f"{s.confidence:g} over {tests} tests ({shares}each at "
                          f"{s.per_certificate_confidence:.6g}), seed {s.seed}")
     lines.append("")
@@ -257,12 +266,13 @@ def _full_table(report: RunReport) -> list[str]:
                     verdict = "**violation**"
                 elif c.exact_verdict == "violation":
                     verdict = "consistent (exact ε > claim, not certifiable here)"
-                row = [_audit_label(point), point.mechanism, test.pair_name or "—", _at(c),
+                row = [_audit_label(point), _cell(point.mechanism),
+                       _cell(test.pair_name or "—"), _at(c),
                        _num(c.claimed_epsilon), _num(c.epsilon_lower_bound),
                        _num(c.white_box_epsilon_lower_bound), _num(c.exact_epsilon),
                        _num(c.detectable_epsilon), verdict, point.expect,
                        "✓" if point.met_expectation else "✗"]
-                lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
+                lines.append("| " + " | ".join(row) + " |")
         lines += ["", "ε_LB holds with the suite's family-wise confidence over its tests (one "
                   "test per curve certificate: audit × pair, black- or white-box); ✓/✗ is per "
                   "audit (an expected violation is met when any of the audit's pairs/δs "
@@ -279,32 +289,34 @@ def _figures_and_series(report: RunReport, out_dir) -> list[str]:
     if figures:
         lines += ["### Figures", ""]
         for c in figures:
-            what = (f" ε over {c['parameter']} at δ = {_num(c['delta'])}"
+            what = (f" ε over {md_text(c['parameter'])} at δ = {_num(c['delta'])}"
                     if c.get("kind") == "sweep" else "")
-            lines.append(f"- `{c['audit']}` / `{c['pair']}`{what}: "
-                         f"![{c['audit']}]({figure_link(c['figure'], out_dir)})")
+            lines.append(f"- {md_code(c['audit'])} / {md_code(c['pair'])}{what}: "
+                         f"![{md_text(c['audit'])}]({figure_link(c['figure'], out_dir)})")
         lines.append("")
     series = report.series_json()
     if series:
         lines += ["### Series (closed form, not certified)", ""]
         for sr in series:
-            head = f"- `{sr['name']}` ({sr['mechanism']}, {sr['quantity']} over {sr['parameter']})"
+            head = (f"- {md_code(sr['name'])} ({md_text(sr['mechanism'])}, "
+                    f"{md_text(sr['quantity'])} over {md_text(sr['parameter'])})")
             if sr.get("error"):
                 lines.append(f"{head}: **error** {_cell(sr['error'])}")
                 continue
             ys = [y for y in sr.get("y") or [] if isinstance(y, (int, float))]
             if ys:
                 peak = max(range(len(ys)), key=lambda i: ys[i])
-                head += (f": peak {_num(ys[peak])} at {sr['parameter']} = "
-                         f"{_num(sr['values'][peak])}")
+                head += (f": peak {_num(ys[peak])} at {md_text(sr['parameter'])} = "
+                         f"{md_text(_num(sr['values'][peak]))}")
             if sr.get("claimed_epsilon") is not None:
-                head += (f"; claim {sr['claim']['text'] if sr.get('claim') else ''} gives "
+                head += (f"; claim {md_text(sr['claim']['text']) if sr.get('claim') else ''} gives "
                          f"ε = {_num(sr['claimed_epsilon'])} at δ = {_num(sr['delta'])}")
             lines.append(head)
             for key, value in (sr.get("facts") or {}).items():
-                lines.append(f"  - {key}: {_num(value) if not isinstance(value, str) else value}")
+                lines.append(f"  - {md_text(key)}: "
+                             f"{md_text(_num(value) if not isinstance(value, str) else value)}")
             if sr.get("figure"):
-                lines.append(f"  ![{sr['name']}]({figure_link(sr['figure'], out_dir)})")
+                lines.append(f"  ![{md_text(sr['name'])}]({figure_link(sr['figure'], out_dir)})")
         lines.append("")
     return lines
 

@@ -51,3 +51,64 @@ def test_a_very_long_audit_name_still_gets_its_figure(tmp_path):
     assert len(figure.name) < 255
     curves = read_report(out / "results.json").curves_json()
     assert curves[0]["figure"] == f"figures/{figure.name}"
+
+
+ALIKE = """
+[suite]
+name = "alike"
+samples = 2000
+
+[[audit]]
+name = "{first}"
+mechanism = "gaussian"
+params = {{ epsilon = 1.0, delta = 1e-5 }}
+delta = [1e-6, 1e-3]
+
+[[audit]]
+name = "{second}"
+mechanism = "gaussian"
+params = {{ epsilon = 3.0, delta = 1e-5 }}
+delta = [1e-6, 1e-3]
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first, second", [("lap 1", "lap/1"), ("ε=1", "δ=1"),
+                                           ("Lap", "lap")])  # the last: case-insensitive disks
+def test_audit_names_that_slug_alike_get_a_figure_each(tmp_path, first, second):
+    suite = tmp_path / "alike.toml"
+    suite.write_text(textwrap.dedent(ALIKE.format(first=first, second=second)),
+                     encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["run", str(suite), "--out", str(out), "--workers", "1"]) == 0
+    curves = read_report(out / "results.json").curves_json()
+    assert [c["audit"] for c in curves] == [first, second]
+    paths = [c["figure"] for c in curves]
+    assert len({p.lower() for p in paths}) == 2, paths
+    assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(
+        p.removeprefix("figures/") for p in paths)
+    # each audit's figure is its own: the title drawn into it names its audit (ε = 1 vs 3)
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    for curve in curves:
+        line = next(x for x in summary.splitlines() if x.startswith(f"- `{curve['audit']}`"))
+        assert curve["figure"].replace(" ", "%20") in line
+
+
+@pytest.mark.slow
+def test_a_figures_symlink_leading_outside_out_is_refused(tmp_path, capsys):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "figures").symlink_to(outside, target_is_directory=True)
+    suite = tmp_path / "alike.toml"
+    suite.write_text(textwrap.dedent(ALIKE.format(first="a", second="b")), encoding="utf-8")
+    assert main(["run", str(suite), "--out", str(out), "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert list(outside.iterdir()) == []  # nothing written outside --out
+    (line,) = [x for x in err.splitlines() if "figures" in x and "error" in x]
+    assert "symbolic link" in line and "outside" in line
+    for name in ("results.json", "summary.md", "junit.xml", "report.html"):
+        assert (out / name).is_file(), name
+    assert [c.get("figure") for c in read_report(out / "results.json").curves_json()] == [
+        None, None]
