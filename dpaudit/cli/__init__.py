@@ -1,10 +1,12 @@
 """The command line, ``dpaudit``: one module per concern.
 
-* :mod:`dpaudit.cli.commands` — the argument parser and the commands (``list``, ``check``,
-  ``init``, ``explain``); the ``dpaudit`` console script is :func:`main`;
-* :mod:`dpaudit.cli.run` — ``dpaudit run``: builds one :class:`~dpaudit.results.options.
-  RunOptions` and the backend from the flags, runs, writes the reports;
+* :mod:`dpaudit.cli.commands` — the argument parser and the small commands (``list``,
+  ``prove``, ``init``); the ``dpaudit`` console script is :func:`main`;
+* :mod:`dpaudit.cli.run` — ``dpaudit run``: builds one
+  :class:`~dpaudit.results.options.RunOptions` and the backend from the flags, runs, writes
+  the reports, holding the output directory's lock (:mod:`dpaudit.cli.out_lock`);
 * :mod:`dpaudit.cli.reports` — ``dpaudit report`` and ``dpaudit diff``;
+* :mod:`dpaudit.cli.check` — ``dpaudit check``;
 * :mod:`dpaudit.cli.scaffold` — ``dpaudit init DIR``.
 """
 

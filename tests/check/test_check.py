@@ -20,7 +20,8 @@ from dpaudit.check.calibration import CalibrationError, check_calibration
 from dpaudit.check.greybox import format_pair, search_sensitivity
 from dpaudit.check.runner import (CheckSetupError, audit_delta, check_mechanism,
                                   load_mechanism, load_mechanism_class)
-from dpaudit.cli.commands import main, parse_params
+from dpaudit.cli.check import parse_params
+from dpaudit.cli.commands import main
 from dpaudit.claims import PureDP
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise
 from dpaudit.mechanisms.capabilities import CalibratedNoise, GreyBoxQuery, SearchableDatasets
