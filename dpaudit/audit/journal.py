@@ -7,14 +7,19 @@ holding the run's :class:`RunFingerprint`.  The journal therefore survives anyth
 the run, SIGKILL and a power cut included (a last line cut short is ignored).
 
 Resuming reads the journal back, refuses it when the fingerprint differs (another suite file,
-other options, another dpaudit: numbers would mix), and runs only the tests it does not hold.
+other options, another dpaudit, or other code behind a ``file.py:Class`` / ``module:Class``
+the suites name: numbers would mix), and runs only the tests it does not hold.  It trusts no
+entry as written: an entry whose digest does not match its content is damaged (it and the
+lines after it run again), and one whose result does not fit its planned task (seed, samples,
+pair, the δ and α of each certificate: :meth:`dpaudit.audit.plan.Task.matches`) runs again.
 Every test's seed is a function of its suite seed and its name alone
 (:func:`dpaudit.audit.plan.task_seed`) and the Bonferroni family of a suite is fixed by its
 plan, so a resumed run writes exactly the records an uninterrupted run writes (timings aside).
 
 Contract of the file (``.dpaudit-journal.jsonl`` in the output directory,
-:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 2, "fingerprint": {...}}``; every other
-line ``{"test": KEY, "result": TestResult.to_json()}`` with ``KEY`` = :func:`test_key` of the task.  The run that completes removes the journal.
+:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 3, "fingerprint": {...}}``; every other
+line ``{"test": KEY, "result": TestResult.to_json(), "sha256": entry_digest(KEY, result)}``
+with ``KEY`` = :func:`test_key` of the task.  The run that completes removes the journal.
 """
 
 from __future__ import annotations
@@ -32,9 +37,10 @@ from dpaudit.results.options import RunOptions
 
 #: the journal's file name inside a run's output directory
 JOURNAL_NAME = ".dpaudit-journal.jsonl"
-#: 2: an entry holds the test's result (:meth:`~dpaudit.results.hierarchy.TestResult.to_json`);
-#: 1 held its flat records (a journal of format 1 is refused as another run's)
-JOURNAL_FORMAT = 2
+#: 3: an entry holds the test's result (:meth:`~dpaudit.results.hierarchy.TestResult.to_json`)
+#: and its digest (:func:`entry_digest`), the fingerprint the suites' code; a journal of an
+#: earlier format is refused as another run's
+JOURNAL_FORMAT = 3
 
 
 class ResumeError(ValueError):
@@ -71,6 +77,39 @@ def file_digest(path: str) -> str:
         return "unreadable"
 
 
+def code_digests(suites) -> tuple[tuple[str, str], ...]:
+    """(file, SHA-256) of every code file the audits of ``suites`` name, sorted: the file of a
+    ``file.py:Attr`` reference (relative to its suite), the module file of a
+    ``package.module:Attr`` one (found without importing it again); registered mechanisms are
+    dpaudit's own code, covered by the version.  The code a named file imports is not
+    followed: name the module you change, or change the suite."""
+    import importlib.util
+
+    from dpaudit.mechanisms.references import is_file_reference, is_reference, split_reference
+
+    found: dict[str, str] = {}
+    for suite in suites:
+        for audit in suite.audits:
+            target = audit.target
+            reference = getattr(target, "reference", None)
+            if not is_reference(reference) or getattr(target, "obj", None) is not None:
+                continue
+            try:
+                left, _ = split_reference(reference)
+                if is_file_reference(left):
+                    path = Path(left)
+                    if not path.is_absolute():
+                        path = Path(target.base_dir or Path.cwd()) / path
+                    origin = str(path.resolve())
+                else:
+                    spec = importlib.util.find_spec(left)
+                    origin = getattr(spec, "origin", None) or f"module {left}"
+            except (ValueError, ImportError, OSError):
+                origin = f"reference {reference}"  # the run itself reports why it fails
+            found[origin] = file_digest(origin) if Path(origin).is_file() else "not a file"
+    return tuple(sorted(found.items()))
+
+
 @dataclass(frozen=True)
 class RunFingerprint:
     """What determines a run's numbers: the suite files (path and SHA-256 of their bytes),
@@ -83,6 +122,10 @@ class RunFingerprint:
     profile: str
     seed: int | None
     only: tuple[str, ...]
+    #: (file, sha256) of every code file the suites name (``my_mech.py:Class``,
+    #: ``package.module:Class``, ``sampler = "file.py:fn"``): known once the suites are
+    #: loaded (:func:`code_digests`), so :meth:`RunJournal.check_code` compares it then
+    code: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, paths, options: RunOptions) -> "RunFingerprint":
@@ -95,13 +138,22 @@ class RunFingerprint:
     def to_json(self) -> dict:
         return {"dpaudit_version": self.dpaudit_version,
                 "suites": [list(s) for s in self.suites], "samples": self.samples,
-                "profile": self.profile, "seed": self.seed, "only": list(self.only)}
+                "profile": self.profile, "seed": self.seed, "only": list(self.only),
+                "code": [list(c) for c in self.code]}
 
     @classmethod
     def from_json(cls, data: dict) -> "RunFingerprint":
         return cls(str(data["dpaudit_version"]),
                    tuple((str(p), str(h)) for p, h in data["suites"]), data["samples"],
-                   str(data["profile"]), data["seed"], tuple(data["only"]))
+                   str(data["profile"]), data["seed"], tuple(data["only"]),
+                   tuple((str(p), str(h)) for p, h in data.get("code", ())))
+
+    def code_differences(self, earlier: "RunFingerprint") -> list[str]:
+        """What differs in the suites' code from ``earlier`` (the interrupted run)."""
+        before, now = dict(earlier.code), dict(self.code)
+        return ([f"{p} is new code the suites name" for p in now if p not in before]
+                + [f"{p} is no longer named by the suites" for p in before if p not in now]
+                + [f"{p} changed" for p in now if p in before and now[p] != before[p]])
 
     def differences(self, earlier: "RunFingerprint") -> list[str]:
         """What differs from ``earlier`` (the interrupted run), one phrase each."""
@@ -124,10 +176,12 @@ class RunJournal:
 
     Use :meth:`start` for a new run, :meth:`resume` to continue an interrupted one."""
 
-    def __init__(self, path: Path, handle, finished: dict[str, TestResult]):
+    def __init__(self, path: Path, handle, finished: dict[str, TestResult],
+                 fingerprint: RunFingerprint):
         self.path = path
         self._handle = handle
         self.finished = finished
+        self.fingerprint = fingerprint
 
     @classmethod
     def start(cls, path: str | Path, fingerprint: RunFingerprint) -> "RunJournal":
@@ -140,7 +194,7 @@ class RunJournal:
         if path.is_symlink():
             path.unlink()  # never write through a planted link
         handle = open(path, "w", encoding="utf-8")
-        journal = cls(path, handle, {})
+        journal = cls(path, handle, {}, fingerprint)
         journal._write({"dpaudit_journal": JOURNAL_FORMAT,
                         "fingerprint": fingerprint.to_json()})
         return journal
@@ -163,13 +217,27 @@ class RunJournal:
         handle = open(path, "r+", encoding="utf-8")
         handle.seek(valid_bytes)
         handle.truncate()  # drop a last line that a kill cut short
-        return cls(path, handle, finished)
+        return cls(path, handle, finished, earlier)
+
+    def check_code(self, code: tuple[tuple[str, str], ...]) -> None:
+        """Refuse to continue when the code the suites name (:func:`code_digests`) is not the
+        code of the interrupted run: its numbers would mix two samplers.
+
+        Raises:
+          ResumeError: the code differs (the message lists how)."""
+        changed = RunFingerprint("", (), None, "", None, (), code).code_differences(
+            self.fingerprint)
+        if changed:
+            raise ResumeError(f"cannot resume the run journalled in {self.path}: "
+                              f"{'; '.join(changed)} since it was interrupted; run without "
+                              f"--resume to start again")
 
     def add(self, task: Task, result: TestResult) -> None:
         """Journal a finished test (flushed and synced before returning)."""
         key = test_key(task)
         self.finished[key] = result
-        self._write({"test": key, "result": result.to_json()})
+        payload = result.to_json()
+        self._write({"test": key, "result": payload, "sha256": entry_digest(key, payload)})
 
     def _write(self, entry: dict) -> None:
         self._handle.write(json.dumps(entry, ensure_ascii=False, default=_plain) + "\n")
@@ -190,6 +258,14 @@ def _plain(value):
     from dpaudit.jsonable import to_jsonable
 
     return to_jsonable(value)
+
+
+def entry_digest(key: str, payload: dict) -> str:
+    """SHA-256 of a journal entry's test key and result, as canonical JSON: an entry whose
+    line was edited or damaged in a way that still parses no longer matches it."""
+    text = json.dumps([key, payload], sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False, default=_plain)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, TestResult], int]:
@@ -218,6 +294,8 @@ def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, TestResult
     for line in lines[1:-1]:  # the part after the last newline is never a whole entry
         try:
             entry = loads_json(line)  # JsonNestingError is a ValueError: damaged
+            if entry["sha256"] != entry_digest(entry["test"], entry["result"]):
+                raise ValueError("the entry does not match its digest")
             finished[str(entry["test"])] = TestResult.from_json(entry["result"])
         except (ValueError, KeyError, TypeError):
             break  # a damaged line: it and what follows are run again

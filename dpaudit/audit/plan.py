@@ -127,6 +127,15 @@ class Task:
         return ([("dp", d, None) for d in self.deltas]
                 + [("rdp", None, a) for a in self.alphas])
 
+    def matches(self, result: TestResult) -> bool:
+        """Whether ``result`` can be this task's: the same pair (index and name), seed and
+        samples, and one certificate per (notion, δ, α) of :meth:`grid`, in order (a journal
+        entry that does not is run again)."""
+        return (result.pair_index == self.pair_index and result.seed == self.seed
+                and result.samples == self.samples
+                and result.pair_name == getattr(self.pair, "name", None)
+                and [(c.notion, c.delta, c.alpha) for c in result.certificates] == self.grid())
+
     def result(self, *, error: str, seconds: float = 0.0, warnings=()) -> TestResult:
         """The result of this test when it could not run (a worker died, the run stopped
         before it): every certificate an ``error`` with ``error`` as the reason."""

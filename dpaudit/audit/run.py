@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from dpaudit.audit.journal import RunFingerprint, RunJournal, test_key
+from dpaudit.audit.journal import RunFingerprint, RunJournal, code_digests, test_key
 from dpaudit.audit.plan import Task, plan_jobs, plan_suite
 from dpaudit.audit.progress import RunCounts, RunProgress, as_run_progress
 from dpaudit.audit.select import AuditFilter
@@ -97,9 +97,13 @@ def run_audits(paths: Iterable[str], options: RunOptions, *, backend,
         suites, loaded, tasks, all_points = _plan(paths, options, selection, reporter,
                                                   on_suite_error, on_suite_skipped)
         jobs = plan_jobs(loaded, tasks)
-        if journal is not None and book is None:
-            # created once planning succeeded: a run refused before it starts writes nothing
-            book = RunJournal.start(journal, fingerprint)
+        if journal is not None:
+            fingerprint = dataclasses.replace(fingerprint, code=code_digests(loaded))
+            if book is not None:  # the code the suites name, now that they are loaded
+                book.check_code(fingerprint.code)
+            else:
+                # created once planning succeeded: a run refused before it starts writes nothing
+                book = RunJournal.start(journal, fingerprint)
         run = AuditRun(suites=suites, options=options, workers=max(1, backend.workers),
                        backend=backend.describe())
         return _execute(run, tasks, jobs, backend, reporter, book, on_started, start,
@@ -171,9 +175,11 @@ def _execute(run: AuditRun, tasks: list[Task], jobs: list, backend, reporter: Ru
              book: RunJournal | None, on_started, start: float, all_points: int,
              suites: int) -> AuditRun:
     """Run the tests the journal does not hold and the jobs; the judged run."""
+    # a journalled result counts only if it fits its planned task; anything else runs again
     done: dict[str, TestResult] = ({} if book is None else
                                    {test_key(t): book.finished[test_key(t)] for t in tasks
-                                    if test_key(t) in book.finished})
+                                    if test_key(t) in book.finished
+                                    and t.matches(book.finished[test_key(t)])})
     remaining = [t for t in tasks if test_key(t) not in done]
     reporter.started(RunCounts(
         suites=suites, audit_points=len({t.point.key for t in tasks}),

@@ -261,3 +261,42 @@ def test_a_killed_run_leaves_reports_that_say_so_and_resumes(tmp_path):
     assert re.search(r"resuming: [2-8] of the certificates were finished", err), err
     full = run_suites([suite])
     assert without_timings(read_document(out / "results.json")["audits"]) == records(full)
+
+
+def test_resume_refuses_a_journal_when_the_code_the_suite_names_changed(tmp_path):
+    """Only the TOML used to be fingerprinted: a sampler edited to leak between the interrupt
+    and --resume mixed two samplers' numbers in a 'complete' run (issue 27, item 3)."""
+    path = slow_suite(tmp_path, audits=3)
+    journal = tmp_path / "out" / JOURNAL_NAME
+    with pytest.raises(RunInterrupted):
+        run_suites([path], progress=StopAfter(1), journal=journal)
+    (tmp_path / "slow.py").write_text(SLOW_SAMPLER.replace("1.0, size=n", "0.01, size=n"),
+                                      encoding="utf-8")
+    sampler = (tmp_path / "slow.py").resolve()
+    with pytest.raises(ResumeError, match=f"{re.escape(str(sampler))} changed since it was "
+                                          f"interrupted"):
+        run_suites([path], journal=journal, resume=True)
+
+
+@pytest.mark.parametrize("tamper", ["edited bound", "emptied result"])
+def test_a_journal_entry_is_not_trusted_as_written(suite, tmp_path, tamper):
+    """An entry whose ε_LB was edited (its digest no longer matches) or whose certificates
+    were emptied (digest recomputed: it no longer fits its planned task) runs again: the
+    resumed run gives the uninterrupted run's records, never a dropped audit or an edited
+    number (issue 27, item 3)."""
+    from dpaudit.audit.journal import entry_digest
+
+    journal = tmp_path / JOURNAL_NAME
+    with pytest.raises(RunInterrupted):
+        run_suites([suite], progress=StopAfter(2), journal=journal)
+    header, first, *rest = journal.read_text(encoding="utf-8").splitlines(keepends=True)
+    entry = json.loads(first)
+    if tamper == "edited bound":
+        entry["result"]["certificates"][0]["epsilon_lower_bound"] = 42.0
+    else:
+        entry["result"]["certificates"] = []
+        entry["sha256"] = entry_digest(entry["test"], entry["result"])
+    journal.write_text(header + json.dumps(entry) + "\n" + "".join(rest), encoding="utf-8")
+    resumed = run_suites([suite], journal=journal, resume=True)
+    assert records(resumed) == records(run_suites([suite]))
+    assert all(r.epsilon_lower_bound != 42.0 for r in resumed.records)
