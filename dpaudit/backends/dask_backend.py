@@ -32,6 +32,9 @@
 from __future__ import annotations
 
 import logging
+import socket
+import struct
+import time
 import uuid
 import warnings
 
@@ -44,6 +47,8 @@ from dpaudit.backends.dask_counter import DaskCounter
 from dpaudit.processes import call_pickled
 
 INSTALL_HINT = "pip install 'dpaudit[dask]'"
+_ADDRESS_HINT = "(is it the scheduler's address, e.g. tcp://HOST:8786, not the dashboard's?)"
+_HANDSHAKE_LIMIT = 1 << 20  # a Dask handshake is ~100 bytes; "HTTP/1.1" read as one: 3 EiB
 
 
 def _import_distributed():
@@ -61,6 +66,94 @@ def _payload(fn, *args) -> bytes:
     except Exception as exc:
         raise BackendError(f"cannot send {getattr(fn, '__name__', fn)!r} to the Dask cluster: "
                            f"{type(exc).__name__}: {exc}") from None
+
+
+def _recv_exactly(sock: socket.socket, n: int, deadline: float) -> bytes:
+    data = b""
+    while len(data) < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no Dask handshake within the timeout")
+        sock.settimeout(left)
+        try:
+            chunk = sock.recv(n - len(data))
+        except socket.timeout:
+            raise TimeoutError("no Dask handshake within the timeout") from None
+        if not chunk:
+            raise ConnectionError("the connection was closed before a Dask handshake")
+        data += chunk
+    return data
+
+
+def _probe(address: str, deadline: float) -> None:
+    """Check that a Dask server answers at a ``tcp://`` ``address`` before ``deadline``.
+
+    A Dask server speaks first: on connection it sends its handshake, one message framed as
+    Dask's TCP comm frames every message (an 8-byte length, then frames of msgpack).  Read it
+    with a size limit and decode it with Dask's own protocol; then answer with this side's
+    handshake (so the scheduler sees an ordinary client hang up) and close.  Dask's own
+    ``connect`` bounds only the TCP connect: an HTTP server (the dashboard) waits for a request
+    while Dask waits for a handshake, forever, and a server that answers anything else has its
+    first 8 bytes read as a length and allocated.  Other schemes (tls, inproc, ucx) are left
+    to Dask.
+
+    Raises:
+      OSError, TimeoutError: nothing answers, or not a Dask server (the reason in the message).
+    """
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.protocol import dumps, loads
+    from distributed.protocol.utils import pack_frames, unpack_frames
+
+    scheme, location = parse_address(address)
+    if scheme != "tcp":
+        return
+    host, port = parse_host_port(location)
+    left = deadline - time.monotonic()
+    try:
+        sock = socket.create_connection((host, port), timeout=max(left, 0.01))
+    except socket.timeout:
+        raise TimeoutError("no connection within the timeout") from None
+    with sock:
+        size = _recv_exactly(sock, 8, deadline)
+        (n,) = struct.unpack("Q", size)
+        if not 0 < n <= _HANDSHAKE_LIMIT:
+            raise ConnectionError(f"it answered {size!r}..., not the Dask protocol")
+        try:
+            handshake = loads(unpack_frames(_recv_exactly(sock, n, deadline)),
+                              deserialize=False)
+        except (OSError, TimeoutError):
+            raise
+        except Exception:
+            handshake = None
+        if not isinstance(handshake, dict):
+            raise ConnectionError("it answered with something other than a Dask handshake")
+        try:  # best effort: hang up as a client would, not in the middle of the handshake
+            frames = pack_frames(dumps(dict(handshake)))
+            sock.sendall(struct.pack("Q", len(frames)) + frames)
+        except Exception:
+            pass
+
+
+_CLOSING_CLIENT = None
+
+
+def _closing_client_class(distributed):
+    """``distributed.Client`` that closes itself when its start fails: Dask closes a Client
+    whose connect raised OSError only, so at a Dask server that is not a scheduler (a
+    worker's address: a TypeError) the half-started Client, unreachable once its constructor
+    raised, would be left to ``__del__`` (a traceback at exit)."""
+    global _CLOSING_CLIENT
+    if _CLOSING_CLIENT is None:
+        class Client(distributed.Client):
+            def start(self, **kwargs):
+                try:
+                    return super().start(**kwargs)
+                except BaseException:
+                    self.close()
+                    raise
+
+        _CLOSING_CLIENT = Client
+    return _CLOSING_CLIENT
 
 
 class DaskBackend(Backend):
@@ -91,21 +184,31 @@ class DaskBackend(Backend):
     def connect(cls, address: str, *, timeout: float = 5.0, **options) -> "DaskBackend":
         """Connect to the scheduler at ``address`` (e.g. ``tcp://10.0.0.5:8786``).
 
+        A ``tcp://`` address is first probed within ``timeout`` (:func:`_probe`): a Dask
+        server must answer with its handshake, so the dashboard's HTTP port or any other
+        service is refused without hanging or reading its bytes as a message length; then
+        ``distributed.Client`` connects with the time left (each of its steps bounded by it).
+
         Raises:
-          BackendError: dask.distributed is not installed, or the scheduler cannot be reached
-            within ``timeout`` seconds ("cannot reach the Dask scheduler at ADDRESS: ...").
+          BackendError: dask.distributed is not installed, or no Dask scheduler answers at
+            ``address`` within ``timeout`` seconds, in one line ("cannot reach the Dask
+            scheduler at ADDRESS: REASON (is it the scheduler's address, e.g.
+            tcp://HOST:8786, not the dashboard's?)").
         """
         distributed = _import_distributed()
         if not isinstance(address, str) or not address.strip():
             raise BackendError(f"expected a Dask scheduler address such as "
                                f"tcp://HOST:8786, got {address!r}")
+        deadline = time.monotonic() + float(timeout)
         try:
-            client = distributed.Client(address, timeout=f"{float(timeout)}s",
-                                        set_as_default=False)
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            _probe(address, deadline)
+            left = max(deadline - time.monotonic(), 0.1)
+            client = _closing_client_class(distributed)(address, timeout=f"{left}s",
+                                                        set_as_default=False)
+        except Exception as exc:  # the protocol's MemoryError, AssertionError... included
             reason = " ".join(str(exc).split()) or type(exc).__name__
-            raise BackendError(f"cannot reach the Dask scheduler at {address}: "
-                               f"{reason}") from None
+            raise BackendError(f"cannot reach the Dask scheduler at {address}: {reason} "
+                               f"{_ADDRESS_HINT}") from None
         return cls(client, owns_client=True, **options)
 
     @classmethod
