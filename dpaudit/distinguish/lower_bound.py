@@ -45,8 +45,9 @@ from dpaudit.distinguish.distinguisher import (DISTINGUISHERS, Distinguisher, Fi
 from dpaudit.distinguish.events import Candidate, score_candidates, select_candidates
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
 from dpaudit.distinguish.sampling import (CERTIFICATION, IGNORES_RNG, SELECTION, SamplerError,
-                                          Stream, draw, draw_stream, ignores_rng,
-                                          repeated_draws)
+                                          CHUNK_ROWS, Stream, draw, draw_stream,
+                                          ignores_rng, repeated_draws, repeats_between_calls,
+                                          two_call_sample)
 from dpaudit.distinguish.statistics import Statistic
 from dpaudit.stats.epsilon import epsilon_from_counts, renyi_from_bounds
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
@@ -149,6 +150,8 @@ class Selection:
       certification_samples: outputs per side left to certify (``samples`` − the above).
       squeeze: the sampler returns shape ``(n, 1)``; its outputs are counted as scalars.
       shape: the per-output shape every certification chunk must have (``()`` for scalars).
+      ignores_rng: the sampler ignores its rng (:func:`~dpaudit.distinguish.sampling.ignores_rng`);
+        its certification split is then counted in this process only.
     """
 
     distinguisher: str
@@ -160,6 +163,7 @@ class Selection:
     certification_samples: int
     squeeze: bool = False
     shape: tuple = ()
+    ignores_rng: bool = False
 
 
 def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: int,
@@ -169,7 +173,9 @@ def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: in
     """Step 1 of the procedure in the module docstring: the selection split.
 
     Checks the sampler (one probe draw, :func:`~dpaudit.distinguish.sampling.repeated_draws`,
-    :func:`~dpaudit.distinguish.sampling.ignores_rng`), draws :func:`selection_size` outputs
+    :func:`~dpaudit.distinguish.sampling.ignores_rng`; after the d0 selection split,
+    :func:`~dpaudit.distinguish.sampling.repeats_between_calls` on its first chunk and one
+    more call of that size), draws :func:`selection_size` outputs
     per side from the ``SELECTION`` streams of ``seed``, fits ``distinguisher`` on them and
     keeps, for each δ in ``deltas``, the best ``candidates`` events scored by the ε they would
     certify on the remaining ``samples − n_sel`` outputs at the significance a family of
@@ -181,7 +187,8 @@ def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: in
 
     Raises:
       SamplerError: the sampler's draws repeat (see
-        :func:`~dpaudit.distinguish.sampling.repeated_draws`).
+        :func:`~dpaudit.distinguish.sampling.repeated_draws` and
+        :func:`~dpaudit.distinguish.sampling.repeats_between_calls`).
       ValueError: the two sides' outputs differ in shape, or no candidate event can be formed
         (every statistic value is NaN).
     """
@@ -189,12 +196,16 @@ def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: in
     repeated = repeated_draws(sampler, d0, seed)
     if repeated:
         raise SamplerError(repeated)
-    if ignores_rng(sampler, d0, seed):
+    own_rng = ignores_rng(sampler, d0, seed)
+    if own_rng:
         warnings.warn(IGNORES_RNG, RuntimeWarning, stacklevel=3)
     width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
     n_sel = selection_size(samples, width, selection_fraction, max_selection)
     n_cert = samples - n_sel
     sel0 = draw_stream(sampler, d0, Stream(seed, SELECTION, 0, n_sel), side="d0")
+    repeated = repeats_between_calls(*two_call_sample(sampler, d0, sel0[:CHUNK_ROWS], seed))
+    if repeated:
+        raise SamplerError(repeated)
     sel1 = draw_stream(sampler, d1, Stream(seed, SELECTION, 1, n_sel), side="d1")
     if sel0.shape[1:] != sel1.shape[1:]:
         raise ValueError(f"sampler returns outputs of shape {sel0.shape[1:]} on d0 but "
@@ -224,7 +235,8 @@ def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: in
     shape = () if squeeze or probe.ndim == 1 else probe.shape[1:]
     return Selection(distinguisher=distinguisher.name, statistics=tuple(stats),
                      events=tuple(chosen), output_kind=kind, seed=seed, selection_samples=n_sel,
-                     certification_samples=n_cert, squeeze=squeeze, shape=tuple(shape))
+                     certification_samples=n_cert, squeeze=squeeze, shape=tuple(shape),
+                     ignores_rng=own_rng)
 
 
 def count(sampler, d0, d1, selection: Selection, counter: EventCounter) -> list[np.ndarray]:
@@ -340,12 +352,16 @@ def estimate_privacy_curve_lower_bound(
     representation of continuous outputs (:mod:`dpaudit.distinguish.floating`), for samplers
     that *are* the implementation under audit rather than a stand-in for a real-valued
     mechanism.  A sampler that ignores ``rng`` (two draws with the same seed differ) gets a
-    ``RuntimeWarning``: the bound stays valid, the run is not reproducible
-    (:func:`dpaudit.distinguish.sampling.ignores_rng`).  A sampler whose draws repeat (the
-    same outputs for different seeds, or one value per call: it re-seeds a generator of its
-    own) raises :class:`~dpaudit.distinguish.sampling.SamplerError` before any sampling, since
-    its samples are not independent and nothing could be certified
-    (:func:`dpaudit.distinguish.sampling.repeated_draws`).
+    ``RuntimeWarning`` and its certification split is counted in this process whatever
+    ``workers`` or ``counter`` say (a module-level generator is copied into, or re-created
+    in, every worker process, whose draws would then repeat one another's); the run is not
+    reproducible (:func:`dpaudit.distinguish.sampling.ignores_rng`).  A sampler whose draws
+    repeat (the same outputs for different seeds, one value per call, values repeated within a
+    call, or the same outputs for two seeds at the selection chunk's size: it re-seeds a
+    generator of its own) raises :class:`~dpaudit.distinguish.sampling.SamplerError` before
+    the certification split, since its samples are not independent and nothing could be
+    certified (:func:`dpaudit.distinguish.sampling.repeated_draws`,
+    :func:`dpaudit.distinguish.sampling.repeats_between_calls`).
     """
     deltas = [float(d) for d in np.atleast_1d(deltas)]
     alphas = [float(a) for a in np.atleast_1d(alphas)] if len(np.atleast_1d(alphas)) else []
@@ -362,6 +378,8 @@ def estimate_privacy_curve_lower_bound(
     selection_seconds = time.perf_counter() - start
     if counter is None:
         counter = ProcessCounter() if workers > 1 else SerialCounter()
+    if selection.ignores_rng:  # its own generator may be copied into (or re-created in)
+        counter = SerialCounter()  # every process, which would repeat draws across processes
     counts = count(sampler, d0, d1, selection, counter)
     return certify(selection, counts, deltas=deltas, alphas=alphas, confidence=confidence,
                    seconds=time.perf_counter() - start, selection_seconds=selection_seconds)

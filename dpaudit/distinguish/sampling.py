@@ -14,6 +14,7 @@ non-numeric output produces a clear error here rather than a traceback deep insi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import lgamma
 
 import numpy as np
 
@@ -87,9 +88,11 @@ def draw_stream(sampler, dataset, stream: Stream, *, side: str) -> np.ndarray:
 RNG_CHECK_ROWS = 32
 #: the warning an audit of a sampler that ignores its rng carries
 IGNORES_RNG = ("the sampler ignores the rng: two draws of 32 outputs with the same seed "
-               "differ (it draws from its own generator); the certified bound is still valid, "
-               "but this run is not reproducible from its seed")
-
+               "differ (it draws from its own generator); the certificate is valid only if "
+               "that generator gives independent draws, which dpaudit checks within the calls "
+               "it compares (repeats within a call or across two calls are an error) but "
+               "cannot check across processes, so its certification split is counted in this "
+               "process; this run is not reproducible from its seed")
 
 def ignores_rng(sampler, dataset, entropy: int) -> bool:
     """Whether two draws of ``RNG_CHECK_ROWS`` outputs with generators built from the same seed
@@ -159,3 +162,106 @@ def repeated_draws(sampler, dataset, entropy: int, *, side: str = "d0") -> str |
     if all(constant(d) for d in draws):
         return REPEATS_WITHIN_CALL.format(rows=REPEAT_CHECK_ROWS)
     return None
+
+
+#: rows of each of the two calls :func:`repeats_between_calls` compares, at least
+TWO_CALL_MIN_ROWS = 2048
+#: the false-alarm probability each test of :func:`repeats_between_calls` is held to
+TWO_CALL_FALSE_ALARM = 1e-9
+REPEATS_WITHIN_CALLS = (
+    "the sampler repeats its draws within a call: two calls of {rows} outputs under different "
+    "seeds share no value, yet {classes} distinct values occur more than once within a call "
+    "({duplicates} repeated rows); for independent draws that has probability ≤ {bound:.1e} "
+    "(a periodic or copied draw, e.g. each value repeated k times), so its n outputs are not n "
+    "independent draws and no bound can be certified; return n independent outputs drawn from "
+    "the `rng` argument")
+REPEATS_ACROSS_CALLS = (
+    "the sampler returns the same {rows} outputs for two different seeds (probability ≤ "
+    "{bound:.1e} for independent draws): at this size it re-seeds a generator of its own or "
+    "caches its draws instead of drawing from the rng it is given, so its chunks are copies of "
+    "one another (and of the selection split), not independent samples, and no bound can be "
+    "certified; draw every random number from the `rng` argument")
+
+
+def _row_classes(x: np.ndarray):
+    """(class index of every row, multiplicities) of the rows of ``x``; rows are compared
+    bit for bit (so −0.0 and 0.0 differ; NaN never reaches here, see :func:`draw`)."""
+    x = np.ascontiguousarray(x.reshape(x.shape[0], -1))
+    rows = x.view(np.dtype((np.void, x.dtype.itemsize * x.shape[1]))).ravel()
+    _, inverse, counts = np.unique(rows, return_inverse=True, return_counts=True)
+    return inverse.ravel(), counts
+
+
+def repeats_between_calls(x: np.ndarray, r: np.ndarray) -> str | None:
+    """Why two calls of the sampler on the same dataset, ``x`` and ``r`` (the same number S of
+    rows, drawn with generators from different seeds), show repeated draws, or None.
+
+    The test is conditional on the pooled multiset of the 2S rows and needs no assumption on
+    the sampler's law (discrete, continuous, or float64 grid of either).  If the sampler draws
+    2S i.i.d. rows, the rows are exchangeable, so given the pooled multiset the split into
+    ``x`` and ``r`` is a uniformly random split into two halves of S.  Two events are flagged:
+
+    * **Within-call repeats.**  Every value that occurs more than once lies entirely in one
+      call (no value is shared by the calls), and there are many such values.  Take the
+      repeated values in increasing multiplicity while their rows total ≤ S/2, s of them.
+      Placing their rows first (sampling without replacement), each side keeps ≥ S/2 of its S
+      free slots, so the chance p that a row goes to ``x`` stays in [1/3, 2/3], and a value of
+      multiplicity k ≥ 2 lands wholly on one side with probability ≤ p^k + (1 − p)^k ≤ 5/9,
+      whatever happened before.  So P(flag | multiset) ≤ (5/9)^s, and the test flags only
+      when (5/9)^s ≤ :data:`TWO_CALL_FALSE_ALARM` (s ≥ 36).  A sampler that returns each of
+      S/k independent values k times (np.repeat or np.tile) gives s ≈ S/(2k) and no shared
+      value when its law is continuous: S = 2048 catches k ≤ 28.
+    * **Across-call repeats.**  ``x`` equals ``r`` row for row.  With pooled multiplicities
+      2k_j, the number of arrangements with x = r over all arrangements is
+      ∏C(2k_j, k_j) / (C(2S, S)·multinomial(S; k)) ≤ 2√S / multinomial(S; k), since
+      C(2k, k) ≤ 4^k and C(2S, S) ≥ 4^S/(2√S).  The test flags when that bound is ≤
+      :data:`TWO_CALL_FALSE_ALARM` (e.g. ≥ 15 distinct rows among S; never for a constant
+      output, whose bound is 2√S).
+
+    Each flag therefore has probability ≤ 10⁻⁹ for a sampler that draws i.i.d. outputs,
+    whatever its law; both together ≤ 2·10⁻⁹.  Not covered: repeats of a law with few values
+    (copies of a coin flip share values across calls and are indistinguishable from fresh
+    flips here), and repeats between calls this check does not compare (other processes, or
+    sizes above S; see :data:`IGNORES_RNG`).  In an audit S is the size of the selection
+    split's first chunk, at least :data:`TWO_CALL_MIN_ROWS` (:func:`two_call_sample`), so a
+    sampler that re-seeds only for n above that size (and below its certification chunks)
+    is not caught."""
+    rows = x.shape[0]
+    if r.shape != x.shape or rows < 2:
+        return None
+    classes, counts = _row_classes(np.concatenate([x, r], axis=0))
+    if _equal(x, r):
+        half = counts // 2
+        log_bound = (np.log(2.0) + 0.5 * np.log(rows)
+                     - (lgamma(rows + 1) - sum(lgamma(int(k) + 1) for k in half)))
+        if log_bound <= np.log(TWO_CALL_FALSE_ALARM):
+            return REPEATS_ACROSS_CALLS.format(rows=rows, bound=float(np.exp(log_bound)))
+        return None
+    in_x = np.bincount(classes[:rows], minlength=counts.size)
+    repeated = counts >= 2
+    shared = repeated & (in_x > 0) & (in_x < counts)
+    if shared.any():
+        return None
+    multiplicities = np.sort(counts[repeated])
+    s = int(np.searchsorted(np.cumsum(multiplicities), rows / 2, side="right"))
+    bound = (5.0 / 9.0) ** s
+    if bound <= TWO_CALL_FALSE_ALARM:
+        return REPEATS_WITHIN_CALLS.format(rows=rows, classes=int(repeated.sum()),
+                                           duplicates=int((counts[repeated] - 1).sum()),
+                                           bound=bound)
+    return None
+
+
+def two_call_sample(sampler, dataset, first: np.ndarray, entropy: int, *,
+                    side: str = "d0") -> tuple[np.ndarray, np.ndarray]:
+    """The two calls :func:`repeats_between_calls` compares: ``first`` (the selection split's
+    first chunk, already drawn) and one more call of as many rows from a generator of its own
+    (phase 2, this check only); when ``first`` has fewer than :data:`TWO_CALL_MIN_ROWS` rows,
+    two calls of that many rows, both phase 2.  No stream of the audit is drawn again, so the
+    certificate of a sampler that honours its rng does not change."""
+    def call(j, rows):
+        seq = np.random.SeedSequence(entropy, spawn_key=(2, 2, j))
+        return draw(sampler, dataset, rows, np.random.default_rng(seq), side=side)
+    if first.shape[0] >= TWO_CALL_MIN_ROWS:
+        return first, call(0, first.shape[0])
+    return call(1, TWO_CALL_MIN_ROWS), call(2, TWO_CALL_MIN_ROWS)

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from dpaudit.api import audit_sampler
+from dpaudit import estimate_epsilon_lower_bound
 from dpaudit.distinguish.sampling import (REPEAT_CHECK_ROWS, SamplerError, ignores_rng,
-                                          repeated_draws)
+                                          repeated_draws, repeats_between_calls,
+                                          two_call_sample)
 
 
 def reseeding(d, n, rng):
@@ -80,3 +82,93 @@ def test_the_command_line_names_the_reseeding_sampler(tmp_path, capsys):
     records = {r["audit"]: r for r in read_document(out / "results.json")["audits"]}
     assert "re-seeds a generator of its own" in records["reseeds"]["error"]
     assert records["fine"]["verdict"] == "consistent"  # the other audit still ran
+
+
+# issue 27: repeats the 256-row probes do not see
+
+
+def repeat8(d, n, rng):  # each draw repeated 8x: 25/100 seeds certified above the true ε before
+    return (float(d[0]) + rng.laplace(size=-(-n // 8))).repeat(8)[:n]
+
+
+def tile8(d, n, rng):  # the same, periodic: the whole call is one block of n/8 copied 8 times
+    return np.tile(float(d[0]) + rng.laplace(size=-(-n // 8)), 8)[:n]
+
+
+def reseeds_above_1024(d, n, rng):  # honest on the probes' sizes, re-seeds on the audit's
+    gen = np.random.default_rng(12345) if n > 1024 else rng
+    return float(d[0]) + gen.laplace(size=n)
+
+
+def gaussian(d, n, rng):
+    return float(d[0]) + rng.normal(size=n)
+
+
+def randomized_response(d, n, rng):
+    keep = rng.random(n) < np.e / (1 + np.e)
+    return np.where(keep, int(d[0]), 1 - int(d[0]))
+
+
+def rounded(d, n, rng):  # a float law with a few hundred atoms: duplicates are expected
+    return np.round(float(d[0]) + rng.laplace(size=n), 2)
+
+
+@pytest.mark.parametrize("sampler, phrase", [
+    (repeat8, "repeats its draws within a call"), (tile8, "repeats its draws within a call"),
+    (reseeds_above_1024, "same 2048 outputs for two different seeds")])
+@pytest.mark.parametrize("samples", [2_000, 20_000])
+def test_repeating_samplers_are_an_error_not_a_certificate(sampler, phrase, samples):
+    assert repeated_draws(sampler, [0.0], 1) is None  # the 256-row probes do not see them
+    with pytest.raises(SamplerError, match=phrase if samples == 2_000 else
+                       phrase.replace("2048", "4000")):
+        estimate_epsilon_lower_bound(sampler, [0.0], [1.0], samples=samples, seed=5)
+
+
+def test_the_command_line_records_the_8x_repeater_as_an_error():
+    (record,) = audit_sampler(repeat8, epsilon=1.0, pairs=[([0.0], [1.0])],
+                              samples=20_000).records
+    assert record.verdict == "error" and record.epsilon_lower_bound is None
+    assert "repeats its draws within a call" in record.error
+
+
+@pytest.mark.parametrize("sampler", [honest, gaussian, randomized_response, rounded, constant,
+                                     rare_bit])
+def test_samplers_that_draw_from_the_rng_pass_the_two_call_check(sampler):
+    for seed in range(40):
+        first = np.asarray(sampler([0.0], 2048, np.random.default_rng(seed)))
+        assert repeats_between_calls(*two_call_sample(sampler, [0.0], first, seed)) is None
+        assert repeats_between_calls(*two_call_sample(sampler, [0.0], first[:500], seed)) is None
+
+
+def test_the_two_call_check_reads_rows_of_vector_outputs():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(1024, 3)).repeat(4, axis=0)[:2048]
+    r = rng.normal(size=(1024, 3)).repeat(4, axis=0)[:2048]
+    assert "within a call" in repeats_between_calls(x, r)
+    x2 = x.copy()
+    x2[:, 1] = rng.normal(size=2048)  # rows now distinct although a column repeats
+    assert repeats_between_calls(x2, rng.normal(size=(2048, 3))) is None
+
+
+_MODULE_RNG = np.random.default_rng(0)
+
+
+def module_level(d, n, rng):  # ignores rng: one generator per process (copied by a pool)
+    return float(d[0]) + _MODULE_RNG.laplace(size=n)
+
+
+def test_a_sampler_that_ignores_the_rng_is_counted_in_this_process(monkeypatch):
+    from dpaudit.distinguish import lower_bound
+    from dpaudit.distinguish.counting import SerialCounter
+
+    used = []
+    original = lower_bound.count
+    monkeypatch.setattr(lower_bound, "count",
+                        lambda *a: used.append(type(a[-1])) or original(*a))
+    with pytest.warns(RuntimeWarning, match="cannot check across processes"):
+        estimate_epsilon_lower_bound(module_level, [0.0], [1.0], samples=20_000, seed=1,
+                                     workers=2)
+    assert used == [SerialCounter]
+    used.clear()
+    estimate_epsilon_lower_bound(honest, [0.0], [1.0], samples=20_000, seed=1, workers=2)
+    assert used != [SerialCounter]  # an honest sampler still uses the pool
