@@ -34,9 +34,8 @@ Format::
     params = { epsilon = 1.0 }       # keyword arguments of the mechanism (default {})
     delta = 0.0                      # a number or a list of numbers in [0, 1) (default 0.0);
                                      # a list is a full-curve audit of ε(δ) on that grid
-                                     # (at most MAX_GRID_VALUES = 1000 values)
+                                     # (at most MAX_GRID_VALUES = 1000 values, as alphas)
     alphas = [2.0, 4.0]              # optional Rényi orders: audit the claim's RDP curve too
-                                     # (at most MAX_GRID_VALUES = 1000)
     distinguisher = "auto"           # auto | statistics | logistic | boosting | projection
     white_box = true                 # also run the white-box likelihood-ratio audit when the
                                      # mechanism has log_density (default true)

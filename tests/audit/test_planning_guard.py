@@ -149,3 +149,36 @@ def test_delta_and_alpha_lists_are_capped(tmp_path, key):
     message = str(info.value)
     assert f"key {key!r}: expected at most {MAX_GRID_VALUES} values, got 1001" in message
     assert "\n" not in message
+
+
+@pytest.mark.slow  # ~100 s: the run still serialises the full pairs before compacting
+def test_large_datasets_are_summarised_in_results_json_and_report_reads_them(tmp_path):
+    from dpaudit.cli.commands import main
+    from dpaudit.report.compact import MAX_INLINE_DATASET_VALUES
+    from dpaudit.report.results_file import read_report
+    path = tmp_path / "gm.toml"
+    # dim = 320: the tightness pair's datasets are 320 × 320 = 102 400 values (> 100 000)
+    path.write_text(textwrap.dedent("""
+        [suite]
+        name = "gm"
+        samples = 1000
+
+        [[audit]]
+        name = "wide"
+        mechanism = "modified-gaussmix"
+        params = { dim = 320, copies = 1 }
+        white_box = false
+        """), encoding="utf-8")
+    out = tmp_path / "out"
+    main(["run", str(path), "--out", str(out), "--workers", "1"])
+    document = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert (out / "results.json").stat().st_size < 1_000_000  # in full: ~1.2 MB per dataset
+    summaries = [d["dataset_summary"] for d in document["datasets"]]
+    assert len(summaries) == 2
+    assert all(s["values"] == 320 * 320 > MAX_INLINE_DATASET_VALUES and s["shape"] == [320, 320]
+               and s["dtype"] == "float64" and len(s["sha256"]) == 64 for s in summaries)
+    assert summaries[0]["sha256"] != summaries[1]["sha256"]
+    report = read_report(out / "results.json")
+    assert report.records and report.records[0].pair["d0"] == {"dataset_summary": summaries[0]}
+    assert main(["report", str(out / "results.json")]) == 0
+    assert main(["diff", str(out / "results.json"), str(out / "results.json")]) == 0
