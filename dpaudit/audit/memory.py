@@ -31,6 +31,16 @@ fresh processes on the CI machine, Python 3, numpy, scipy, scikit-learn):
 * bytes per outcome: :data:`dpaudit.mechanisms.output_space.BYTES_PER_OUTCOME` (112, from
   randomized-response, geometric and exponential), or the mechanism's own.
 
+**Planning** builds each audit point's worst-case pairs in the main process, before any task
+exists.  A mechanism whose pairs grow with a parameter states their size
+(:meth:`dpaudit.mechanisms.base.Mechanism.pairs_size`: noisy max's ``num_queries``, the
+Gaussian-mixing ``dim``), and :func:`check_pairs_memory` refuses the point before
+``worst_case_pairs()`` runs when BASELINE_BYTES + values · :data:`PAIR_VALUE_BYTES` exceeds the
+limit.  :data:`PAIR_VALUE_BYTES` = 56: building the pairs as Python lists peaked at 16–18 B
+per value for noisy max at Δ = 1 (shared small ints, 2·10⁶ queries), 50 B at Δ = 0.3
+(distinct floats) and 46–48 B for the Gaussian-mixing matrices (``dim`` = 300); the pairs
+are then copied once more for the records, so the estimate errs high.
+
 A task whose estimate exceeds its limit is refused by :func:`check_task_memory` with a
 :class:`MemoryLimitError` — the task's records become ``error`` records; the other tasks
 run.  The dense exact ε of a sweep's figure (no sampling) is checked on the output space
@@ -59,6 +69,8 @@ from dpaudit.sizes import MIB, format_bytes
 BASELINE_BYTES = 200 * MIB
 #: bytes per output value held in the selection split or a certification chunk (measured)
 VALUE_BYTES = 24
+#: bytes per scalar of a mechanism's worst-case pairs while planning builds them (measured)
+PAIR_VALUE_BYTES = 56
 
 
 class MemoryLimitError(RuntimeError):
@@ -121,5 +133,25 @@ def check_output_space(mechanism, d0, d1, limit: int) -> None:
                                          1, 0, 0.0, space, BASELINE_BYTES + space.bytes), limit)
 
 
-__all__ = ["BASELINE_BYTES", "VALUE_BYTES", "MemoryEstimate", "MemoryLimitError",
+def check_pairs_memory(mechanism, limit: int) -> None:
+    """Before ``mechanism.worst_case_pairs()``: raise :class:`MemoryLimitError` when
+    BASELINE_BYTES + :data:`PAIR_VALUE_BYTES` × the values its pairs hold
+    (:meth:`~dpaudit.mechanisms.base.Mechanism.pairs_size`) exceeds ``limit`` bytes.  A
+    mechanism that states no size (``None``, or no ``pairs_size``) is not checked."""
+    hook = getattr(mechanism, "pairs_size", None)
+    size = hook() if callable(hook) else None
+    if size is None:
+        return
+    values, what = size
+    total = BASELINE_BYTES + float(PAIR_VALUE_BYTES) * int(values)
+    if total > limit:
+        name = getattr(mechanism, "name", type(mechanism).__name__)
+        raise MemoryLimitError(
+            f"estimated peak memory {format_bytes(total)} exceeds the memory limit "
+            f"{format_bytes(limit)} ({name}'s worst-case pairs hold {int(values)} values: "
+            f"{what}); raise it with --memory-limit or [suite] memory_limit (memory_limit= in "
+            f"the Python API)")
+
+
+__all__ = ["BASELINE_BYTES", "PAIR_VALUE_BYTES", "check_pairs_memory", "VALUE_BYTES", "MemoryEstimate", "MemoryLimitError",
            "check_output_space", "check_task_memory", "estimate_task_memory"]

@@ -208,8 +208,14 @@ class PointSetup:
     defaulted: dict
 
 
-def audit_pairs(audit: AuditSpec, params: dict | None = None) -> PointSetup:
-    """The :class:`PointSetup` of the mechanism built with ``params`` (default the audit's)."""
+def audit_pairs(audit: AuditSpec, params: dict | None = None,
+                memory_limit: int = DEFAULT_MEMORY_LIMIT) -> PointSetup:
+    """The :class:`PointSetup` of the mechanism built with ``params`` (default the audit's).
+
+    Worst-case pairs whose stated size (:meth:`~dpaudit.mechanisms.base.Mechanism.pairs_size`)
+    would exceed ``memory_limit`` are refused before they are built
+    (:func:`dpaudit.audit.memory.check_pairs_memory`): the point's error."""
+    from dpaudit.audit.memory import check_pairs_memory
     from dpaudit.mechanisms.base import NeighbourPair
 
     params = audit.params if params is None else params
@@ -222,6 +228,7 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None) -> PointSetup:
         if audit.pairs != "worst-case":
             return PointSetup([NeighbourPair(p.name, p.d0, p.d1, p.description)
                                for p in audit.pairs], white, None, defaulted)
+        check_pairs_memory(mechanism, memory_limit)
         pairs = list(mechanism.worst_case_pairs())
         if not pairs:
             raise ValueError("worst_case_pairs() returned no pairs")
@@ -249,7 +256,7 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
     planned = []
     for audit in suite.audits:
         for point, params, expect in audit.points():
-            setup = audit_pairs(audit, params)
+            setup = audit_pairs(audit, params, int(limit))
             # an audit whose pairs could not be built still counts one member (conservative)
             planned.append((audit, point, params, expect, setup.pairs or [None],
                             setup.white_box and audit.white_box, setup.error,

@@ -23,7 +23,11 @@ and has, with defaults a mechanism overrides where it knows more,
 * ``validate_dataset(dataset)`` — a clear ``ValueError`` naming the problem for bad input;
 * ``output_space(d0, d1)`` — the finite output space its exact law enumerates for the pair
   (:class:`~dpaudit.mechanisms.output_space.OutputSpace`), when its size is a parameter, so
-  the audit can refuse a task too large for memory before allocating it; ``None`` otherwise.
+  the audit can refuse a task too large for memory before allocating it; ``None`` otherwise;
+* ``pairs_size()`` — how many values its ``worst_case_pairs()`` hold in all and the parameter
+  that sets it, when that grows with a parameter, so planning can refuse pairs too large for
+  memory before building them (:func:`dpaudit.audit.memory.check_pairs_memory`); ``None``
+  (the default) when the pairs are small whatever the parameters.
 
 Parameters are declared once, as :class:`~dpaudit.mechanisms.parameters.Parameter` class
 attributes; ``Mechanism.__init__`` validates them and ``derive()`` computes what follows from
@@ -196,6 +200,13 @@ class Mechanism(abc.ABC):
         entry per outcome in ``exact_epsilon``, ``log_density`` or ``exact_renyi`` — when its
         size grows with a parameter or the datasets; ``None`` (the default) when nothing
         grows.  Cheap: it must not build the arrays it counts."""
+        return None
+
+    def pairs_size(self) -> tuple[int, str] | None:
+        """(values, what sets them) of :meth:`worst_case_pairs` — the number of scalars in all
+        their datasets together, and the parameter(s) that make it large (``"num_queries =
+        100000000"``) — when it grows with a parameter; ``None`` (the default) when the pairs
+        are small whatever the parameters.  Cheap: it must not build the pairs it counts."""
         return None
 
     def claimed_value(self, name: str) -> float:

@@ -20,6 +20,10 @@ from typing import Any
 from dpaudit.validation import MAX_SAMPLES, MIN_SAMPLES
 
 MAX_SWEEP_VALUES = 10_000
+#: the most δ (``delta = [...]``) or α (``alphas = [...]``) values of one audit: each is one
+#: certificate (one record) of every test of the audit, ~18 KB each while a run holds them
+#: (200 000 δ took 3.6 GB), so 1000 δ cost ~18 MB per test
+MAX_GRID_VALUES = 1000
 RANGE_KEYS = {"start", "stop", "num", "spacing"}
 
 

@@ -34,6 +34,7 @@ Format::
     params = { epsilon = 1.0 }       # keyword arguments of the mechanism (default {})
     delta = 0.0                      # a number or a list of numbers in [0, 1) (default 0.0);
                                      # a list is a full-curve audit of ε(δ) on that grid
+                                     # (at most MAX_GRID_VALUES = 1000 values, as alphas)
     alphas = [2.0, 4.0]              # optional Rényi orders: audit the claim's RDP curve too
     distinguisher = "auto"           # auto | statistics | logistic | boosting | projection
     white_box = true                 # also run the white-box likelihood-ratio audit when the
@@ -96,9 +97,9 @@ from typing import Any
 
 from dpaudit.claims import has_renyi_claim
 from dpaudit.mechanisms.capabilities import ClosedFormSeries
-from dpaudit.suite.fields import (MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError, Sweep, Where,
-                                       check_keys, delta_value, is_int, is_number, parse_sweep,
-                                       read_min_samples, read_samples, read_string)
+from dpaudit.suite.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError,
+                                  Sweep, Where, check_keys, delta_value, is_int, is_number,
+                                  parse_sweep, read_min_samples, read_samples, read_string)
 from dpaudit.sizes import SIZE_FORMAT, parse_memory_size
 from dpaudit.suite.requires import check_requires
 from dpaudit.suite.target_keys import check_mechanism, parse_target
@@ -291,6 +292,8 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     if isinstance(raw_delta, list):
         if not raw_delta:
             raise where.error("delta", "a number in [0, 1) or a non-empty list of them", raw_delta)
+        if len(raw_delta) > MAX_GRID_VALUES:
+            raise where.error("delta", f"at most {MAX_GRID_VALUES} values", len(raw_delta))
         deltas = tuple(delta_value(d, where, "delta") for d in raw_delta)
         if len(set(deltas)) != len(deltas):
             raise where.error("delta", "a list of distinct values", raw_delta)
@@ -331,6 +334,8 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     note = read_string(table, "note", where)
 
     raw_alphas = table.get("alphas", [])
+    if isinstance(raw_alphas, list) and len(raw_alphas) > MAX_GRID_VALUES:
+        raise where.error("alphas", f"at most {MAX_GRID_VALUES} values", len(raw_alphas))
     if not isinstance(raw_alphas, list) or not all(
             isinstance(a, (int, float)) and not isinstance(a, bool) and 1 < a < float("inf")
             for a in raw_alphas):
@@ -441,5 +446,5 @@ def _parse_series(table, index: int, path: str) -> SeriesSpec:
 
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "EXPECTATIONS",
-           "MAX_SWEEP_VALUES", "MIN_SAMPLES", "AuditSpec", "PairSpec", "SeriesSpec", "Suite",
+           "MAX_GRID_VALUES", "MAX_SWEEP_VALUES", "MIN_SAMPLES", "AuditSpec", "PairSpec", "SeriesSpec", "Suite",
            "SuiteError", "Sweep", "load_suite", "parse_suite"]

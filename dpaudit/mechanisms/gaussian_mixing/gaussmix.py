@@ -147,6 +147,13 @@ class GaussMix(LogDensity, ExactRenyi, Mechanism):
         return NeighbourRelation("zero-out-with-scale-bound", NEIGHBOURING,
                                  zero_out_with_scale_bound)
 
+    def pairs_size(self) -> tuple[int, str]:
+        """The (m·d) × d tightness pair, the (m·d + d − 1) × d eigenvector pair (d ≥ 2) and
+        the n × d searched pair (``search_rows`` = n > 0), two datasets each."""
+        d, m, n = self.dim, self.copies, self.search_rows
+        values = 2 * m * d * d + (2 * (m * d + d - 1) * d if d >= 2 else 0) + 2 * n * d
+        return values, f"dim = {d}, copies = {m}" + (f", search_rows = {n}" if n else "")
+
     def worst_case_pairs(self) -> list[NeighbourPair]:
         C, d, m = self.C, self.dim, self.copies
         X = np.vstack([C * np.eye(d)] * m)
@@ -304,6 +311,12 @@ class ModifiedGaussMix(LogDensity, Mechanism):
         return NeighbourRelation(
             "zero-out", "zero-out: one row of the n × d data matrix is replaced by 0⃗",
             zero_out_one_row)
+
+    def pairs_size(self) -> tuple[int, str]:
+        """An (m·d) × d pair, two datasets, for each m in {1, ``copies``}."""
+        d = self.dim
+        return (sum(2 * m * d * d for m in {1, self.copies}),
+                f"dim = {d}, copies = {self.copies}")
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         C, d = self.C, self.dim

@@ -216,6 +216,14 @@ class NoisyMaxBase(CalibratedNoise, AnswerVectorQuery, SearchableDatasets, Mecha
     def _pair_length(self) -> int:
         return self.num_queries if self.num_queries is not None else 5
 
+    #: how many pairs :meth:`worst_case_pairs` returns (each two datasets of m answers)
+    worst_case_pair_count = 2
+
+    def pairs_size(self) -> tuple[int, str]:
+        """2 datasets of m answers per worst-case pair."""
+        m = self._pair_length()
+        return 2 * self.worst_case_pair_count * m, f"num_queries = {m}"
+
     #: measured peak bytes per query: a sampling chunk holds a (65536, m) float64 noise
     #: matrix and its sum with q (``getrusage``: 1000 MiB for one chunk at m = 1000)
     bytes_per_query = 1 << 20
@@ -335,6 +343,8 @@ class NoisyMaxLaplaceValue(ValueOutput, NoisyMaxBase):
 
     def true_epsilon(self) -> float:
         return VALUE_BUG_LOSS(m=self.num_queries, Delta=self._sensitivity, b=self.scale)
+
+    worst_case_pair_count = 3
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         m = self.num_queries
