@@ -17,7 +17,9 @@ marked not run, so that reports left by a run killed outright say so instead of 
 previous run's.  Ctrl-C (exit status 130) or SIGTERM (143) stops the workers and writes the
 reports of what finished, marked incomplete (results.json ``incomplete``, summary.md, junit.xml
 and report.html say so; no figures); ``--resume`` runs the rest, and the complete run deletes
-the journal.
+the journal.  Once the audits are done, a signal no longer cuts the reports short
+(:func:`cmd_run`): they are finished, then the exit status is the signal's (130 / 143), with
+one line saying that the run completed but was interrupted while writing.
 
 Exit status: 0 every audit met its expectation; 1 one did not; 2 an error (bad usage, a
 malformed suite, an audit that raised, an unreadable ``--baseline``, unwritable output).  With
@@ -29,13 +31,14 @@ regression turns an exit status of 0 into 1; 2 stays 2.  results.json's own
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shlex
 import sys
 from pathlib import Path
 
-from dpaudit.stopping import sigterm_interrupts, stop_signal, stop_status
+from dpaudit.stopping import StopRequests, stop_signal, stop_status
 
 
 def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -55,7 +58,7 @@ def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str
 
 
 def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: str,
-                      progress=None):
+                      progress=None, stops: StopRequests | None = None):
     """Write every report of a finished run under ``out``: results.json first (before any
     figure is drawn, so that nothing computed is lost if drawing fails), then the figures,
     then results.json again with the figure paths, summary.md, junit.xml and report.html.
@@ -65,6 +68,13 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     the other reports as two phases, and is closed at the end.
 
     An incomplete run (:attr:`dpaudit.results.run.AuditRun.incomplete`) gets no figures.
+
+    ``stops`` (a deferring :class:`dpaudit.stopping.StopRequests`): only the figures may be
+    cut short by a signal (or skipped, if one came already); results.json, summary.md,
+    junit.xml and report.html are then written without figures.  Those are fast to render,
+    so a signal never leaves them as the "not run yet" reports of the start of the run while
+    results.json is complete, and the time to exit stays bounded; the figures are the one
+    slow step (seconds), and optional (a run without matplotlib has none either).
 
     Returns (report, written paths, failure messages); report is None when results.json itself
     could not be written (then the messages say why)."""
@@ -86,10 +96,14 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     progress = progress or RunProgress()
     try:
         if run.incomplete is None:  # a stopped run writes its reports fast, without figures
-            progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
-            figures = write_figures(run, out, on_figure=progress.advance)
+            with stops.interruptible() if stops else contextlib.nullcontext():
+                progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
+                figures = write_figures(run, out, on_figure=progress.advance)
             report = build_report(run, command=command, exit_status=status, figures=figures)
             write_results(report, results)
+    except KeyboardInterrupt:
+        if stops is None or stops.signal is None:
+            raise  # not a signal noted by ``stops``: ours to pass on
     except Exception as exc:  # noqa: BLE001 - results.json is safe; report the rest
         failures.append(f"cannot draw the figures under {out / 'figures'}: "
                         f"{type(exc).__name__}: {exc}")
@@ -112,7 +126,17 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
 def cmd_run(args, argv: list[str]) -> int:
     """Run the ``dpaudit run`` command for parsed ``args``; returns the exit status.  The run
     holds the lock of its ``--out`` directory from before its first write until after its
-    last (:mod:`dpaudit.cli.out_lock`)."""
+    last (:mod:`dpaudit.cli.out_lock`).
+
+    Signals (:class:`dpaudit.stopping.StopRequests`): until the audits are done, Ctrl-C and
+    SIGTERM stop the run (what finished is written, marked incomplete).  After that, a signal
+    is noted and the reports are finished first -- behaviour (a) rather than leaving them
+    unwritten, because they are fast: the text reports take milliseconds, and the figures,
+    the one slow step, are the only thing a signal still cuts short (the text reports are
+    then written without them).  So the time to exit stays bounded, and every report is the
+    finished run's.  A second signal meanwhile is noted too; each file is written atomically
+    anyway.  The exit status is then the first signal's (130 / 143), with one line saying
+    that the run completed but was interrupted while writing; no traceback."""
     from dpaudit.cli.out_lock import OutputBusy, OutputLock
 
     created = not os.path.lexists(args.out)
@@ -126,14 +150,17 @@ def cmd_run(args, argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     try:
-        with lock:
-            return _run_locked(args, argv)
+        with lock, StopRequests() as stops:
+            return _run_locked(args, argv, stops)
+    except KeyboardInterrupt as exc:  # before the audits started: nothing was written
+        print(f"dpaudit: interrupted by {stop_signal(exc)}", file=sys.stderr)
+        return stop_status(exc)
     finally:
         if created:  # a run refused before it wrote anything leaves no directory behind
             lock.remove_if_alone()
 
 
-def _run_locked(args, argv: list[str]) -> int:
+def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
     """:func:`cmd_run` once the output directory is locked."""
     from dpaudit.audit.journal import JOURNAL_NAME, ResumeError
     from dpaudit.audit.progress import make_progress
@@ -186,12 +213,13 @@ def _run_locked(args, argv: list[str]) -> int:
     options = RunOptions(samples=args.samples, profile=args.profile, seed=args.seed,
                          only=tuple(args.only), memory_limit=args.memory_limit)
     try:
-        with sigterm_interrupts(), make_backend(scheduler=args.scheduler, cluster=cluster,
-                                                workers=workers) as backend:
+        with make_backend(scheduler=args.scheduler, cluster=cluster,
+                          workers=workers) as backend:
             run = run_audits(paths, options, backend=backend, progress=progress,
                              on_suite_error=on_suite_error, on_suite_skipped=on_suite_skipped,
                              journal=out / JOURNAL_NAME, resume=args.resume,
                              on_started=on_started)
+            stops.defer()  # the audits are done: from here on a signal waits for the reports
     except (BackendError, SelectionError, ResumeError) as exc:  # e.g. an unreachable scheduler
         progress.close()
         print(f"dpaudit: error: {exc}", file=sys.stderr)
@@ -206,11 +234,12 @@ def _run_locked(args, argv: list[str]) -> int:
         return stop_status(exc)
     if run.incomplete is not None:  # stopped: what finished is written, marked incomplete
         progress.close()
-        return _write_stopped(run, out, command, args.out, problems)
+        return _write_stopped(run, out, command, args.out, problems, stops)
     run = _with_problems(run, problems)
     status = exit_status(run)
     report, written, failures = write_run_reports(run, out, command=command, status=status,
-                                                  link_dir=args.out, progress=progress)
+                                                  link_dir=args.out, progress=progress,
+                                                  stops=stops)
     if report is None:  # not even results.json could be written
         print(f"dpaudit: error: {failures[0]}", file=sys.stderr)
         return 2
@@ -251,7 +280,15 @@ def _run_locked(args, argv: list[str]) -> int:
               "claim but could not be certified at this sample size (see summary.md)")
     for line in diff_lines:
         print(line)
+    if stops.signal is not None:
+        status = stop_status(stops.signal)
     print(f"wrote {', '.join(str(p) for p in written)}; exit status {status}")
+    if stops.signal is not None:
+        figures = "" if report.figures.written or not (run.curves or run.series) else (
+            ", without figures (drawing them was cut short; the next run draws them)")
+        print(f"dpaudit: interrupted by {stops.signal} while writing the reports: the run "
+              f"completed and its reports are written{figures}; exit status {status}",
+              file=sys.stderr)
     return status
 
 
@@ -265,9 +302,12 @@ def _with_problems(run, problems):
                                                           for path, problem in problems)])
 
 
-def _write_stopped(run, out: Path, command: str, link_dir: str, problems) -> int:
+def _write_stopped(run, out: Path, command: str, link_dir: str, problems,
+                   stops: StopRequests) -> int:
     """Write the reports of a run stopped by a signal (``run.incomplete``) and say how to
-    resume it; returns the exit status of the signal (130 SIGINT, 143 SIGTERM)."""
+    resume it; returns the exit status of the signal (130 SIGINT, 143 SIGTERM).  A further
+    signal meanwhile (``stops``, deferring) is noted and the reports are finished: without
+    figures, they are fast."""
     from dpaudit.results.records import exit_status
 
     run = _with_problems(run, problems)
@@ -276,13 +316,12 @@ def _write_stopped(run, out: Path, command: str, link_dir: str, problems) -> int
     print(f"dpaudit: interrupted by {incomplete.signal}: {incomplete.tests_finished} of "
           f"{incomplete.tests_planned} tests finished; writing what finished (marked "
           f"incomplete) to {out}", file=sys.stderr)
-    try:
-        report, written, failures = write_run_reports(run, out, command=command,
-                                                      status=exit_status(run),
-                                                      link_dir=link_dir)
-    except KeyboardInterrupt:  # stopped again while writing: every file is whole or absent
-        print("dpaudit: interrupted again while writing the reports", file=sys.stderr)
-        return stop_status(incomplete.signal)
+    report, written, failures = write_run_reports(run, out, command=command,
+                                                  status=exit_status(run), link_dir=link_dir,
+                                                  stops=stops)
+    if stops.signal is not None:
+        print(f"dpaudit: interrupted again by {stops.signal} while writing the reports: "
+              "they were finished first", file=sys.stderr)
     for failure in failures:
         print(f"dpaudit: error: {failure}", file=sys.stderr)
     if report is not None:
