@@ -32,6 +32,7 @@ from dpaudit.results.options import RunOptions
 from dpaudit.results.records import AuditOutcome, CertificateRecord, SuiteSummary
 from dpaudit.results.run import AuditRun
 from dpaudit.stopping import stop_status
+from dpaudit.suite.fields import MAX_GRID_VALUES
 from dpaudit.suite.spec import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, EXPECTATIONS,
                                 AuditSpec, PairSpec, Suite)
 from dpaudit.suite.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_from_dict
@@ -210,6 +211,8 @@ def _check(samples, confidence, seed, workers, expect, deltas) -> tuple[int, flo
         raise ValueError(f"workers: expected a positive integer, got {workers!r}")
     if expect not in EXPECTATIONS:
         raise ValueError(f"expect: expected one of {EXPECTATIONS}, got {expect!r}")
+    if len(deltas) > MAX_GRID_VALUES:  # as a suite's delta list (dpaudit.suite.fields)
+        raise ValueError(f"delta: expected at most {MAX_GRID_VALUES} values, got {len(deltas)}")
     if not deltas or any(isinstance(d, bool) or not isinstance(d, (int, float))
                          or not math.isfinite(d) or not 0.0 <= d < 1.0 for d in deltas):
         raise ValueError(f"delta: expected a number in [0, 1) or a list of them, got "
@@ -220,6 +223,9 @@ def _check(samples, confidence, seed, workers, expect, deltas) -> tuple[int, flo
 def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed, workers,
          expect, distinguisher, white_box, name, backend=None, memory_limit=None) -> AuditResult:
     deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
+    alphas = tuple(alphas)
+    if len(alphas) > MAX_GRID_VALUES:
+        raise ValueError(f"alphas: expected at most {MAX_GRID_VALUES} values, got {len(alphas)}")
     options = RunOptions(memory_limit=memory_limit)
     samples, confidence, seed = _check(samples, confidence, seed, workers, expect, deltas)
     audit = AuditSpec(index=0, name=name or target.reference, mechanism=target.reference,

@@ -2,8 +2,7 @@
 send) both raise a :class:`KeyboardInterrupt` in the main thread, so that one code path stops
 the workers and writes what was finished.
 
-:class:`Terminated` is the KeyboardInterrupt of a SIGTERM; :func:`sigterm_interrupts` installs
-the handler for the duration of a ``with`` block (main thread only; elsewhere it does nothing).
+:class:`Terminated` is the KeyboardInterrupt of a SIGTERM.
 
 :class:`StopRequests` (``with StopRequests() as stops``) handles both signals for a whole
 command: they raise as above until :meth:`StopRequests.defer` is called (the work is done and
@@ -26,19 +25,6 @@ class Terminated(KeyboardInterrupt):
 
 def _raise_terminated(signum, frame):
     raise Terminated("SIGTERM")
-
-
-@contextlib.contextmanager
-def sigterm_interrupts():
-    """Within the block, SIGTERM raises :class:`Terminated` in the main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class StopRequests:
@@ -117,4 +103,4 @@ def stop_status(stop: BaseException | str) -> int:
     return 128 + int(signal.Signals[name])
 
 
-__all__ = ["StopRequests", "Terminated", "sigterm_interrupts", "stop_signal", "stop_status"]
+__all__ = ["StopRequests", "Terminated", "stop_signal", "stop_status"]
