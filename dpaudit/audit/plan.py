@@ -45,6 +45,7 @@ import numpy as np
 
 from dpaudit.audit import sweeps
 from dpaudit.audit.sweeps import DenseExactJob, SeriesJob
+from dpaudit.results.datasets import dataset_entry
 from dpaudit.results.defaults import defaulted_values
 from dpaudit.sizes import DEFAULT_MEMORY_LIMIT
 from dpaudit.results.options import RunOptions
@@ -147,11 +148,14 @@ class Task:
 
 
 def pair_dict(pair) -> dict | None:
-    """``pair.to_dict()`` (the record's ``pair``), or a best-effort description."""
+    """``pair.to_dict()`` (the record's ``pair``), a dataset above
+    :data:`dpaudit.results.datasets.MAX_INLINE_DATASET_VALUES` scalars summarised
+    (:func:`~dpaudit.results.datasets.dataset_entry`), or a best-effort description."""
     if pair is None:
         return None
     try:
-        return pair.to_dict()
+        out = pair.to_dict()
+        return {**out, "d0": dataset_entry(out["d0"]), "d1": dataset_entry(out["d1"])}
     except Exception:
         return {"name": getattr(pair, "name", "?"), "d0": repr(getattr(pair, "d0", None)),
                 "d1": repr(getattr(pair, "d1", None)), "description": ""}

@@ -39,10 +39,10 @@ real run).
 
 from __future__ import annotations
 
-import hashlib
 import json
 
-import numpy as np
+from dpaudit.results.datasets import MAX_INLINE_DATASET_VALUES, dataset_entry
+
 
 #: the fields of an estimator certificate that depend only on the test, not on δ
 TEST_FIELDS = ("method", "confidence", "per_bound_significance", "family_size", "samples",
@@ -63,42 +63,6 @@ OPTIONAL_POINT_FIELDS = frozenset(("defaulted_parameters",))
 _CERTIFICATE_KEYS = frozenset(("epsilon", "delta", *TEST_FIELDS, *CHOSEN_FIELDS, "candidates",
                                "event_definition"))
 _CANDIDATE_KEYS = frozenset((*EVENT_FIELDS, "epsilon", "definition"))
-
-
-#: the most scalars a dataset of results.json holds in full; a larger one is summarised
-MAX_INLINE_DATASET_VALUES = 100_000
-
-
-def _count_values(value, cap: int) -> int:
-    """Scalars in a nested list/dict ``value``, counting stops once above ``cap``."""
-    stack, n = [value], 0
-    while stack and n <= cap:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        else:
-            n += 1
-    return n
-
-
-def dataset_entry(value):
-    """``value`` itself, or its summary when it holds more than
-    :data:`MAX_INLINE_DATASET_VALUES` scalars (see the module docstring)."""
-    if _count_values(value, MAX_INLINE_DATASET_VALUES) <= MAX_INLINE_DATASET_VALUES:
-        return value
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
-    try:
-        array = np.asarray(value)
-        shape, dtype = ([int(n) for n in array.shape], str(array.dtype))
-        if array.dtype == object:
-            shape = None
-    except ValueError:  # ragged
-        shape, dtype = None, "object"
-    values = _count_values(value, float("inf"))
-    return {"dataset_summary": {"values": values, "shape": shape, "dtype": dtype,
-                                "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}}
 
 
 class Tables:
@@ -260,5 +224,5 @@ def expand_records(tables: dict, points: list[dict], certificates: list[dict],
     return out
 
 
-__all__ = ["MAX_INLINE_DATASET_VALUES", "dataset_entry", "CHOSEN_FIELDS", "EVENT_FIELDS", "OPTIONAL_POINT_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "Tables", "compact_certificate",
+__all__ = ["CHOSEN_FIELDS", "EVENT_FIELDS", "OPTIONAL_POINT_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "Tables", "compact_certificate",
            "compact_records", "expand_certificate", "expand_records"]

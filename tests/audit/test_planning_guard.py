@@ -151,10 +151,10 @@ def test_delta_and_alpha_lists_are_capped(tmp_path, key):
     assert "\n" not in message
 
 
-@pytest.mark.slow  # ~100 s: the run still serialises the full pairs before compacting
+@pytest.mark.slow
 def test_large_datasets_are_summarised_in_results_json_and_report_reads_them(tmp_path):
     from dpaudit.cli.commands import main
-    from dpaudit.report.compact import MAX_INLINE_DATASET_VALUES
+    from dpaudit.results.datasets import MAX_INLINE_DATASET_VALUES
     from dpaudit.report.results_file import read_report
     path = tmp_path / "gm.toml"
     # dim = 320: the tightness pair's datasets are 320 × 320 = 102 400 values (> 100 000)
