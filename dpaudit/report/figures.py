@@ -320,10 +320,11 @@ def write_figures(run: AuditRun, out_dir: str | Path,
       FigurePathError: ``out_dir/figures`` leads outside ``out_dir`` (:func:`figures_dir`);
         nothing is drawn.
     """
-    if not matplotlib_available():
-        return Figures()
     out_dir = Path(out_dir)
     folder = figures_dir(out_dir)
+    if not matplotlib_available():
+        remove_stale_figures(folder, ())
+        return Figures()
     curves = [to_jsonable(c) for c in run.curves]  # as results.json holds them: ∞ as "inf"
     series_list = [to_jsonable(s) for s in run.series]
     drawn = [s for s in series_list if not (s.get("error") or not s.get("y"))]
@@ -348,8 +349,30 @@ def write_figures(run: AuditRun, out_dir: str | Path,
         path = draw_series(series, folder / next(names))
         series_paths.append(str(path.relative_to(out_dir)))
         written.append(path)
+    remove_stale_figures(folder, written)
     return Figures(curves=tuple(curve_paths), series=tuple(series_paths),
                    written=tuple(written))
+
+
+def remove_stale_figures(folder: Path, written) -> list[Path]:
+    """Remove the ``*.png`` files of ``folder`` that this run did not write: an earlier run's
+    figures would otherwise sit beside the new reports, linked by none of them (a symbolic
+    link is removed, never followed).  Returns what was removed."""
+    keep = {Path(p).name for p in written}
+    removed = []
+    try:
+        entries = list(folder.iterdir()) if folder.is_dir() else []
+    except OSError:
+        return removed
+    for entry in entries:
+        if entry.suffix == ".png" and entry.name not in keep and (
+                entry.is_symlink() or entry.is_file()):
+            try:
+                entry.unlink()
+                removed.append(entry)
+            except OSError:
+                pass
+    return removed
 
 
 def matplotlib_available() -> bool:
@@ -362,6 +385,6 @@ def matplotlib_available() -> bool:
 
 
 __all__ = ["FigurePathError", "Figures", "curve_figure", "draw_curve", "draw_series", "draw_sweep",
-           "figure_names", "figures_dir",
+           "figure_names", "figures_dir", "remove_stale_figures",
            "matplotlib_available", "save_png", "series_figure", "sweep_figure",
            "write_figures"]

@@ -112,3 +112,27 @@ def test_a_figures_symlink_leading_outside_out_is_refused(tmp_path, capsys):
         assert (out / name).is_file(), name
     assert [c.get("figure") for c in read_report(out / "results.json").curves_json()] == [
         None, None]
+
+
+def test_an_earlier_runs_figures_do_not_stay_beside_the_new_reports(tmp_path):
+    """A figure the new run did not draw (an earlier run's, or a planted link) is removed
+    from DIR/figures, never left unlinked beside the new reports (issue 27, item 4)."""
+    from dpaudit.cli.commands import main
+
+    suite = tmp_path / "curve.toml"
+    suite.write_text('[suite]\nname = "curve"\nsamples = 2000\n\n[[audit]]\nname = "g"\n'
+                     'mechanism = "gaussian"\ndelta = [1e-6, 1e-3]\nwhite_box = false\n',
+                     encoding="utf-8")
+    out = tmp_path / "out"
+    (out / "figures").mkdir(parents=True)
+    stale = out / "figures" / "old__audit__pair.png"
+    stale.write_bytes(b"\x89PNG stale")
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(b"keep me")
+    (out / "figures" / "planted.png").symlink_to(outside)
+    notes = out / "figures" / "notes.txt"  # not a figure: left alone
+    notes.write_text("mine", encoding="utf-8")
+    assert main(["run", str(suite), "--out", str(out), "--workers", "1", "-q"]) == 0
+    names = sorted(p.name for p in (out / "figures").iterdir())
+    assert names == ["curve__g__add-max-record.png", "notes.txt"]
+    assert outside.read_bytes() == b"keep me"
