@@ -8,7 +8,9 @@
 2. **The journal and the start-of-run reports.** Bytes and the median time of one journal
    entry (flush + fsync) over the classic run's tests; the time to write the "not run yet"
    reports of every shipped suite at the start of a run.
-3. **The memory guard.** For k-ary randomised response at 20 000 samples: the estimate
+3. **The checks of a run** (issue 27): the fingerprint of the code the suites name, a journal
+   entry's digest, the output directory's lock.
+4. **The memory guard.** For k-ary randomised response at 20 000 samples: the estimate
    (:mod:`dpaudit.audit.memory`) against the peak resident memory (VmHWM) of a fresh process
    that runs the audit, and the time to refuse k = 10⁸.
 
@@ -91,6 +93,51 @@ def interrupt_and_resume(stop_after: int) -> tuple[str, dict]:
     table = markdown_table(["run of audits/classic.toml (2 workers)", "wall s", "exit",
                             "tests finished", "records vs uninterrupted"], rows)
     return table, {"equal": equal}
+
+
+def check_costs() -> str:
+    """The cost of issue 27's checks of a run: the code fingerprint of every shipped suite, a
+    journal entry's digest, and the output directory's lock (acquire + release)."""
+    from dpaudit.audit.journal import code_digests, entry_digest, test_key
+    from dpaudit.audit.plan import plan_suite
+    from dpaudit.api import run_suites
+    from dpaudit.cli.out_lock import OutputLock
+    from dpaudit.suite.spec import load_suite
+
+    paths = sorted(str(p) for p in (ROOT / "audits").rglob("*.toml"))
+    suites = []
+    for path in paths:
+        try:
+            suites.append(load_suite(path))
+        except Exception:  # noqa: BLE001 - a suite whose library is missing: not fingerprinted
+            pass
+    runs = []
+    for _ in range(20):
+        start = time.perf_counter()
+        code = code_digests(suites)
+        runs.append(time.perf_counter() - start)
+    suite = str(ROOT / "audits" / "classic.toml")
+    run = run_suites([suite], workers=2)
+    tasks, _ = plan_suite(load_suite(suite))
+    results = [test for point in run.points for test in point.tests]
+    digests = []
+    for task, result in zip(tasks, results):
+        payload = result.to_json()
+        start = time.perf_counter()
+        entry_digest(test_key(task), payload)
+        digests.append(time.perf_counter() - start)
+    locks = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(50):
+            start = time.perf_counter()
+            OutputLock.acquire(tmp).release()
+            locks.append(time.perf_counter() - start)
+    return (f"Checks of issue 27: the code fingerprint of the {len(suites)} shipped suites "
+            f"({len(code)} code files named) takes a median {1000 * statistics.median(runs):.2f} "
+            f"ms (20 runs); a journal entry's SHA-256 digest a median "
+            f"{1000 * statistics.median(digests):.3f} ms over the classic run's {len(digests)} "
+            f"tests; the output directory's lock, acquired and released, a median "
+            f"{1000 * statistics.median(locks):.3f} ms (50 runs).")
 
 
 def journal_costs() -> str:
@@ -178,6 +225,7 @@ def main() -> None:
         "guarantees\" cost.",
         "### Interrupt and resume (default samples)", table,
         "### Journal and start-of-run reports", journal_costs(),
+        "### Fingerprint of the suites' code, journal digests, the output lock", check_costs(),
         "### Memory guard: randomised response, 20 000 samples, white-box test included",
         memory_guard()])
     record("Reliability: interrupt, resume, journal, memory guard (benchmarks/reliability.py)",
