@@ -29,6 +29,17 @@ def markdown_table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
+def worst_pair(name: str, params: dict, delta: float):
+    """(mechanism, its claimed ε at ``delta``, its worst-case pair with the largest exact ε,
+    that exact ε) of the registered mechanism ``name`` built with ``params``."""
+    from dpaudit.mechanisms.registry import create_mechanism
+
+    mech = create_mechanism(name, **params)
+    pair = max(mech.worst_case_pairs(),
+               key=lambda p: mech.exact_epsilon(p.d0, p.d1, delta) or 0.0)
+    return mech, mech.claim().epsilon(delta), pair, mech.exact_epsilon(pair.d0, pair.d1, delta)
+
+
 def record(title: str, body: str, *, write: bool = True) -> None:
     """Print a result section and (unless ``write`` is False) write it to RESULTS.md.
 

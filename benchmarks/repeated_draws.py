@@ -20,12 +20,11 @@ import time
 import warnings
 
 import numpy as np
-from common import markdown_table, record
+from common import markdown_table, record, worst_pair
 from statsmodels.stats.proportion import proportion_confint
 
 from dpaudit import estimate_epsilon_lower_bound
 from dpaudit.distinguish.sampling import SamplerError
-from dpaudit.mechanisms import create_mechanism
 
 CORRECT = [
     ("laplace", {"epsilon": 1.0}, 0.0),
@@ -55,11 +54,7 @@ def main():
     start = time.perf_counter()
     rows = []
     for name, params, delta in CORRECT:
-        mech = create_mechanism(name, **params)
-        claimed = mech.claim().epsilon(delta)
-        pair = max(mech.worst_case_pairs(),
-                   key=lambda p: mech.exact_epsilon(p.d0, p.d1, delta) or 0.0)
-        exact = mech.exact_epsilon(pair.d0, pair.d1, delta)
+        mech, claimed, pair, exact = worst_pair(name, params, delta)
         flagged = above_exact = stopped = 0
         best = 0.0
         for seed in range(args.runs):
