@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from dpaudit.jsonable import to_jsonable
-from dpaudit.results.records import (AuditOutcome, CertificateJudgement, CertificateRecord,
+from dpaudit.results.records import (NUMBER_FIELDS, AuditOutcome, CertificateRecord,
                                      SweepPoint, certified_bound, judge_certificate,
                                      record_detectable_epsilon)
 
@@ -131,16 +131,6 @@ class Certificate:
         when neither is known, as on most errors)."""
         return certified_bound(self.epsilon_lower_bound, self.white_box_epsilon_lower_bound)
 
-    @property
-    def at(self) -> str:
-        """Where the certificate is read: ``"δ=…"`` or ``"α=…"`` (as :func:`repr` of the
-        number, so ``"δ=1e-05"``)."""
-        return f"δ={self.delta!r}" if self.notion == "dp" else f"α={self.alpha!r}"
-
-    def judgement(self) -> CertificateJudgement:
-        return CertificateJudgement(self.verdict, self.tightness, self.exact_verdict,
-                                    self.black_box_share)
-
 
 VACUOUS = ("vacuous audit: the claim gives ε = ∞ at every audited δ and α, so no bound can "
            "contradict it and the audit tests nothing; audit a δ > 0 (e.g. delta = 1e-5) or "
@@ -189,12 +179,6 @@ class TestResult:
     @property
     def pair_name(self) -> str | None:
         return (self.pair or {}).get("name")
-
-    @property
-    def tests(self) -> int:
-        """Members of the suite's family this test is: 2 when it carries a white-box curve,
-        else 1."""
-        return 2 if any(c.white_box_certificate is not None for c in self.certificates) else 1
 
     def to_json(self) -> dict:
         """The test as plain JSON (∞ as ``"inf"``); :meth:`from_json` inverts it exactly."""
@@ -326,10 +310,6 @@ POINT_FIELDS = tuple(f.name for f in dataclasses.fields(AuditPoint)
 TEST_FIELDS = tuple(f.name for f in dataclasses.fields(TestResult)
                     if f.name not in ("certificates", "curve"))
 CERTIFICATE_FIELDS = tuple(f.name for f in dataclasses.fields(Certificate))
-#: the fields that hold a number which may be written as "inf"
-NUMBER_FIELDS = frozenset(("delta", "alpha", "claimed_epsilon", "epsilon_lower_bound",
-                           "exact_epsilon", "white_box_epsilon_lower_bound", "true_epsilon",
-                           "black_box_share", "tightness", "detectable_epsilon", "seconds"))
 
 
 def _read_number(name: str, value):
@@ -360,5 +340,5 @@ def points_from_records(records: Iterable[CertificateRecord]) -> list[AuditPoint
     return out
 
 
-__all__ = ["CERTIFICATE_FIELDS", "NUMBER_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "VACUOUS",
+__all__ = ["CERTIFICATE_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "VACUOUS",
            "AuditPoint", "Certificate", "TestResult", "points_from_records"]

@@ -189,8 +189,9 @@ def record_detectable_epsilon(certificate: dict | None, white_box_certificate: d
     return min(values) if values else None
 
 
-#: the record fields that hold a number which may be written as "inf"
-_NUMBER_FIELDS = frozenset(("delta", "alpha", "claimed_epsilon", "epsilon_lower_bound",
+#: the record fields (and the tree's, :mod:`dpaudit.results.hierarchy`) that hold a number
+#: which may be written as "inf"
+NUMBER_FIELDS = frozenset(("delta", "alpha", "claimed_epsilon", "epsilon_lower_bound",
                             "exact_epsilon", "white_box_epsilon_lower_bound", "true_epsilon",
                             "black_box_share", "tightness", "detectable_epsilon", "seconds",
                             "confidence", "per_certificate_confidence"))
@@ -286,7 +287,7 @@ class CertificateRecord:
         values = {}
         for f in dataclasses.fields(cls):
             value = (data[f.name] if f.name not in _OPTIONAL_FIELDS else data.get(f.name))
-            if isinstance(value, str) and f.name in _NUMBER_FIELDS:
+            if isinstance(value, str) and f.name in NUMBER_FIELDS:
                 value = float(value)  # "inf", "-inf", "nan"
             values[f.name] = value
         if not isinstance(values["defaulted_parameters"], (dict, type(None))):
@@ -331,6 +332,7 @@ def exit_status(run) -> int:
 
 
 __all__ = ["EXACT_SLACK", "SCHEMA_2_FILE", "SCHEMA_FILE", "SCHEMA_VERSION", "VERDICTS",
-           "AuditOutcome", "CertificateJudgement", "CertificateRecord", "SuiteSummary",
+           "NUMBER_FIELDS", "AuditOutcome", "CertificateJudgement", "CertificateRecord",
+           "SuiteSummary",
            "SweepPoint", "certified_bound", "describe_exception", "exit_status",
            "judge_certificate", "record_detectable_epsilon"]
