@@ -105,7 +105,7 @@ class ABLQ(LogDensity, Mechanism):
     registered subclasses fix ``sampler``."""
 
     family = "dpsgd"
-    sampler = "abstract"
+    batch_sampler = "abstract"
 
     n = count_parameter(1000, "dataset size n", 2)
     batch_size = count_parameter(10, "batch size b (divides n; T = n/b steps per epoch)", 1)
@@ -122,7 +122,7 @@ class ABLQ(LogDensity, Mechanism):
         self.steps_per_epoch = self.n // self.batch_size
         self.steps = self.epochs * self.steps_per_epoch
         self.q = self.batch_size / self.n
-        self.batches = SAMPLERS[self.sampler]
+        self.batches = SAMPLERS[self.batch_sampler]
 
     # -- contract -----------------------------------------------------------------------------
     def claim(self):
@@ -147,7 +147,7 @@ class ABLQ(LogDensity, Mechanism):
                        self.clip_norm) / self.clip_norm
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
-        other = -self.clip_norm if self.sampler == "shuffle" else 0.0
+        other = -self.clip_norm if self.batch_sampler == "shuffle" else 0.0
         canary = {"values": [other, self.clip_norm], "counts": [self.n - 1, 1]}
         zeroed = {"values": [other, 0.0], "counts": [self.n - 1, 1]}
         why = ("Chua et al.'s shuffle pair: the other records at −C, so both the canary's and "
@@ -185,9 +185,9 @@ class ABLQ(LogDensity, Mechanism):
         if s is None:
             return None
         v, u, i = s
-        if self.view == "final" and self.sampler != "poisson":
+        if self.view == "final" and self.batch_sampler != "poisson":
             return s
-        if self.sampler in ("poisson", "balls-and-bins") and v != 0.0:
+        if self.batch_sampler in ("poisson", "balls-and-bins") and v != 0.0:
             return None  # the other records' random counts add noise: no closed form here
         return s
 
@@ -203,7 +203,7 @@ class ABLQ(LogDensity, Mechanism):
         T, b = self.steps_per_epoch, self.batch_size
         if self.view == "final":
             total = self.steps * s * s
-            if self.sampler == "poisson":  # u·Binomial(E·T, q) + N(0, E·T·σ²)
+            if self.batch_sampler == "poisson":  # u·Binomial(E·T, q) + N(0, E·T·σ²)
                 k = np.arange(self.steps + 1)
                 logw = stats.binom.logpmf(k, self.steps, self.q)
                 z = (x[:, None] - u * k[None, :]) ** 2
@@ -218,10 +218,10 @@ class ABLQ(LogDensity, Mechanism):
         gauss = (-0.5 * (y * y).sum(axis=1) / (s * s)
                  - y.shape[1] * (0.5 * math.log(2 * math.pi * s * s) + math.log(C)))
         factor = (2 * a * y - a * a) / (2 * s * s)  # mixture_component_log_factor
-        if self.sampler == "poisson":
+        if self.batch_sampler == "poisson":
             return gauss + np.logaddexp(math.log1p(-self.q), math.log(self.q) + factor).sum(1)
         blocks = factor.reshape(len(y), self.epochs, T)
-        if self.sampler == "deterministic":
+        if self.batch_sampler == "deterministic":
             return gauss + blocks[:, :, i // b].sum(axis=1)
         return gauss + (special.logsumexp(blocks, axis=2) - math.log(T)).sum(axis=1)
 
@@ -238,7 +238,7 @@ class ABLQ(LogDensity, Mechanism):
         if diff == 0.0:
             return 0.0
         if self.view == "final":
-            if self.sampler != "poisson":
+            if self.batch_sampler != "poisson":
                 return gaussian_epsilon(delta, self.epochs * diff / (s * math.sqrt(self.steps)))
             if min(abs(u0), abs(u1)) != 0.0:
                 return None
@@ -247,11 +247,11 @@ class ABLQ(LogDensity, Mechanism):
             prof = GaussianMixtureProfile(stats.binom.pmf(k, self.steps, self.q),
                                           k * diff, np.full(k.size, sd), [1.0], [0.0], [sd])
             return float(prof.symmetric().epsilon(delta))
-        if self.sampler == "deterministic":
+        if self.batch_sampler == "deterministic":
             return gaussian_epsilon(delta, DETERMINISTIC_MU(E=self.epochs, Delta=diff, sigma=s))
         if delta <= 0.0:
             return math.inf
-        if self.sampler == "poisson":
+        if self.batch_sampler == "poisson":
             if min(abs(u0), abs(u1)) != 0.0:
                 return None
             return poisson_pld_epsilon(s / diff, self.q, self.steps, float(delta)).lower
@@ -269,7 +269,7 @@ class PoissonABLQ(ABLQ):
     """ABLQ with Poisson subsampling (rate q = b/n per record and step): DP-SGD as analysed."""
 
     name = "dpsgd-poisson"
-    sampler = "poisson"
+    batch_sampler = "poisson"
 
 
 class ShuffleABLQ(ABLQ):
@@ -277,21 +277,21 @@ class ShuffleABLQ(ABLQ):
     usually implemented."""
 
     name = "dpsgd-shuffle"
-    sampler = "shuffle"
+    batch_sampler = "shuffle"
 
 
 class BallsAndBinsABLQ(ABLQ):
     """ABLQ with balls-and-bins batches (each record to one random step per epoch)."""
 
     name = "dpsgd-balls-and-bins"
-    sampler = "balls-and-bins"
+    batch_sampler = "balls-and-bins"
 
 
 class DeterministicABLQ(ABLQ):
     """ABLQ with deterministic batches (consecutive blocks of b, the same every epoch)."""
 
     name = "dpsgd-deterministic"
-    sampler = "deterministic"
+    batch_sampler = "deterministic"
 
 
 __all__ = ["ABLQ", "BallsAndBinsABLQ", "DeterministicABLQ", "PoissonABLQ", "ShuffleABLQ",
