@@ -106,17 +106,17 @@ def representation_default(mechanism) -> bool:
 
 
 #: what a point without a pair search says, in every route
-NAMED_PAIRS_ONLY = ("only the named pairs were audited: {why}; a bug that moves the worst case "
-                    "elsewhere passes unseen")
+NAMED_PAIRS_ONLY = ("only the named pairs were audited ({why}): a bug that moves the worst case "
+                    "elsewhere would pass unseen")
 
 
 def no_search_reason(searchable: bool, budget: SearchBudget | None) -> str | None:
     """Why a point has no pair search (None when it has one)."""
     if budget is None:
-        return NAMED_PAIRS_ONLY.format(why="the pair search is switched off (search = false)")
+        return NAMED_PAIRS_ONLY.format(why="search = false")
     if not searchable:
-        return NAMED_PAIRS_ONLY.format(why="the mechanism has no dataset space "
-                                           "(SearchableDatasets.dataset_space) to search")
+        return NAMED_PAIRS_ONLY.format(why="no dataset space to search: see "
+                                           "SearchableDatasets")
     return None
 
 

@@ -41,7 +41,10 @@ def test_audit_result_exposes_distinct_warning_texts():
 
     result = audit_sampler(_own_rng, epsilon=5.0, pairs=[([0.0], [1.0]), ([0.0], [-1.0])],
                            samples=1000, workers=1)
-    assert len(result.warnings) == 1 and "ignores the rng" in result.warnings[0]
+    rng_warnings = [w for w in result.warnings if "only the named pairs" not in w]
+    assert len(rng_warnings) == 1 and "ignores the rng" in rng_warnings[0]
+    # a sampler has no dataset space: the result says only the named pairs were audited
+    assert sum("only the named pairs were audited" in w for w in result.warnings) == 1
 
 
 @pytest.mark.slow

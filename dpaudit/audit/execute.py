@@ -79,8 +79,7 @@ def run_task(task: Task, counter: EventCounter | None = None) -> TestResult:
             curve = _measure(task, measured, counter)
         except Exception as exc:
             error = describe_exception(exc)
-    caught_text = sorted({f"{w.category.__name__}: {w.message} "
-                          f"({os.path.basename(w.filename)}:{w.lineno})" for w in caught})
+    caught_text = sorted({_warning_text(w) for w in caught})
     return TestResult(pair=pair_dict(measured.pair), pair_index=task.pair_index,
                       claim=measured.claim, true_epsilon=measured.true_epsilon,
                       samples=task.samples, seed=task.seed,
@@ -88,6 +87,18 @@ def run_task(task: Task, counter: EventCounter | None = None) -> TestResult:
                       error=error,
                       certificates=tuple(r.certificate_of(error) for r in measured.readings),
                       curve=curve, search=measured.search)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _warning_text(w) -> str:
+    """``"Category: message"``, with ``(file.py:line)`` when the warning comes from outside
+    dpaudit (the user's code, a library): a location inside dpaudit tells the user nothing."""
+    text = f"{w.category.__name__}: {w.message}"
+    if os.path.abspath(w.filename).startswith(_PACKAGE + os.sep):
+        return text
+    return f"{text} ({os.path.basename(w.filename)}:{w.lineno})"
 
 
 def _number(x):

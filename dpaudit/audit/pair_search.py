@@ -7,7 +7,10 @@ that does not match Δ.  :func:`search_pairs` proposes candidate neighbouring pa
 * **candidates** — from the mechanism's ``dataset_space()`` (when it declares
   :class:`~dpaudit.mechanisms.capabilities.SearchableDatasets`): the two corners of its
   parametrisation (all-0 / all-1 vectors: for add/remove spaces the smallest and the largest
-  sizes) and ``candidates`` random pairs (:class:`~dpaudit.coverage.SearchBudget`) (of random sizes); for spaces of query
+  sizes), the two *extreme* pairs — every coordinate at the centre of the space but the last
+  at either end (for a space of records: a neutral base dataset and one extreme
+  added or replacing record, the pair that exposes clipping bugs) — and ``candidates``
+  random pairs (:class:`~dpaudit.coverage.SearchBudget`) (of random sizes); for spaces of query
   answers (:class:`~dpaudit.neighbours.spaces.QueryAnswers`) also the StatDP input patterns
   of Ding et al. (CCS 2018) — one above, one below, one above rest below, one below rest
   above, half half, all above, all below, x-shape — scaled to the space's bound.  Every
@@ -121,8 +124,11 @@ def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget
     if not isinstance(mech, SearchableDatasets):
         return [], 0
     space = mech.dataset_space()
+    centre = np.full(space.dimension, 0.5)
     raw = [("corner", *space.from_vector(np.zeros(space.dimension))),
-           ("corner", *space.from_vector(np.ones(space.dimension)))]
+           ("corner", *space.from_vector(np.ones(space.dimension))),
+           ("extreme", *space.from_vector(np.concatenate([centre[:-1], [0.0]]))),
+           ("extreme", *space.from_vector(np.concatenate([centre[:-1], [1.0]])))]
     raw += [("random", *space.random_pair(rng)) for _ in range(how_many)]
     if isinstance(space, QueryAnswers):
         raw += [(f"statdp {name}", d0, d1) for name, d0, d1 in statdp_patterns(space)]

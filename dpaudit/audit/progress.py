@@ -64,6 +64,10 @@ def format_progress(record: CertificateRecord) -> str:
             f"ε_LB={_display_number(record.epsilon_lower_bound)}{white_text} "
             f"claim={_display_number(record.claimed_epsilon)} {record.verdict} "
             f"({record.seconds:.1f}s)")
+    if record.floating_point:
+        line += (f" floating point: value-level ε_LB="
+                 f"{_display_number(record.value_epsilon_lower_bound)} — "
+                 f"{record.floating_point_finding}")
     if record.verdict == "consistent" and record.detectable_epsilon is not None:
         line += f" could detect ε ≥ {_display_number(record.detectable_epsilon)}"
     if record.exact_verdict == "violation" and record.verdict != "violation":

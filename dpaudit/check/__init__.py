@@ -6,9 +6,9 @@ calibration, black-box audit — for the mechanism a user just wrote.
   really uses, against the values the claim states;
 * :mod:`dpaudit.check.calibration_sets` — the calibration check on the probe and further
   datasets of the mechanism's dataset space (Bonferroni over datasets);
-* :mod:`dpaudit.check.pair_search` — candidate pairs beyond the worst-case ones, screened on
-  separate samples, for the black-box step;
-* :mod:`dpaudit.check.blackbox` — the black-box step, its power and its low-power warning;
+* :mod:`dpaudit.check.blackbox` — the black-box step (the audit every route runs: named pairs,
+  the pair search of :mod:`dpaudit.audit.pair_search`, the float64 representation), its power
+  and its low-power warning;
 * :mod:`dpaudit.check.result` — step and check results, the verdict words (those of
   ``dpaudit run``, plus ``skipped``);
 * :mod:`dpaudit.check.runner` — loading a mechanism, the four steps in order;

@@ -159,13 +159,20 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
     return StepResult("black-box", CONSISTENT, head, lines, data, warnings=warnings)
 
 
+#: the longest event text a line of the step shows
+EVENT_WIDTH = 100
+
+
 def _row_line(r: dict) -> str:
     counts = r["counts"]
     source = f" [search rank {r['search']['rank']}, {r['search']['source']}]" \
         if r["search"] else ""
     white = (f", white-box {fmt(r['white_box_epsilon_lower_bound'])}"
              if r["white_box_epsilon_lower_bound"] is not None else "")
-    return (f"{r['pair']}{source}: ε_LB = {fmt(r['epsilon_lower_bound'])} via {r['event']} "
+    event = r["event"] or "?"
+    if len(event) > EVENT_WIDTH:  # a union of many float64 cells: --json has it whole
+        event = event.split("  (i.e.", 1)[0][:EVENT_WIDTH - 1].rstrip() + " …"
+    return (f"{r['pair']}{source}: ε_LB = {fmt(r['epsilon_lower_bound'])} via {event} "
             f"({r['numerator']} counts {counts[0]}/{counts[1]} vs {counts[2]}/{counts[3]}"
             f"{white}); could detect ε ≥ {fmt(r['detectable_epsilon'])}")
 

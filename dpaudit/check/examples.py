@@ -6,7 +6,7 @@ Lap(Δ/ε) noise, claiming ε-DP) with one realistic bug, and says which check s
 * :class:`WrongSensitivitySum` — records are clipped to [0, 2Δ] but the noise is calibrated
   to Δ: the grey-box sensitivity search (step 2) finds ‖Δq‖/Δ = 2.  Its worst-case pairs are
   the correct mechanism's, which move the sum by only Δ; the black-box step's pair search
-  (:mod:`dpaudit.check.pair_search`) finds a pair that moves it by more and certifies that.
+  (:mod:`dpaudit.audit.pair_search`) finds a pair that moves it by more and certifies that.
 * :class:`HalfScaleLaplace` — the sampler draws Lap(b/2) while the claim says b = Δ/ε: the
   calibration step (3) finds b outside its interval (the black-box step sees ε ≈ 2ε too).
 * :class:`FirstRecordLeak` — the query adds 10× the first record's value (a record it should

@@ -9,11 +9,14 @@
    probe and on further datasets of the mechanism's dataset space
    (:mod:`dpaudit.check.calibration_sets`, confidence 0.999 over all datasets; skipped
    without ``noise()``).
-4. **black-box** — :func:`dpaudit.estimate_epsilon_lower_bound` on every worst-case pair and
-   the searched pairs that screen stronger (:mod:`dpaudit.check.blackbox`,
-   :mod:`dpaudit.check.pair_search`), Bonferroni over the certified pairs at family-wise
-   confidence 0.95, at δ = 0 for claims finite there, else at the claim's own δ (violation if
-   ε_LB > claimed ε(δ)); reports the power (could detect ε ≥ …) and warns when it is low.
+4. **black-box** — the audit ``dpaudit run`` runs on a suite of one ``[[audit]]``
+   (:mod:`dpaudit.check.blackbox`, :mod:`dpaudit.audit.single`): every worst-case pair, the
+   pairs a search of the dataset space finds (:mod:`dpaudit.audit.pair_search`), the white-box
+   test and, for code that is the implementation, the float64 representation; Bonferroni over
+   every test at family-wise confidence 0.95, at δ = 0 for claims finite there, else at the
+   claim's own δ (violation if a certified bound > claimed ε(δ), a floating-point one when only
+   a representation event shows it); reports the power (could detect ε ≥ …) and warns when it
+   is low.
 
 Each step's verdict is ``consistent``, ``violation``, ``skipped`` (with the reason) or
 ``error`` (the step could not run: the message says why) — the words of ``dpaudit run`` (see

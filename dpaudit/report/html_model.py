@@ -22,6 +22,7 @@ import json
 import math
 import re
 
+from dpaudit.coverage import FLOAT_FIXES
 from dpaudit.numbers import format_number
 from dpaudit.results.defaults import audit_defaults
 from dpaudit.report.json_report import RunReport
@@ -56,6 +57,10 @@ def _at(c) -> str:
 def _verdict_text(c) -> str:
     if c.verdict != "violation" and c.exact_verdict == "violation":
         return f"{c.verdict} (exact ε > claim, not certified)"
+    if c.floating_point:
+        return (f"floating-point violation (value-level ε_LB "
+                f"{format_number(c.value_epsilon_lower_bound)}): {c.floating_point_finding}. "
+                f"{FLOAT_FIXES}")
     return c.verdict
 
 
@@ -176,6 +181,16 @@ def certificate_view(certificate: dict | None, kind: str) -> dict | None:
     }
 
 
+def _search_text(search: dict | None) -> str | None:
+    """Where a searched pair came from, in words (None for a named pair)."""
+    if not search:
+        return None
+    return (f"rank {search['rank']} of the pair search: a {search['source']} candidate of the "
+            f"dataset space, screening score {format_number(search['score'])} (named pairs "
+            f"{format_number(search['named_pairs_score'])}; {search['candidates']} candidates "
+            f"screened on {search['screen_samples']:,} samples per side)")
+
+
 def _certificate_entry(point, test, c) -> dict:
     """The section's entry of one certificate ``c`` of ``test`` of ``point``; ``point``,
     ``test`` and ``certificate`` are kept for the power figure (:mod:`dpaudit.report.html`)."""
@@ -204,6 +219,8 @@ def _certificate_entry(point, test, c) -> dict:
                                      certificate_view(c.white_box_certificate, "white-box"))
                          if v],
         "error": test.error, "warnings": list(test.warnings), "note": point.note,
+        "coverage": (point.coverage or {}).get("note"),
+        "search": _search_text(test.search),
         "point": point, "test": test, "certificate": c, "power_svg": None, "power_error": None,
     }
 

@@ -35,6 +35,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from dpaudit.atomic import write_text_atomic
+from dpaudit.coverage import FLOAT_FIXES
 from dpaudit.numbers import PLAIN_INFINITY, format_number
 from dpaudit.report.json_report import RunReport
 
@@ -61,6 +62,9 @@ def _numbers(c) -> str:
             + f" vs claimed {format_number(c.claimed_epsilon)}")
     if c.exact_epsilon is not None:
         text += f", exact {format_number(c.exact_epsilon)}"
+    if c.floating_point:
+        return (text + f" → floating-point violation (value-level ε_LB "
+                f"{format_number(c.value_epsilon_lower_bound)}: {c.floating_point_finding})")
     return text + f" → {c.verdict}"
 
 
@@ -115,6 +119,8 @@ def _testcase(parent: ET.Element, point, test) -> str | None:
         element = ET.SubElement(case, "failure", {"message": message,
                                                   "type": "unmet-expectation"})
         element.text = "\n".join(_evidence(c) for c in test.certificates)
+        if any(c.floating_point for c in test.certificates):
+            element.text += f"\n{FLOAT_FIXES}"
         return "failure"
     return None
 

@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from dpaudit.atomic import write_text_atomic
+from dpaudit.coverage import FLOAT_FIXES
 from dpaudit.numbers import format_number
 from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
 from dpaudit.report.json_report import RunReport
@@ -179,6 +180,11 @@ def _warnings(points) -> list[str]:
     that raised it."""
     warned: dict[str, list[str]] = {}
     for point in points:
+        note = (point.coverage or {}).get("note")  # "only the named pairs were audited …"
+        if note:
+            audits = warned.setdefault(note, [])
+            if f"{point.suite}/{point.audit}" not in audits:
+                audits.append(f"{point.suite}/{point.audit}")
         for test in point.tests:
             for w in test.warnings:
                 audits = warned.setdefault(w, [])
@@ -204,11 +210,24 @@ def _violations(report: RunReport) -> list[str]:
                   "|---|---|---|---|---|---|---|"]
         for point, test, c in violations:
             expected = f"{point.expect} {'✓' if point.met_expectation else '✗'}"
+            bound = _num(c.bound) + (" (floating point)" if c.floating_point else "")
             lines.append("| " + " | ".join((
                 _audit_label(point), _cell(test.pair_name or "—"), _at(c),
-                _num(c.claimed_epsilon), _num(c.bound), _num(c.exact_epsilon), expected))
+                _num(c.claimed_epsilon), bound, _num(c.exact_epsilon), expected))
                 + " |")
         lines.append("")
+        floating = [(point, test, c) for point, test, c in violations if c.floating_point]
+        if floating:
+            lines += ["### Floating-point violations", "",
+                      "Certified only by an event on the outputs' float64 representation: "
+                      "the value-level bound is within the claim. " + _cell(FLOAT_FIXES) + ".",
+                      ""]
+            for point, test, c in floating:
+                lines.append(f"- {_audit_label(point)} pair {md_code(test.pair_name or '—')} "
+                             f"{_at(c)}: ε_LB = {_num(c.bound)}, value-level ε_LB = "
+                             f"{_num(c.value_epsilon_lower_bound)}: "
+                             f"{_cell(c.floating_point_finding)}")
+            lines.append("")
     exact_only = report.summary.exact_only_violations
     if exact_only:
         lines += ["### Exact violations not certified at this sample size", "",
@@ -263,7 +282,8 @@ def _full_table(report: RunReport) -> list[str]:
             for test, c in point.certificates():
                 verdict = c.verdict
                 if verdict == "violation":
-                    verdict = "**violation**"
+                    verdict = ("**floating-point violation**" if c.floating_point
+                               else "**violation**")
                 elif c.exact_verdict == "violation":
                     verdict = "consistent (exact ε > claim, not certifiable here)"
                 row = [_audit_label(point), _cell(point.mechanism),

@@ -54,6 +54,7 @@ def plan_in_subprocess(path) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # over a second (the fast loop's rule)
 def test_num_queries_pairs_are_refused_before_they_are_built(tmp_path):
     # 3·10⁶ queries: 4 datasets of 3·10⁶ answers, ~200 MiB as Python lists (measured); the
     # estimate 200 MiB + 12·10⁶ × 56 B ≈ 841 MiB is over the 256 MiB limit, so nothing is built

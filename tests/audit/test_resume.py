@@ -34,14 +34,17 @@ mechanism = "laplace"
 [[audit]]
 name = "rr"
 mechanism = "randomized-response"
+search = false  # laplace's searched tests are enough to pin resuming a search
 
 [[audit]]
 name = "geometric"
 mechanism = "geometric"
+search = false
 
 [[audit]]
 name = "swept"
 mechanism = "laplace"
+search = false
 sweep = { epsilon = [0.5, 1.0, 2.0] }
 """
 
@@ -59,6 +62,7 @@ def slow_suite(tmp_path: Path, audits: int = 8) -> Path:
     for i in range(audits):
         text += (f'[[audit]]\nname = "a{i}"\nsampler = "slow.py:sampler"\n'
                  'claim = { notion = "pure-dp", epsilon = 1.0 }\n'
+                 'representation = false\n'  # a float-naive sampler: about resuming
                  '[[audit.pairs]]\nd0 = [0.0]\nd1 = [1.0]\n')
     path = tmp_path / "slow.toml"
     path.write_text(text, encoding="utf-8")
@@ -130,6 +134,7 @@ def test_a_last_journal_line_cut_short_is_run_again(suite, tmp_path):
     assert len(finished) == len({(r.audit, r.sweep, r.pair_index) for r in resumed.records})
 
 
+@pytest.mark.slow  # over a second (the fast loop's rule)
 def test_a_journal_line_nested_too_deeply_is_damaged_and_run_again(suite, tmp_path, capsys):
     """A line nested deeper than MAX_JSON_DEPTH is a damaged line, like one cut short: whether
     the JSON parser runs out of recursion on it (100 000 levels) or it parses and is a whole

@@ -130,8 +130,10 @@ def test_dense_values():
 @pytest.mark.slow
 def test_sweep_run_records_verdicts_curves_and_figures(tmp_path):
     run = run_suites([str(write(tmp_path, SWEEP))], workers=1)
-    swept = [r for r in run.records if r.audit == "lap"]
+    swept = [r for r in run.records if r.audit == "lap" and r.search is None]
     assert len(swept) == 6 and {r.sweep.parameter for r in swept} == {"epsilon"}
+    # each point's two searched pairs are certified too, but draw no ε-over-sweep curve
+    assert len([r for r in run.records if r.audit == "lap" and r.search]) == 2 * 6
     assert [r.sweep.value for r in swept if r.delta == 0.0] == [0.5, 1.0, 2.0]
     assert all(r.parameters["epsilon"] == r.sweep.value for r in swept)
     # one outcome per audit point (three) plus the plain audit

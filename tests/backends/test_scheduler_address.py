@@ -127,6 +127,7 @@ def fake_server(request):
         thread.join(10)
 
 
+@pytest.mark.slow  # over a second (the fast loop's rule)
 @pytest.mark.parametrize("fake_server", ["http", "noise"], indirect=True)
 def test_cli_at_a_tcp_server_that_is_not_dask_is_a_one_line_error(tmp_path, fake_server):
     status, err, seconds = run_cli(tmp_path, fake_server.address)
@@ -135,6 +136,7 @@ def test_cli_at_a_tcp_server_that_is_not_dask_is_a_one_line_error(tmp_path, fake
     assert seconds < 30
 
 
+@pytest.mark.slow  # over a second (the fast loop's rule)
 @pytest.mark.parametrize("fake_server", ["http", "noise", "silent", "hangup"], indirect=True)
 def test_connect_to_a_server_that_is_not_dask_fails_within_the_timeout(fake_server):
     before = set(threading.enumerate())

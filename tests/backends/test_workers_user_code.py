@@ -31,12 +31,13 @@ SCRIPT = textwrap.dedent('''
 
     register(Mine)
     SUITE.write_text('[suite]\\nsamples = 5000\\n[[audit]]\\nname = "a"\\n'
-                     'mechanism = "script-mechanism"\\n[[audit]]\\nname = "b"\\n'
+                     'mechanism = "script-mechanism"\\nrepresentation = false\\n[[audit]]\\nname = "b"\\n'
                      'mechanism = "laplace"\\n')
     run = run_suites([str(SUITE)], workers=2)
     scale = 1.0
     closure = audit_sampler(lambda d, n, rng: sum(d) + rng.laplace(0, scale, size=n),
-                            epsilon=1.0, pairs=[([0], [1])], samples=5000, workers=2)
+                            epsilon=1.0, pairs=[([0], [1])], samples=5000, workers=2,
+                            representation=False)
     print("VERDICTS", [o.verdict for o in run.outcomes], closure.verdict)
 ''')
 

@@ -18,6 +18,7 @@ samples = 2000
 [[audit]]
 name = "laplace"
 mechanism = "laplace"
+search = false
 """
 
 

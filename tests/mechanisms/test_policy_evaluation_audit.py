@@ -83,11 +83,14 @@ def test_suite_reaches_its_verdicts_and_bounds_stay_below_exact():
     records = [r for p in points for r in p.records()]
     for r in records:
         assert r.verdict == "consistent" and r.error is None
+        if r.search is not None and r.exact_epsilon is None:
+            continue  # a searched pair whose law has no closed form here
         for bound in (r.epsilon_lower_bound, r.white_box_epsilon_lower_bound):
-            assert bound <= r.exact_epsilon + 1e-9
-    big = [r for r in records if r.audit == "dp-lsw-eps300-beyond-lemma1"]
+            if bound is not None:
+                assert bound <= r.exact_epsilon + 1e-9
+    big = [r for r in records if r.audit == "dp-lsw-eps300-beyond-lemma1" and r.search is None]
     assert big and all(r.exact_epsilon > r.claimed_epsilon for r in big)
-    informative = [r for r in records if r.audit == "dp-lsw-eps10-one-state"
+    informative = [r for r in records if r.audit == "dp-lsw-eps10-one-state" and r.search is None
                    and r.delta == 1e-3]
     assert all(r.epsilon_lower_bound > 0.5 for r in informative)
 
