@@ -81,6 +81,8 @@ BUILTIN_FAMILIES: tuple[Family, ...] = (
     Family("external", "dpaudit.mechanisms.external", None,
            "adapters for diffprivlib, OpenDP and PyDP (optional extras; claims from the "
            "libraries)"),
+    Family("dpsgd", "dpaudit.mechanisms.dpsgd", "dpaudit.proofs.dpsgd",
+           "ABLQ / DP-SGD batch sampling: Poisson, shuffle, balls-and-bins, deterministic"),
 )
 
 

@@ -18,6 +18,7 @@ import sympy as sp
 import dpaudit
 from dpaudit.claims import (ALPHA, GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim, PrivacyProfile,
                             PureDP, RenyiCurve, claimed_renyi, has_renyi_claim)
+from dpaudit.mechanisms.dpsgd.claim import PoissonRDP
 from dpaudit.mechanisms.sgld.claim import Lemma43RDP
 
 
@@ -35,7 +36,7 @@ def _all_claim_classes() -> set[type]:
 
 
 CLAIM_CLASSES = _all_claim_classes()
-RENYI = {RDP, ZCDP, TCDP, Lemma43RDP}
+RENYI = {RDP, ZCDP, TCDP, Lemma43RDP, PoissonRDP}
 
 
 def test_claim_cannot_be_instantiated_and_a_subclass_must_implement_the_contract():

@@ -35,7 +35,9 @@ from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 #: import name → (distribution name on PyPI, dpaudit extra)
 LIBRARIES = {"diffprivlib": ("diffprivlib", "diffprivlib"),
              "opendp": ("opendp", "opendp"),
-             "pydp": ("python-dp", "pydp")}
+             "pydp": ("python-dp", "pydp"),
+             # not an adapter: the dpsgd family's PLD claim (audits/dpsgd/dpsgd.toml)
+             "dp_accounting": ("dp-accounting", "dpsgd")}
 
 
 class LibraryMissing(ImportError):

@@ -1,0 +1,185 @@
+"""The claims DP-SGD users state: the Poisson-subsampled Gaussian composed over the steps.
+
+Every DP-SGD accountant (Opacus, TF Privacy, dp_accounting) analyses Poisson subsampling at
+rate q = b/n with noise multiplier σ over all E·n/b steps; a pipeline that shuffles and reports
+that number claims *this*, whatever its sampler does.  Three claims (the mechanisms'
+``accountant`` parameter):
+
+* :class:`PoissonRDP` (``"rdp"``) — the integer-order RDP of Mironov, Talwar & Zhang 2019
+  (Sec. 3.3): ε(α) = T·ln(Σ_{k=0}^{α} C(α,k)(1−q)^{α−k}q^k e^{(k²−k)/(2σ²)})/(α − 1), each term
+  the certified formula ``mtz_log_term`` (proofs/dpsgd.py), at fractional α the value at ⌈α⌉
+  (D_α is nondecreasing); (ε, δ) by the project's CKS conversion minimised over the integer
+  orders :data:`ORDERS` (dp_accounting's RdpAccountant does the same over its order list).
+* :class:`PLDAccountantClaim` (``"pld"``) — ε(δ) of ``dp_accounting.pld.PLDAccountant``
+  (add/remove neighbours, pessimistic discretisation ``value_discretization_interval``) after
+  composing ``PoissonSampledDpEvent(q, GaussianDpEvent(σ))`` T times: the accountant users
+  actually call, recorded with its source and version.  Needs the ``dpsgd`` extra.
+* ``"gaussian"`` — the deterministic-batches analysis: μ-GDP with μ = √E/σ (certified
+  ``deterministic_mu``): the canary is in one batch per epoch.  Valid for deterministic,
+  shuffled and balls-and-bins batches (each is a mixture over deterministic assignments, so its
+  hockey-stick divergence is at most the deterministic one, by joint convexity), not for
+  Poisson.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from dpaudit.claims import GDP, RDP, Claim, claim_expression
+from dpaudit.claims.certificates import load_formula
+
+MTZ_LOG_TERM = load_formula("dpsgd", "mtz_log_term")
+DETERMINISTIC_MU = load_formula("dpsgd", "deterministic_mu")
+#: the integer orders the RDP claim converts over (2 … 256)
+ORDERS = tuple(range(2, 257))
+#: dp_accounting's default discretisation of the privacy loss (PLDAccountant)
+PLD_DISCRETIZATION = 1e-4
+ACCOUNTANTS = ("pld", "rdp", "gaussian")
+
+
+@functools.lru_cache(maxsize=4096)
+def mtz_epsilon(alpha: int, q: float, sigma: float) -> float:
+    """ε(α) of one Poisson-subsampled Gaussian step at an integer order α ≥ 2 (MTZ 2019)."""
+    if q >= 1.0:
+        return alpha / (2 * sigma * sigma)
+    logs = np.array([MTZ_LOG_TERM(alpha=alpha, k=k, q=q, sigma=sigma)
+                     for k in range(alpha + 1)])
+    top = logs.max()
+    return float((top + math.log(np.exp(logs - top).sum())) / (alpha - 1))
+
+
+@dataclass(frozen=True)
+class ComposedMTZCurve:
+    """α ↦ steps·ε(⌈α⌉) (picklable, so the claim travels to worker processes)."""
+
+    q: float
+    sigma: float
+    steps: int
+
+    def __call__(self, alpha: float) -> float:
+        return self.steps * mtz_epsilon(max(2, math.ceil(alpha - 1e-12)), self.q, self.sigma)
+
+
+@dataclass(frozen=True)
+class PoissonRDP(RDP):
+    """The Poisson-subsampled Gaussian's RDP composed over T steps (module docstring);
+    ``epsilon(δ)`` minimises the CKS conversion over the integer :data:`ORDERS`."""
+
+    def epsilon(self, delta: float) -> float:
+        return self.conversion(delta, orders=ORDERS).epsilon
+
+    def describe(self) -> str:
+        v = self.values
+        return (f"rdp(Poisson-subsampled Gaussian, MTZ 2019 integer orders 2…{ORDERS[-1]}: "
+                f"q={v['q']:g}, σ={v['sigma']:g}, T={v['steps']:g} steps)")
+
+
+def poisson_rdp_claim(q: float, sigma: float, steps: int) -> PoissonRDP:
+    expr = sp.Eq(sp.Symbol(MTZ_LOG_TERM.name), MTZ_LOG_TERM.expression)
+    return PoissonRDP(ComposedMTZCurve(q, sigma, steps), {"q": q, "sigma": sigma,
+                                                         "steps": steps},
+                      alpha_range=(1.0, float(ORDERS[-1])),
+                      expression=sp.Tuple(expr),
+                      substitutions={"q": q, "sigma": sigma, "steps": steps})
+
+
+def require_dp_accounting():
+    try:
+        import dp_accounting
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the dpsgd family's 'pld' claim and numerical Poisson curve need "
+                          "dp_accounting: pip install 'dpaudit[dpsgd]'") from exc
+    return dp_accounting
+
+
+def dp_accounting_version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("dp-accounting")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        return "unknown"
+
+
+@functools.lru_cache(maxsize=256)
+def pld_accountant_epsilon(sigma: float, q: float, steps: int, delta: float,
+                           discretization: float = PLD_DISCRETIZATION) -> float:
+    """ε(δ) of ``dp_accounting.pld.PLDAccountant`` after ``steps`` Poisson-subsampled
+    Gaussian events (add/remove neighbours, pessimistic estimate)."""
+    dpa = require_dp_accounting()
+    from dp_accounting.pld import pld_privacy_accountant
+    acc = pld_privacy_accountant.PLDAccountant(
+        dpa.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=discretization)
+    acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), int(steps))
+    return float(acc.get_epsilon(delta))
+
+
+@dataclass(frozen=True)
+class PLDAccountantClaim(Claim):
+    """(ε(δ), δ)-DP for every δ, ε(δ) from dp_accounting's PLD accountant (module docstring).
+
+    The accountant rounds the privacy loss pessimistically, so its ε(δ) is an upper bound on
+    the Poisson-subsampled Gaussian's; ``source`` and ``version`` say which code computed it."""
+
+    noise_multiplier: float = 1.0
+    sampling_prob: float = 0.01
+    steps: int = 100
+    discretization: float = PLD_DISCRETIZATION
+    source: str = "dp_accounting.pld.PLDAccountant"
+    version: str = ""
+    notion = "pld-accountant"
+
+    def epsilon(self, delta: float) -> float:
+        if not 0.0 <= delta < 1.0:
+            raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+        if delta == 0.0:
+            return math.inf
+        return pld_accountant_epsilon(self.noise_multiplier, self.sampling_prob, self.steps,
+                                      float(delta), self.discretization)
+
+    def parameters(self) -> dict:
+        return {"noise_multiplier": self.noise_multiplier, "sampling_prob": self.sampling_prob,
+                "steps": self.steps, "discretization": self.discretization}
+
+    def describe(self) -> str:
+        return (f"{self.source} {self.version} (PoissonSampledDpEvent(q={self.sampling_prob:g}, "
+                f"GaussianDpEvent(σ={self.noise_multiplier:g})) × {self.steps}, add/remove, "
+                f"discretisation {self.discretization:g})")
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["source"], out["version"] = self.source, self.version
+        return out
+
+
+def pld_claim(q: float, sigma: float, steps: int) -> PLDAccountantClaim:
+    require_dp_accounting()
+    return PLDAccountantClaim(sigma, q, int(steps), version=dp_accounting_version())
+
+
+def gaussian_claim(sigma: float, epochs: int) -> GDP:
+    mu = DETERMINISTIC_MU(E=epochs, Delta=1.0, sigma=sigma)
+    return GDP(mu, expression=claim_expression(DETERMINISTIC_MU),
+               substitutions={"E": epochs, "Delta": 1.0, "sigma": sigma, "mu": mu})
+
+
+def accountant_claim(accountant: str, *, q: float, sigma: float, steps: int,
+                     epochs: int) -> Claim:
+    """The claim named ``accountant`` (one of :data:`ACCOUNTANTS`)."""
+    if accountant == "pld":
+        return pld_claim(q, sigma, steps)
+    if accountant == "rdp":
+        return poisson_rdp_claim(q, sigma, steps)
+    if accountant == "gaussian":
+        return gaussian_claim(sigma, epochs)
+    raise ValueError(f"accountant must be one of {', '.join(ACCOUNTANTS)}, got {accountant!r}")
+
+
+__all__ = ["ACCOUNTANTS", "require_dp_accounting", "ComposedMTZCurve", "DETERMINISTIC_MU", "MTZ_LOG_TERM", "ORDERS",
+           "PLDAccountantClaim", "PoissonRDP", "accountant_claim", "dp_accounting_version",
+           "gaussian_claim", "mtz_epsilon", "pld_accountant_epsilon", "pld_claim",
+           "poisson_rdp_claim"]

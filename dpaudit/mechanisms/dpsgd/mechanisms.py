@@ -1,0 +1,298 @@
+"""The ABLQ mechanism of DP-SGD with its four batch samplers (Chua et al., ICML 2024, Sec. 2).
+
+A dataset is n raw one-dimensional per-example gradients — a list of n numbers, or the
+multiset form ``{"values": [v, u], "counts": [n − 1, 1]}`` (value i repeated countᵢ times, in
+order) that keeps the canary datasets short in suite files.  The mechanism clips each gradient
+to [−C, C] (DP-SGD's per-example clipping in one dimension), splits the records into
+T = n/b batches per epoch with its batch sampler (:mod:`.samplers`), and at every step t of
+E epochs releases the noisy batch sum g_t = Σ_{x ∈ S_t} clip(x) + N(0, σ²C²).  The query is the
+same at every step (the gradient-canary abstraction: the adversary fixes the gradients, which is
+where the analyses are tight); DP-SGD is post-processing of these releases.
+
+The adversary's view (``view``): ``"all"`` — the vector of the E·T noisy sums (every iterate
+released); ``"final"`` — only their sum (the last iterate of SGD on a linear loss).
+
+Neighbouring: *zero-out* — one record replaced by the zero record ⊥ (gradient 0), n fixed.
+For Poisson sampling this is the add/remove relation of the accountants: the other records'
+inclusions do not depend on the differing record, and a record of gradient 0 contributes
+nothing, so removing it and zeroing it give the same output law.  For fixed-size batches
+(shuffle, deterministic, balls-and-bins) Chua et al. use the same zero-out relation: add/remove
+would change n and with it the number or size of the batches, and substitution would double
+the sensitivity (2C) against the C every accountant assumes.
+
+The claim (``accountant``): what the pipeline reports — by default the Poisson PLD accountant
+at q = b/n over E·n/b steps, whatever the sampler (:mod:`.claim`).
+
+Pairs (``worst_case_pairs``): the canary — the last record's gradient C against ⊥ — with the
+other records at 0 (Poisson, balls-and-bins, deterministic: their contributions are then
+deterministic or absent) or, for shuffle, at −C: Chua et al.'s adversarial choice, which makes
+the zeroed record's batch visible too (MoG(2) vs MoG(1), in units of C).
+
+No dataset space is declared for a pair search: the adversary's best gradients are known from
+the papers (the canary construction above, tight in the gradient-canary model), the space is
+n-dimensional (n ≈ 10³) and a random search over it would only find weaker pairs.
+
+Exact curves (``exact_epsilon``, :mod:`.curves`): deterministic — the Gaussian shift of norm
+√E·Δ/σ (closed form); Poisson — the optimistic end of dp_accounting's PLD bracket at a fine
+discretisation (≤ the true ε; the bracket's width is the accuracy); shuffle and balls-and-bins
+(one epoch) — Chua et al.'s max-statistic curve, a lower bound on the pair's ε (quadrature,
+accuracy ~1e-9 in δ); the final view — closed-form Gaussians or a binomial Gaussian mixture.
+``None`` where none of these applies (e.g. shuffle over several epochs).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special, stats
+
+from dpaudit import validation
+from dpaudit.exact import GaussianMixtureProfile, gaussian_epsilon
+from dpaudit.mechanisms.base import Mechanism, NeighbourPair
+from dpaudit.mechanisms.capabilities import LogDensity
+from dpaudit.mechanisms.dpsgd.claim import ACCOUNTANTS, DETERMINISTIC_MU, accountant_claim
+from dpaudit.mechanisms.dpsgd.curves import poisson_pld_epsilon, shuffle_max_curve
+from dpaudit.mechanisms.dpsgd.samplers import SAMPLERS
+from dpaudit.mechanisms.parameters import choice_parameter
+from dpaudit.mechanisms.sgld.parameters import count_parameter, positive_parameter
+from dpaudit.neighbours import NeighbourRelation
+from dpaudit.neighbours.zero_out import zero_out_one_row
+
+VIEWS = ("all", "final")
+
+
+def expand_gradients(dataset) -> np.ndarray:
+    """A dataset as a 1-D float array (module docstring for the accepted forms)."""
+    if isinstance(dataset, dict):
+        if set(dataset) != {"values", "counts"}:
+            raise ValueError(f"a dataset given as a table needs exactly the keys 'values' and "
+                             f"'counts', got {sorted(dataset)}")
+        values = np.asarray(dataset["values"], dtype=float)
+        counts = np.asarray(dataset["counts"])
+        if values.ndim != 1 or counts.shape != values.shape or counts.dtype.kind not in "iu" \
+                or np.any(counts < 1):
+            raise ValueError("dataset 'values' must be numbers and 'counts' one integer ≥ 1 "
+                             "per value")
+        return np.repeat(values, counts)
+    if dataset is None or isinstance(dataset, (str, bytes)):
+        raise ValueError("dataset must be a list of n per-example gradients")
+    try:
+        arr = np.asarray(dataset, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"dataset must be a list of n numeric gradients: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"dataset must be one-dimensional (n gradients), got shape {arr.shape}")
+    return arr
+
+
+def canary_structure(values: np.ndarray) -> tuple[float, float, int] | None:
+    """(v, u, i) when every record equals v except record i, which equals u (i = n − 1 and
+    u = v when all are equal); None otherwise."""
+    first = values[0]
+    odd = np.flatnonzero(values != first)
+    if odd.size == 0:
+        return float(first), float(first), values.size - 1
+    if odd.size == values.size - 1 and values.size > 1 and np.all(values[1:] == values[1]):
+        return float(values[1]), float(first), 0
+    if odd.size == 1:
+        return float(first), float(values[odd[0]]), int(odd[0])
+    return None
+
+
+class ABLQ(LogDensity, Mechanism):
+    """Adaptive batch linear queries with a batch sampler (module docstring).  The
+    registered subclasses fix ``sampler``."""
+
+    family = "dpsgd"
+    batch_sampler = "abstract"
+
+    n = count_parameter(1000, "dataset size n", 2)
+    batch_size = count_parameter(10, "batch size b (divides n; T = n/b steps per epoch)", 1)
+    epochs = count_parameter(1, "epochs E", 1)
+    noise_multiplier = positive_parameter(1.0, "noise multiplier σ (noise N(0, σ²C²))")
+    clip_norm = positive_parameter(1.0, "clipping norm C")
+    view = choice_parameter("all", VIEWS, "the adversary's view: every noisy sum or their sum")
+    accountant = choice_parameter("pld", ACCOUNTANTS, "the claim: Poisson PLD (dp_accounting), "
+                                  "Poisson RDP (MTZ 2019) or the deterministic Gaussian")
+
+    def derive(self) -> None:
+        if self.n % self.batch_size:
+            raise ValueError(f"batch_size must divide n = {self.n}, got {self.batch_size}")
+        self.steps_per_epoch = self.n // self.batch_size
+        self.steps = self.epochs * self.steps_per_epoch
+        self.q = self.batch_size / self.n
+        self.batches = SAMPLERS[self.batch_sampler]
+
+    # -- contract -----------------------------------------------------------------------------
+    def claim(self):
+        return accountant_claim(self.accountant, q=self.q, sigma=self.noise_multiplier,
+                                steps=self.steps, epochs=self.epochs)
+
+    def relation(self) -> NeighbourRelation:
+        return NeighbourRelation(
+            "zero-out", "replace one record by the zero record ⊥ (gradient 0), n fixed; for "
+            "Poisson sampling the same law as add/remove", zero_out_one_row)
+
+    def validate_dataset(self, dataset) -> np.ndarray:
+        arr = expand_gradients(dataset)
+        if arr.size != self.n:
+            raise ValueError(f"dataset has {arr.size} records; the mechanism has n = {self.n}")
+        validation.finite_entries("dataset", arr)
+        return arr
+
+    def clipped(self, dataset) -> np.ndarray:
+        """The records clipped to [−C, C], in units of C."""
+        return np.clip(self.validate_dataset(dataset), -self.clip_norm,
+                       self.clip_norm) / self.clip_norm
+
+    def worst_case_pairs(self) -> list[NeighbourPair]:
+        other = -self.clip_norm if self.batch_sampler == "shuffle" else 0.0
+        canary = {"values": [other, self.clip_norm], "counts": [self.n - 1, 1]}
+        zeroed = {"values": [other, 0.0], "counts": [self.n - 1, 1]}
+        why = ("Chua et al.'s shuffle pair: the other records at −C, so both the canary's and "
+               "the zero record's batch stand out (MoG(2) vs MoG(1))" if other else
+               "the gradient canary: the other records contribute 0")
+        return [NeighbourPair("canary", canary, zeroed,
+                              f"the last record's gradient C vs the zero record ⊥; {why}")]
+
+    def pairs_size(self):
+        return None
+
+    def sample(self, dataset, n, rng) -> np.ndarray:
+        size = validation.draw_request(n, rng)
+        values = self.clipped(dataset)
+        T = self.steps_per_epoch
+        structure = canary_structure(values)
+        epochs = []
+        for _ in range(self.epochs):
+            if structure is not None:
+                v, u, i = structure
+                others, member = self.batches.canary_epoch(self.n, T, i, size, rng,
+                                                           count_others=v != 0.0)
+                epochs.append(u * member if others is None else v * others + u * member)
+            else:
+                epochs.append(self.batches.epoch_sums(values, T, size, rng))
+        sums = np.concatenate(epochs, axis=1)
+        sums += self.noise_multiplier * rng.standard_normal(sums.shape)
+        sums *= self.clip_norm
+        return sums.sum(axis=1) if self.view == "final" else sums
+
+    # -- exact laws ---------------------------------------------------------------------------
+    def _law(self, dataset):
+        """(v, u, i) of a canary dataset whose output law has a closed form, else None."""
+        s = canary_structure(self.clipped(dataset))
+        if s is None:
+            return None
+        v, u, i = s
+        if self.view == "final" and self.batch_sampler != "poisson":
+            return s
+        if self.batch_sampler in ("poisson", "balls-and-bins") and v != 0.0:
+            return None  # the other records' random counts add noise: no closed form here
+        return s
+
+    def log_density(self, dataset, outputs) -> np.ndarray:
+        """The exact log-density of the output on a canary dataset (white-box audits)."""
+        law = self._law(dataset)
+        if law is None:
+            raise ValueError("no closed-form law for this dataset: audit it black-box "
+                             "(white_box = false)")
+        v, u, i = law
+        s, C = self.noise_multiplier, self.clip_norm
+        x = np.asarray(outputs, dtype=float) / C
+        T, b = self.steps_per_epoch, self.batch_size
+        if self.view == "final":
+            total = self.steps * s * s
+            if self.batch_sampler == "poisson":  # u·Binomial(E·T, q) + N(0, E·T·σ²)
+                k = np.arange(self.steps + 1)
+                logw = stats.binom.logpmf(k, self.steps, self.q)
+                z = (x[:, None] - u * k[None, :]) ** 2
+                out = special.logsumexp(logw - 0.5 * z / total, axis=1)
+            else:
+                mean = self.epochs * (v * (self.n - 1) + u)
+                out = -0.5 * (x - mean) ** 2 / total
+            return out - 0.5 * math.log(2 * math.pi * total) - math.log(C)
+        base = v * b if self.batches.fixed_size else 0.0
+        a = u - v if self.batches.fixed_size else u
+        y = x - base
+        gauss = (-0.5 * (y * y).sum(axis=1) / (s * s)
+                 - y.shape[1] * (0.5 * math.log(2 * math.pi * s * s) + math.log(C)))
+        factor = (2 * a * y - a * a) / (2 * s * s)  # mixture_component_log_factor
+        if self.batch_sampler == "poisson":
+            return gauss + np.logaddexp(math.log1p(-self.q), math.log(self.q) + factor).sum(1)
+        blocks = factor.reshape(len(y), self.epochs, T)
+        if self.batch_sampler == "deterministic":
+            return gauss + blocks[:, :, i // b].sum(axis=1)
+        return gauss + (special.logsumexp(blocks, axis=2) - math.log(T)).sum(axis=1)
+
+    def exact_epsilon(self, d0, d1, delta: float = 0.0):
+        """The pair's ε(δ) from :mod:`.curves` (module docstring); never above the true ε
+        (a lower end or a lower bound where it is numerical), ``None`` where not covered."""
+        l0, l1 = self._law(d0), self._law(d1)
+        if l0 is None or l1 is None or l0[0] != l1[0] or l0[2] != l1[2]:
+            return None
+        v, u0, i = l0
+        u1 = l1[1]
+        diff = abs(u0 - u1)
+        s = self.noise_multiplier
+        if diff == 0.0:
+            return 0.0
+        if self.view == "final":
+            if self.batch_sampler != "poisson":
+                return gaussian_epsilon(delta, self.epochs * diff / (s * math.sqrt(self.steps)))
+            if min(abs(u0), abs(u1)) != 0.0:
+                return None
+            k = np.arange(self.steps + 1)
+            sd = s * math.sqrt(self.steps)
+            prof = GaussianMixtureProfile(stats.binom.pmf(k, self.steps, self.q),
+                                          k * diff, np.full(k.size, sd), [1.0], [0.0], [sd])
+            return float(prof.symmetric().epsilon(delta))
+        if self.batch_sampler == "deterministic":
+            return gaussian_epsilon(delta, DETERMINISTIC_MU(E=self.epochs, Delta=diff, sigma=s))
+        if delta <= 0.0:
+            return math.inf
+        if self.batch_sampler == "poisson":
+            if min(abs(u0), abs(u1)) != 0.0:
+                return None
+            return poisson_pld_epsilon(s / diff, self.q, self.steps, float(delta)).lower
+        if self.epochs != 1:
+            return None  # several epochs of the max-statistic pair: not implemented
+        a0, a1 = (u0 - v, u1 - v) if self.batches.fixed_size else (u0, u1)
+        if a0 * a1 < 0:
+            return None
+        sign = 1.0 if a0 + a1 > 0 else -1.0
+        hi, lo = sorted((sign * a0, sign * a1), reverse=True)
+        return shuffle_max_curve(hi, lo, s, self.steps_per_epoch).epsilon(float(delta))
+
+
+class PoissonABLQ(ABLQ):
+    """ABLQ with Poisson subsampling (rate q = b/n per record and step): DP-SGD as analysed."""
+
+    name = "dpsgd-poisson"
+    batch_sampler = "poisson"
+
+
+class ShuffleABLQ(ABLQ):
+    """ABLQ with shuffled fixed-size batches (a fresh permutation per epoch): DP-SGD as
+    usually implemented."""
+
+    name = "dpsgd-shuffle"
+    batch_sampler = "shuffle"
+
+
+class BallsAndBinsABLQ(ABLQ):
+    """ABLQ with balls-and-bins batches (each record to one random step per epoch)."""
+
+    name = "dpsgd-balls-and-bins"
+    batch_sampler = "balls-and-bins"
+
+
+class DeterministicABLQ(ABLQ):
+    """ABLQ with deterministic batches (consecutive blocks of b, the same every epoch)."""
+
+    name = "dpsgd-deterministic"
+    batch_sampler = "deterministic"
+
+
+__all__ = ["ABLQ", "BallsAndBinsABLQ", "DeterministicABLQ", "PoissonABLQ", "ShuffleABLQ",
+           "VIEWS", "canary_structure", "expand_gradients"]
