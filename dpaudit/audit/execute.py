@@ -25,6 +25,7 @@ import numpy as np
 
 from dpaudit.audit.memory import check_task_memory, estimate_task_memory
 from dpaudit.audit.plan import Task, pair_dict
+from dpaudit.audit.rounds import certify_in_rounds
 from dpaudit.claims import claimed_renyi
 from dpaudit.distinguish.counting import EventCounter
 from dpaudit.mechanisms.capabilities import ExactRenyi
@@ -63,6 +64,7 @@ class _Measured:
     true_epsilon: float | None = None
     pair: object = None  # the pair certified (a searched test's, once its search ran)
     search: dict | None = None  # a searched test's provenance
+    rounds: object = None  # the test's looks (dpaudit.audit.rounds.Rounds), once certified
 
 
 def run_task(task: Task, counter: EventCounter | None = None) -> TestResult:
@@ -87,7 +89,8 @@ def run_task(task: Task, counter: EventCounter | None = None) -> TestResult:
                       seconds=time.perf_counter() - start, warnings=tuple(caught_text),
                       error=error,
                       certificates=tuple(r.certificate_of(error) for r in measured.readings),
-                      curve=curve, search=measured.search)
+                      curve=curve, search=measured.search,
+                      sequential=None if measured.rounds is None else measured.rounds.to_json())
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -137,18 +140,25 @@ def _measure(task: Task, measured: _Measured, counter: EventCounter | None = Non
     check_task_memory(estimate_task_memory(mechanism, d0, d1, samples=task.samples,
                                            seed=task.seed, name=task.mechanism),
                       task.memory_limit)
-    common = dict(deltas=task.deltas, alphas=task.alphas, samples=task.samples,
-                  confidence=task.point.per_certificate_confidence, counter=counter)
     # code that *is* the implementation (user code, library adapters, the floating-point zoo)
     # is audited on its float64 representation too (dpaudit.coverage)
-    black = estimate_privacy_curve_lower_bound(
-        mechanism.sampler(), d0, d1, seed=task.seed, distinguisher=task.point.distinguisher,
-        representation=task.representation, **common)
-    white = None
-    if task.white_box:
-        white = estimate_privacy_curve_lower_bound(
-            mechanism.sampler(), d0, d1, seed=task.seed + 1, distinguisher="white-box",
-            log_density=mechanism.log_density, **common)
+    def estimate(*, samples, seed, confidence, white):
+        options = (dict(distinguisher="white-box", log_density=mechanism.log_density) if white
+                   else dict(distinguisher=task.point.distinguisher,
+                             representation=task.representation))
+        return estimate_privacy_curve_lower_bound(
+            mechanism.sampler(), d0, d1, deltas=task.deltas, alphas=task.alphas,
+            samples=samples, seed=seed, confidence=confidence, counter=counter, **options)
+
+    # the test's looks (dpaudit.audit.rounds): it stops once its verdict is decided
+    rounds = certify_in_rounds(
+        estimate, samples=task.samples, seed=task.seed,
+        confidence=task.point.per_certificate_confidence, white_box=task.white_box,
+        claims=[e.claimed_epsilon for e in measured.readings if e.notion == "dp"],
+        renyi_claims=[e.claimed_epsilon for e in measured.readings if e.notion == "rdp"],
+        rule=task.stopping)
+    measured.rounds = rounds
+    black, white = rounds.black, rounds.white
     dp = [e for e in measured.readings if e.notion == "dp"]
     for entry, point in zip(dp, black.points):
         entry.certificate = point.to_dict()

@@ -134,6 +134,8 @@ class RunFingerprint:
     #: ``package.module:Class``, ``sampler = "file.py:fn"``): known once the suites are
     #: loaded (:func:`code_digests`), so :meth:`RunJournal.check_code` compares it then
     code: tuple[tuple[str, str], ...] = ()
+    #: (--fixed-n, --power, --require-power): a sequential test stops where these say
+    stopping: tuple = (False, None, False)
 
     @classmethod
     def of(cls, paths, options: RunOptions) -> "RunFingerprint":
@@ -141,20 +143,22 @@ class RunFingerprint:
         from dpaudit.version import __version__
 
         return cls(__version__, tuple((str(p), file_digest(p)) for p in paths),
-                   options.samples, options.profile, options.seed, tuple(options.only))
+                   options.samples, options.profile, options.seed, tuple(options.only),
+                   stopping=(options.fixed_n, options.power, options.require_power))
 
     def to_json(self) -> dict:
         return {"dpaudit_version": self.dpaudit_version,
                 "suites": [list(s) for s in self.suites], "samples": self.samples,
                 "profile": self.profile, "seed": self.seed, "only": list(self.only),
-                "code": [list(c) for c in self.code]}
+                "code": [list(c) for c in self.code], "stopping": list(self.stopping)}
 
     @classmethod
     def from_json(cls, data: dict) -> "RunFingerprint":
         return cls(str(data["dpaudit_version"]),
                    tuple((str(p), str(h)) for p, h in data["suites"]), data["samples"],
                    str(data["profile"]), data["seed"], tuple(data["only"]),
-                   tuple((str(p), str(h)) for p, h in data.get("code", ())))
+                   tuple((str(p), str(h)) for p, h in data.get("code", ())),
+                   tuple(data.get("stopping", (False, None, False))))
 
     def code_differences(self, earlier: "RunFingerprint") -> list[str]:
         """What differs in the suites' code from ``earlier`` (the interrupted run)."""
@@ -176,6 +180,10 @@ class RunFingerprint:
                            ("seed", "--seed"), ("only", "--only")):
             if getattr(self, name) != getattr(earlier, name):
                 out.append(f"{flag} {getattr(earlier, name)!r} → {getattr(self, name)!r}")
+        for flag, before, now in zip(("--fixed-n", "--power", "--require-power"),
+                                     earlier.stopping, self.stopping):
+            if before != now:
+                out.append(f"{flag} {before!r} → {now!r}")
         return out
 
 

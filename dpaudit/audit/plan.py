@@ -60,6 +60,7 @@ from dpaudit.suite.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
 from dpaudit.suite.targets import Target, as_target, for_workers
 from dpaudit.mechanisms.capabilities import LogDensity, SearchableDatasets
 from dpaudit.stats.multiple_testing import split_significance
+from dpaudit.stats.sequential import StoppingRule
 
 #: extra values of a swept parameter per dense-exact job (the jobs run in parallel)
 DENSE_CHUNK = 6
@@ -87,6 +88,8 @@ class Task:
       representation: also fit statistics of the outputs' float64 representation.
       search: for a searched test, its :class:`SearchedTest` (``pair`` is then None until the
         search runs in the worker); None for a named pair.
+      stopping: how the test spends ``samples`` (now its budget) and its power target
+        (:mod:`dpaudit.stats.sequential`, :mod:`dpaudit.audit.rounds`).
     """
 
     point: AuditPoint
@@ -102,6 +105,7 @@ class Task:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     representation: bool = False
     search: "SearchedTest | None" = None
+    stopping: StoppingRule = StoppingRule()
 
     @property
     def suite_file(self) -> str:
@@ -317,6 +321,7 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
         n = resolve_samples(audit, samples=options.samples, scale=options.scale)
         target = for_workers(audit.target or Target(audit.mechanism))
         sweep = audit.sweep
+        stopping = options.stopping(audit.stopping or suite.stopping)
         point = AuditPoint(
             suite=suite.name, suite_file=suite.path, audit=audit.name,
             audit_index=audit.index, mechanism=audit.mechanism, parameters=dict(params),
@@ -326,11 +331,11 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
             note=audit.note,
             sweep=None if sweep is None else SweepPoint(sweep.parameter, sweep.values[index],
                                                         index),
-            coverage=_coverage(audit, setup, searched))
+            coverage=_coverage(audit, setup, searched), power=stopping.to_json())
         swept = None if sweep is None else (sweep.parameter, sweep.values[index])
         common = dict(point=point, deltas=audit.deltas, alphas=audit.alphas, samples=n,
                       target=target, setup_error=error, memory_limit=int(limit),
-                      representation=setup.representation)
+                      representation=setup.representation, stopping=stopping)
         for j, pair in enumerate(pairs):
             key = task_key(audit.name, f"#{j}" if pair is None else pair.name, swept)
             tasks.append(Task(pair_index=j, pair=pair, seed=task_seed(suite_seed, key),

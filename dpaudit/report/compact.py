@@ -57,9 +57,10 @@ CHOSEN_FIELDS = ("event", "numerator", "k_numerator", "n_numerator", "k_denomina
 #: the record fields shared by every certificate of an audit point
 POINT_FIELDS = ("suite", "suite_file", "audit", "audit_index", "mechanism", "parameters",
                 "defaulted_parameters", "expect", "met_expectation", "audit_verdict", "confidence",
-                "per_certificate_confidence", "distinguisher", "note", "sweep", "coverage")
+                "per_certificate_confidence", "distinguisher", "note", "sweep", "coverage",
+                "power")
 #: point fields a record of an older results.json lacks (its point lacks them too)
-OPTIONAL_POINT_FIELDS = frozenset(("defaulted_parameters", "coverage"))
+OPTIONAL_POINT_FIELDS = frozenset(("defaulted_parameters", "coverage", "power"))
 #: the δ-dependent floating-point fields of a certificate (absent from older results.json)
 FLOATING_FIELDS = ("floating_point", "value_epsilon", "floating_point_finding")
 _CERTIFICATE_KEYS = frozenset(("epsilon", "delta", *TEST_FIELDS, *CHOSEN_FIELDS, "candidates",

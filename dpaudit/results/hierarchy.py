@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from dpaudit.jsonable import to_jsonable
+from dpaudit.stats.sequential import StoppingRule
 from dpaudit.results.records import (NUMBER_FIELDS, AuditOutcome, CertificateRecord,
                                      SweepPoint, certified_bound, floating_point_finding,
                                      is_floating_point, judge_certificate,
@@ -63,6 +64,10 @@ class Certificate:
       exact_verdict, black_box_share, tightness, detectable_epsilon: derived as
         :func:`~dpaudit.results.records.judge_certificate` and
         :func:`~dpaudit.results.records.record_detectable_epsilon` say (None on an error).
+      underpowered: a consistent ε(δ) certificate whose detectable ε exceeds the point's
+        power target × its claim (:meth:`dpaudit.stats.sequential.StoppingRule.is_underpowered`):
+        True or False once its point is judged, None where it does not apply (no target, a
+        Rényi certificate, a violation, an error) or in a file written before it existed.
     """
 
     notion: str
@@ -79,6 +84,7 @@ class Certificate:
     detectable_epsilon: float | None
     certificate: dict | None
     white_box_certificate: dict | None
+    underpowered: bool | None = None
 
     @classmethod
     def measured(cls, *, notion: str, delta: float | None, alpha: float | None,
@@ -182,6 +188,11 @@ class TestResult:
       search: for a pair found by the point's pair search
         (:meth:`dpaudit.audit.pair_search.PairSearch.summary`): its rank, source and
         screening score beside the named pairs' score; None for a named pair.
+      sequential: how the test spent its budget (:class:`dpaudit.audit.rounds.Rounds`):
+        ``{"stopped": "violation" | "power" | "budget" | "fixed", "rounds", "looks",
+        "samples" (outputs per side of the reported look), "drawn" (per side, every round
+        run), "budget"}``; None when the test failed before certifying, or in a file written
+        before dpaudit recorded it.  ``samples`` above is the budget.
     """
 
     __test__ = False  # not a pytest test class
@@ -198,6 +209,7 @@ class TestResult:
     certificates: tuple[Certificate, ...]
     curve: dict | None = None
     search: dict | None = None
+    sequential: dict | None = None
 
     @property
     def pair_name(self) -> str | None:
@@ -221,11 +233,14 @@ class TestResult:
           ValueError, TypeError: a malformed one.
         """
         values = {name: _read_number(name, data[name]) for name in TEST_FIELDS
-                  if name != "search"}
+                  if name not in ("search", "sequential")}
         values["warnings"] = tuple(values["warnings"])
-        values["search"] = data.get("search")  # absent in journals of earlier versions
+        for name in ("search", "sequential"):  # absent in journals of earlier versions
+            values[name] = data.get(name)
         certificates = tuple(Certificate(**{name: _read_number(name, c[name])
-                                            for name in CERTIFICATE_FIELDS})
+                                            for name in CERTIFICATE_FIELDS
+                                            if name != "underpowered"},
+                                         underpowered=c.get("underpowered"))
                              for c in data["certificates"])
         return cls(**values, certificates=certificates, curve=data["curve"])
 
@@ -253,10 +268,14 @@ class AuditPoint:
         search's budget or None, "representation": whether the float64 representation is
         read, "note": why only the named pairs were audited, or None}``
         (:mod:`dpaudit.coverage`); None in a results.json written before the field existed.
+      power: the point's stopping rule (:class:`dpaudit.stats.sequential.StoppingRule`:
+        ``{"sequential", "power", "require_power"}``); None in a file written before it
+        existed.
       tests: one :class:`TestResult` per pair (named pairs first, then searched ones).
       verdict: ``"error"`` if any certificate errored, else ``"violation"`` if any certified
         one, else ``"consistent"``; None until judged.
-      met_expectation: ``verdict == expect`` once judged.
+      met_expectation: ``verdict == expect`` once judged, and no certificate underpowered
+        when the point's rule says ``require_power``.
     """
 
     suite: str
@@ -273,6 +292,7 @@ class AuditPoint:
     note: str
     sweep: SweepPoint | None
     coverage: dict | None = None
+    power: dict | None = None
     tests: tuple[TestResult, ...] = ()
     verdict: str | None = None
     met_expectation: bool = False
@@ -306,10 +326,24 @@ class AuditPoint:
                     dataclasses.replace(c, verdict="error", tightness=None, exact_verdict=None,
                                         black_box_share=None, detectable_epsilon=None)
                     for c in t.certificates)) for t in self.tests))
+        rule = StoppingRule.from_json(self.power)
+        if rule is not None:
+            point = dataclasses.replace(point, tests=tuple(dataclasses.replace(t, certificates=tuple(
+                dataclasses.replace(c, underpowered=rule.is_underpowered(
+                    c.verdict, c.notion, c.claimed_epsilon, c.detectable_epsilon))
+                for c in t.certificates)) for t in point.tests))
         verdicts = {c.verdict for _, c in point.certificates()}
         verdict = ("error" if "error" in verdicts
                    else "violation" if "violation" in verdicts else "consistent")
-        return dataclasses.replace(point, verdict=verdict, met_expectation=verdict == self.expect)
+        met = verdict == self.expect
+        if met and rule is not None and rule.require_power:
+            met = not any(c.underpowered for _, c in point.certificates())
+        return dataclasses.replace(point, verdict=verdict, met_expectation=met)
+
+    @property
+    def underpowered(self) -> bool:
+        """Whether some certificate of the (judged) point is underpowered."""
+        return any(c.underpowered for _, c in self.certificates())
 
     def outcome(self) -> AuditOutcome:
         """The point's ``unmet_expectations`` entry (a judged point)."""

@@ -1,7 +1,8 @@
 """How a run was asked to run: :class:`RunOptions`, built once by each face (the CLI, the Python
 API, the pytest plugin) and passed down unchanged.
 
-The options that can change a number — ``samples``, ``profile``, ``seed``, ``only`` — are the
+The options that can change a number — ``samples``, ``profile``, ``seed``, ``only``,
+``fixed_n``, ``power`` (a sequential test stops at its power target) — are the
 run's fingerprint for ``--resume`` (:mod:`dpaudit.audit.journal`) and are written into
 results.json's ``options``; ``memory_limit`` decides only whether a task runs, never what it
 finds.  Where a run executes (workers, a Dask cluster) is not an option of the run but its
@@ -10,10 +11,12 @@ backend (:mod:`dpaudit.backends`): no number depends on it.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from dpaudit import validation
 from dpaudit.sizes import parse_memory_size
+from dpaudit.stats.sequential import StoppingRule
 
 #: the sample-size profiles: a suite's samples are multiplied by the profile's scale
 #: (never below :data:`dpaudit.validation.MIN_SAMPLES`; see :func:`dpaudit.audit.plan.resolve_samples`)
@@ -31,6 +34,10 @@ class RunOptions:
       only: ``--only`` glob patterns (:mod:`dpaudit.audit.select`); empty: every audit.
       memory_limit: bytes, replacing every suite's ``memory_limit`` (``--memory-limit``), or
         None; a size such as ``"16GB"`` is parsed (:func:`dpaudit.sizes.parse_memory_size`).
+      fixed_n: every test draws its whole budget in one look (``--fixed-n``), replacing the
+        suites' ``sequential`` (:mod:`dpaudit.stats.sequential`).
+      power: the power target replacing every suite's ``power`` (``--power``), or None.
+      require_power: make every underpowered certificate fail (``--require-power``).
 
     Raises:
       ValueError: a value that is not what the attribute says (the message names it).
@@ -41,6 +48,9 @@ class RunOptions:
     seed: int | None = None
     only: tuple[str, ...] = ()
     memory_limit: int | None = None
+    fixed_n: bool = False
+    power: float | None = None
+    require_power: bool = False
 
     def __post_init__(self):
         if self.profile not in PROFILES:
@@ -58,6 +68,23 @@ class RunOptions:
                 object.__setattr__(self, "memory_limit", parse_memory_size(self.memory_limit))
             except ValueError as exc:
                 raise ValueError(f"memory_limit: {exc}") from None
+        for name in ("fixed_n", "require_power"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}: expected true or false, got {getattr(self, name)!r}")
+        if self.power is not None:
+            StoppingRule(power=self.power)  # raises ValueError naming power
+            object.__setattr__(self, "power", float(self.power))
+
+    def stopping(self, rule: StoppingRule) -> StoppingRule:
+        """``rule`` (a suite's or an audit's) with this run's overrides."""
+        changes = {}
+        if self.fixed_n:
+            changes["sequential"] = False
+        if self.power is not None:
+            changes["power"] = self.power
+        if self.require_power:
+            changes["require_power"] = True
+        return dataclasses.replace(rule, **changes) if changes else rule
 
     @property
     def scale(self) -> float:

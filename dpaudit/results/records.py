@@ -198,7 +198,8 @@ NUMBER_FIELDS = frozenset(("delta", "alpha", "claimed_epsilon", "epsilon_lower_b
 
 
 #: the record fields a results.json may lack (None then)
-_OPTIONAL_FIELDS = frozenset(("audit_verdict", "defaulted_parameters", "coverage", "search"))
+_OPTIONAL_FIELDS = frozenset(("audit_verdict", "defaulted_parameters", "coverage", "search",
+                              "power", "sequential", "underpowered"))
 
 
 def value_level_bound(certificate: dict | None, epsilon_lower_bound: float | None,
@@ -289,6 +290,9 @@ class CertificateRecord:
     audit_verdict: str | None = None  # the point's verdict
     coverage: dict | None = None  # the point's pair search and representation (None: older)
     search: dict | None = None  # a searched pair's provenance (None: a named pair)
+    power: dict | None = None  # the point's stopping rule (None: an older file)
+    sequential: dict | None = None  # how the test spent its budget (None: older, or failed)
+    underpowered: bool | None = None  # below the power target (None: not applicable)
 
     @property
     def pair_name(self) -> str | None:
@@ -327,7 +331,7 @@ class CertificateRecord:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         if self.defaulted_parameters is None:
             del out["defaulted_parameters"]
-        for name in ("coverage", "search"):  # written only when known
+        for name in ("coverage", "search", "power", "sequential", "underpowered"):  # when known
             if out[name] is None:
                 del out[name]
         out["sweep"] = None if self.sweep is None else self.sweep.to_json()

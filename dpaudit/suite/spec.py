@@ -101,7 +101,7 @@ runs, so a bad dataset makes that one audit an ``error`` while the others still 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +115,8 @@ from dpaudit.sizes import SIZE_FORMAT, parse_memory_size
 from dpaudit.suite.audit_keys import (PairSpec, parse_pairs, parse_representation,
                                       parse_search)
 from dpaudit.suite.requires import check_requires
+from dpaudit.suite.stopping_keys import STOPPING_KEYS, parse_stopping
+from dpaudit.stats.sequential import StoppingRule
 from dpaudit.suite.target_keys import check_mechanism, parse_target
 from dpaudit.suite.toml_file import read_toml
 from dpaudit.suite.targets import Target
@@ -126,10 +128,10 @@ DEFAULT_SEED = 0
 
 _TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "description",
-               "requires", "memory_limit"}
+               "requires", "memory_limit"} | STOPPING_KEYS
 _AUDIT_KEYS = {"name", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
                "min_samples", "alphas", "distinguisher", "white_box", "sweep", "exact_points",
-               "search", "representation"}
+               "search", "representation"} | STOPPING_KEYS
 _SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
                 "options"}
 
@@ -158,6 +160,7 @@ class AuditSpec:
     min_samples: int | None = None  # floor of samples under a scaled-down profile
     search: SearchBudget | None = SearchBudget()  # None: no pair search (dpaudit.coverage)
     representation: bool | None = None  # None: representation_default(mechanism)
+    stopping: StoppingRule | None = None  # None: the suite's (dpaudit.suite.stopping_keys)
 
     def points(self) -> list[tuple[int | None, dict, str]]:
         """(sweep index or None, mechanism parameters, expectation) of every audit point."""
@@ -197,6 +200,7 @@ class Suite:
     series: tuple[SeriesSpec, ...] = ()
     family_size: int | None = None  # fixed number of error-budget shares, or None: one per test
     memory_limit: int | None = None  # bytes per task (dpaudit.audit.memory), or None: default
+    stopping: StoppingRule = StoppingRule()  # every audit's, unless it sets its own
 
 
 # -- parsing ----------------------------------------------------------------------------------
@@ -243,6 +247,7 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
             memory_limit = parse_memory_size(memory_limit)
         except ValueError:
             raise where.error("memory_limit", SIZE_FORMAT, memory_limit) from None
+    stopping = parse_stopping(suite_table, where, StoppingRule())
 
     audits_raw = data.get("audit")
     if audits_raw is None:
@@ -254,6 +259,9 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     seen: dict[str, int] = {}
     for index, table in enumerate(audits_raw):
         audit = _parse_audit(table, index, path, samples)
+        if STOPPING_KEYS & set(table):  # an audit's own stopping keys, over the suite's
+            audit = replace(audit, stopping=parse_stopping(
+                table, Where(path, f"audit #{index} {audit.name!r}"), stopping))
         if audit.name in seen:
             raise Where(path, f"audit #{index} {audit.name!r}").error(
                 "name", f"a name unique within the file (audit #{seen[audit.name]} "
@@ -274,7 +282,8 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
 
     return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
                  seed=seed, audits=tuple(audits), description=description,
-                 series=tuple(series), family_size=family_size, memory_limit=memory_limit)
+                 series=tuple(series), family_size=family_size, memory_limit=memory_limit,
+                 stopping=stopping)
 
 
 def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpec:

@@ -114,7 +114,9 @@ def test_half_scale_noise_fails_calibration():
     assert iv["claimed"] == 1.0 and not iv["inside"]
     assert iv["lower"] < 0.5 < iv["upper"] < 0.6  # the interval finds the real scale b/2
     assert v["black-box"] == "violation"  # real ε = 2ε
-    assert result.step("black-box").data["epsilon_lower_bound"] > 1.5
+    # the test stops at the first look that certifies the violation (issue 24): its bound is
+    # above the claim of 1, not necessarily near the real 2
+    assert result.step("black-box").data["epsilon_lower_bound"] > 1.2
 
 
 def test_query_reading_a_record_twice_fails_grey_box_and_reports_the_pair():

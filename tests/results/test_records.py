@@ -62,8 +62,9 @@ def test_schema_is_valid_draft_2020_12_and_names_every_record_field():
     assert list(point["properties"]) == list(POINT_FIELDS)
     # files written before a point field existed lack it: it is not required
     assert point["required"] == [n for n in POINT_FIELDS if n not in OPTIONAL_POINT_FIELDS]
-    # a searched pair's provenance is written for searched pairs only
-    optional = {"search"}
+    # a searched pair's provenance is written for searched pairs only; a test's rounds once it
+    # certified; underpowered where the power target applies
+    optional = {"search", "sequential", "underpowered"}
     assert certificate["required"] == ["point"] + [n for n in names if n not in POINT_FIELDS
                                                    and n not in optional]
     assert "search" in certificate["properties"]
@@ -88,9 +89,11 @@ def test_record_verdict_is_computed_once_from_its_numbers():
     assert f.verdict == "error" and f.tightness is None and f.epsilon_lower_bound == 3.0
     doc = r.to_json()
     assert doc["exact_epsilon"] == "inf" and doc["sweep"] is None and doc["warnings"] == []
-    # coverage and a searched pair's provenance are written only when known
+    # coverage, a searched pair's provenance, the stopping rule, the rounds and the power
+    # verdict are written only when known
     assert list(doc) == [f.name for f in dataclasses.fields(CertificateRecord)
-                         if f.name not in ("coverage", "search")]
+                         if f.name not in ("coverage", "search", "power", "sequential",
+                                           "underpowered")]
     searched = dataclasses.replace(r, coverage={"search": None, "representation": False,
                                                 "note": None}, search={"rank": 1})
     assert searched.to_json()["search"] == {"rank": 1} and "coverage" in searched.to_json()
