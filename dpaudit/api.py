@@ -27,6 +27,7 @@ from dpaudit.backends.choose import resolve_backend
 from dpaudit.report.explain import explain_point
 from dpaudit.results.hierarchy import AuditPoint
 from dpaudit.results.options import RunOptions
+from dpaudit.stats.sequential import DEFAULT_POWER, StoppingRule
 from dpaudit.results.records import AuditOutcome, CertificateRecord, SuiteSummary
 from dpaudit.results.run import AuditRun
 from dpaudit.stopping import stop_status
@@ -96,7 +97,9 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     distinguisher: str = "auto", white_box: bool = True,
                     name: str | None = None, backend=None,
                     memory_limit: int | str | None = None, search=True,
-                    representation: bool | None = None) -> AuditResult:
+                    representation: bool | None = None, sequential: bool = True,
+                    power: float | None = DEFAULT_POWER,
+                    require_power: bool = False) -> AuditResult:
     """Audit a mechanism against its own claim: its named pairs, a pair search of its
     dataset space, and — for code that is the implementation — its outputs' float64
     representation (:mod:`dpaudit.coverage`), exactly as ``dpaudit run`` audits a suite.
@@ -125,6 +128,11 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       representation: read the outputs' float64 representation (floating-point leaks);
         None (default): on for a class defined outside dpaudit and for library adapters, off
         for dpaudit's own paper families.
+      sequential, power, require_power: the stopping rule, as a suite's keys
+        (:class:`dpaudit.stats.sequential.StoppingRule`): draw in looks and stop once the
+        verdict is decided (False: fixed n, all ``samples`` in one look); the power target
+        (a consistent ε(δ) certificate whose detectable ε exceeds ``power`` × its claim is
+        *underpowered*; None: no target); whether an underpowered certificate fails.
 
     Returns:
       An :class:`AuditResult`.
@@ -143,7 +151,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
     target.build(params).claim()  # fail here, with a clear message, rather than per task
     return _run(target, params, pairs, delta, alphas, samples, confidence, seed, workers,
                 expect, distinguisher, white_box, name, backend, memory_limit, search,
-                representation)
+                representation, StoppingRule(sequential, power, require_power))
 
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
@@ -152,7 +160,9 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                   workers: int = 1, expect: str = "consistent", distinguisher: str = "auto",
                   name: str | None = None, backend=None,
                   memory_limit: int | str | None = None,
-                  representation: bool | None = None) -> AuditResult:
+                  representation: bool | None = None, sequential: bool = True,
+                  power: float | None = DEFAULT_POWER,
+                  require_power: bool = False) -> AuditResult:
     """Audit a plain sampler ``sampler(dataset, n, rng) -> n outputs`` against a claim, on
     its pairs and — by default — on its outputs' float64 representation: the sampler is the
     code you ship.  A sampler has no dataset space, so only the given pairs are audited (the
@@ -169,6 +179,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
+      sequential, power, require_power: the stopping rule, as for :func:`audit_mechanism`.
 
     Returns:
       An :class:`AuditResult`.
@@ -195,12 +206,13 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         check_sampler(sampler, label)
         target = Target(label, SAMPLER, "", claim, sampler)
     return _run(target, {}, pairs, delta, (), samples, confidence, seed, workers, expect,
-                distinguisher, False, name, backend, memory_limit, False, representation)
+                distinguisher, False, name, backend, memory_limit, False, representation,
+                StoppingRule(sequential, power, require_power))
 
 
 def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed, workers,
          expect, distinguisher, white_box, name, backend=None, memory_limit=None, search=True,
-         representation=None) -> AuditResult:
+         representation=None, stopping: StoppingRule = StoppingRule()) -> AuditResult:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers: expected a positive integer, got {workers!r}")
     options = RunOptions(memory_limit=memory_limit)
@@ -209,7 +221,7 @@ def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed
                                expect=expect, distinguisher=distinguisher,
                                white_box=white_box, name=name,
                                memory_limit=options.memory_limit, search=search,
-                               representation=representation)
+                               representation=representation, stopping=stopping)
     runner, owned = resolve_backend(backend, workers)
     try:
         points, info = run_single(suite, runner, options)
@@ -241,7 +253,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                on_suite_error=None, on_suite_skipped=None, backend=None,
                only: Iterable[str] = (), journal: str | Path | None = None,
                resume: bool = False, on_started=None,
-               memory_limit: int | str | None = None) -> AuditRun:
+               memory_limit: int | str | None = None, fixed_n: bool = False,
+               power: float | None = None, require_power: bool = False) -> AuditRun:
     """Run suite files, as ``dpaudit run`` does, and return the judged run.
 
     Args:
@@ -250,6 +263,9 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
         (:class:`~dpaudit.results.options.RunOptions`: per-side samples replacing every
         audit's, a profile scaling them, a seed replacing every suite's, ``--only`` glob
         patterns, a memory limit per task such as ``"16GB"``).
+      fixed_n, power, require_power: override every suite's stopping rule
+        (:class:`~dpaudit.results.options.RunOptions`, ``--fixed-n``, ``--power``,
+        ``--require-power``).
       workers, backend: where the tests run: ``workers`` local processes, or ``backend``
         (a :class:`dpaudit.backends.Backend`, a ``distributed.Client``, ``"tcp://HOST:PORT"``
         or ``"local:N"``, :func:`dpaudit.backends.resolve_backend`), which replaces
@@ -268,7 +284,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
       RunInterrupted: Ctrl-C or SIGTERM while the tests ran (it carries the partial run).
     """
     options = RunOptions(samples=samples, profile=profile, seed=seed, only=tuple(only),
-                         memory_limit=memory_limit)
+                         memory_limit=memory_limit, fixed_n=fixed_n, power=power,
+                         require_power=require_power)
     runner, owned = resolve_backend(backend, workers)
     try:
         run = run_audits(paths, options, backend=runner, progress=progress,

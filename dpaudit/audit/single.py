@@ -25,6 +25,7 @@ from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SuiteSummary
 from dpaudit.suite.audit_keys import PairSpec
 from dpaudit.suite.fields import MAX_GRID_VALUES
+from dpaudit.stats.sequential import StoppingRule
 from dpaudit.suite.spec import EXPECTATIONS, AuditSpec, Suite
 from dpaudit.suite.targets import Target
 
@@ -73,7 +74,8 @@ def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None
                        expect: str = "consistent", distinguisher: str = "auto",
                        white_box: bool = True, name: str | None = None,
                        memory_limit: int | None = None, search=True,
-                       representation: bool | None = None) -> Suite:
+                       representation: bool | None = None,
+                       stopping: StoppingRule = StoppingRule()) -> Suite:
     """The suite of one audit of ``target`` (see the module docstring).
 
     Args:
@@ -84,6 +86,9 @@ def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None
         dict of its fields (:func:`dpaudit.coverage.search_budget`).
       representation: ``True``, ``False`` or None for the code's default
         (:func:`dpaudit.coverage.representation_default`).
+      stopping: sequential or fixed n, the power target, whether it is required
+        (:class:`~dpaudit.stats.sequential.StoppingRule`; a suite's ``sequential``,
+        ``power`` and ``require_power`` keys).
 
     Raises:
       ValueError: a bad argument.
@@ -108,7 +113,8 @@ def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None
                       distinguisher=distinguisher, white_box=white_box, target=target,
                       search=search_budget(search), representation=representation)
     return Suite(path=PYTHON_SUITE, name=name or target.reference, confidence=confidence,
-                 samples=samples, seed=seed, audits=(audit,), memory_limit=memory_limit)
+                 samples=samples, seed=seed, audits=(audit,), memory_limit=memory_limit,
+                 stopping=stopping)
 
 
 def run_single(suite: Suite, backend, options: RunOptions = RunOptions()

@@ -25,6 +25,7 @@ import math
 from dpaudit.coverage import FLOAT_FIXES
 from dpaudit.check.result import CONSISTENT, ERROR, SKIPPED, VIOLATION, StepResult
 from dpaudit.numbers import format_number as fmt
+from dpaudit.results.power_text import stop_text, underpowered_text
 from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.stats.power import samples_to_detect
 
@@ -73,7 +74,8 @@ def power_warning(certificate: dict, claimed: float, detectable: float) -> str |
 
 
 def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
-                   representation: bool | None = None, search=True) -> StepResult:
+                   representation: bool | None = None, search=True,
+                   stopping=None) -> StepResult:
     """Step 4 (see the module docstring)."""
     from dpaudit.audit.single import run_single, single_audit_suite
     from dpaudit.backends.local import LocalBackend
@@ -93,7 +95,8 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
     claimed = float(claim.epsilon(delta))
     target = Target(str(mech.name), MECHANISM, "", None, mech)
     suite = single_audit_suite(target, delta=delta, samples=samples, confidence=confidence,
-                               seed=seed, search=search, representation=representation)
+                               seed=seed, search=search, representation=representation,
+                               **({} if stopping is None else {"stopping": stopping}))
     points, info = run_single(suite, LocalBackend(1))
     return judge_black_box(points[0], info, claimed, delta, confidence)
 
@@ -119,7 +122,8 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
                      "floating_point": c.floating_point,
                      "value_epsilon_lower_bound": c.value_epsilon_lower_bound,
                      "floating_point_finding": c.floating_point_finding,
-                     "search": test.search, "certificate": cert})
+                     "search": test.search, "certificate": cert,
+                     "sequential": test.sequential, "underpowered": c.underpowered})
     warnings = sorted({w for t in point.tests for w in t.warnings})
     if failed or not rows:
         return StepResult("black-box", ERROR, "; ".join(failed) or "no test ran",
@@ -131,7 +135,8 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
     tests = len(point.tests)
     head = (f"certified ε_LB = {fmt(best['epsilon_lower_bound'])} {'>' if violated else '≤'} "
             f"claimed ε({delta:g}) = {fmt(claimed)} (pair {best['pair']!r}; {tests} test(s), "
-            f"{point.tests[0].samples} samples per side, confidence {confidence:g} over them)")
+            f"budget {point.tests[0].samples} samples per side, confidence {confidence:g} over "
+            f"them)")
     lines = [_row_line(r) for r in rows]
     lines.append(search_line(point))
     data = {"search": _search_data(point), "delta": delta, "claimed_epsilon": claimed,
@@ -151,6 +156,13 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
             head += ": the mechanism leaks more than claimed"
         return StepResult("black-box", VIOLATION, head, lines, data, warnings=warnings)
     head += f"; could detect ε ≥ {fmt(detectable)}"
+    weak = [r for r in rows if r["underpowered"]]
+    if weak:
+        power = (point.power or {}).get("power")
+        head += f" — {underpowered_text(claimed, detectable, power)}"
+        data["underpowered"] = True
+        if (point.power or {}).get("require_power"):
+            return StepResult("black-box", VIOLATION, head, lines, data, warnings=warnings)
     if powered:
         weakest = min(powered, key=lambda r: r["detectable_epsilon"])
         text = power_warning(weakest["certificate"], claimed, detectable)
@@ -174,7 +186,9 @@ def _row_line(r: dict) -> str:
         event = event.split("  (i.e.", 1)[0][:EVENT_WIDTH - 1].rstrip() + " …"
     return (f"{r['pair']}{source}: ε_LB = {fmt(r['epsilon_lower_bound'])} via {event} "
             f"({r['numerator']} counts {counts[0]}/{counts[1]} vs {counts[2]}/{counts[3]}"
-            f"{white}); could detect ε ≥ {fmt(r['detectable_epsilon'])}")
+            f"{white}); could detect ε ≥ {fmt(r['detectable_epsilon'])}"
+            + ("" if not r["sequential"] else f"; {stop_text(r['sequential'])}")
+            + (" — UNDERPOWERED" if r["underpowered"] else ""))
 
 
 def search_line(point) -> str:

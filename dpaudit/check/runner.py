@@ -242,13 +242,15 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
                     greybox: dict | None = None,
                     on_step: Callable[[int, StepResult], None] | None = None,
                     given: dict | None = None, search=True,
-                    representation: bool | None = None) -> CheckResult:
+                    representation: bool | None = None, stopping=None) -> CheckResult:
     """Run the four steps on a built mechanism (see the module docstring).
 
     ``given``: the keyword arguments ``mech`` was built with, when known (``dpaudit check``'s
     ``--params``); the result then lists the parameters they left at their defaults
     (``defaulted_parameters``; {} without ``given``).  ``search`` and ``representation``: the
-    black-box step's pair search and float64 reading, as in :func:`dpaudit.audit_mechanism`.
+    black-box step's pair search and float64 reading, as in :func:`dpaudit.audit_mechanism`;
+    ``stopping``: its :class:`~dpaudit.stats.sequential.StoppingRule` (None: the default,
+    sequential with a power target of 1.1).
 
     Raises:
       ValueError: ``samples`` below :data:`dpaudit.validation.MIN_SAMPLES` (or not a whole
@@ -277,7 +279,7 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
         ("calibration", lambda: step_calibration(mech, samples, seed, calibration_confidence)),
         ("black-box", lambda: step_black_box(mech, holder.get("claim"), samples, seed,
                                              blackbox_confidence, representation=representation,
-                                             search=search)),
+                                             search=search, stopping=stopping)),
     ]
     for i, (name, fn) in enumerate(runs, start=1):
         with one_numerical_thread():  # no number depends on the machine's threads

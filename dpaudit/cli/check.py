@@ -12,6 +12,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from dpaudit.stats.sequential import DEFAULT_POWER, StoppingRule
+
 
 def parse_params(items: list[str]) -> dict:
     """``["k=v", …]`` → dict; each value parsed as JSON when it is valid JSON, else a string.
@@ -70,7 +72,10 @@ def cmd_check(args, argv: list[str]) -> int:
                            else args.representation == "on")
         result = check_mechanism(mech, spec=args.mechanism, samples=args.samples,
                                  seed=args.seed, on_step=on_step, given=params,
-                                 search=args.search, representation=representation)
+                                 search=args.search, representation=representation,
+                                 stopping=StoppingRule(not args.fixed_n,
+                                                       args.power or DEFAULT_POWER,
+                                                       args.require_power))
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130

@@ -38,6 +38,7 @@ User errors are reported as one message, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import math
 import inspect
 import json
 import sys
@@ -59,6 +60,32 @@ def _int_at_least(minimum: int, what: str, maximum: int | None = None):
             raise argparse.ArgumentTypeError(f"{what} must be <= {maximum:.0e}, got {value}")
         return value
     return parse
+
+
+def _power_target(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 1.0):
+        raise argparse.ArgumentTypeError(f"--power: expected a number > 1 (a multiple of the "
+                                         f"claim), got {text!r}")
+    return value
+
+
+def add_stopping_arguments(parser) -> None:
+    """``--fixed-n``, ``--power X`` and ``--require-power`` (:mod:`dpaudit.stats.sequential`)."""
+    parser.add_argument("--fixed-n", action="store_true",
+                        help="draw every test's whole sample budget in one look (the fixed-n "
+                             "numbers) instead of stopping once its verdict is decided "
+                             "(overrides the suites' `sequential`)")
+    parser.add_argument("--power", type=_power_target, metavar="X",
+                        help="power target: a consistent certificate must be able to detect "
+                             "X × its claim, else it is reported underpowered (default 1.1; "
+                             "overrides the suites' `power`)")
+    parser.add_argument("--require-power", action="store_true",
+                        help="fail an audit whose certificate is underpowered (overrides the "
+                             "suites' `require_power`)")
 
 
 def _memory_size(text: str) -> int:
@@ -124,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--only", action="append", default=[], metavar="PATTERN",
                      help="run only audits matching this glob on SUITE/AUDIT or AUDIT, e.g. "
                           "'classic/laplace-*' (repeatable); numbers equal the full run's")
+    add_stopping_arguments(run)
     run.add_argument("--resume", action="store_true",
                      help="continue the run in DIR that was interrupted (Ctrl-C, SIGTERM, a "
                           "kill): run only the tests it did not finish, with the numbers an "
@@ -158,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seed (default 0); results depend on it only")
     chk.add_argument("--json", metavar="FILE", dest="json_out",
                      help="also write the step results as JSON to FILE")
+    add_stopping_arguments(chk)
     chk.add_argument("--no-search", dest="search", action="store_false",
                      help="black-box step: audit the worst-case pairs only, no pair search of "
                           "the dataset space (a suite's search = false)")

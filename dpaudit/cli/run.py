@@ -212,7 +212,9 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
             progress.note(f"dpaudit: error: {failure}")
 
     options = RunOptions(samples=args.samples, profile=args.profile, seed=args.seed,
-                         only=tuple(args.only), memory_limit=args.memory_limit)
+                         only=tuple(args.only), memory_limit=args.memory_limit,
+                         fixed_n=args.fixed_n, power=args.power,
+                         require_power=args.require_power)
     try:
         with make_backend(scheduler=args.scheduler, cluster=cluster,
                           workers=workers) as backend:
