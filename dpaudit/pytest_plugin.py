@@ -52,8 +52,25 @@ def pytest_addoption(parser):
                     help="worker processes for dpaudit suites and the dpaudit_audit fixture")
     group.addoption("--dpaudit-profile", default="default", choices=("quick", "default", "deep"),
                     help="samples scale of collected suites, as `dpaudit run --profile`")
+    group.addoption("--dpaudit-fixed-n", action="store_true", default=False,
+                    help="every test draws its whole sample budget in one look, as "
+                         "`dpaudit run --fixed-n` (suites and the dpaudit_audit fixture)")
+    group.addoption("--dpaudit-power", type=float, default=None, metavar="X",
+                    help="power target (> 1) replacing the suites' `power` and the fixture's "
+                         "default, as `dpaudit run --power`")
+    group.addoption("--dpaudit-require-power", action="store_true", default=False,
+                    help="fail an audit whose certificate is underpowered, as "
+                         "`dpaudit run --require-power`")
     parser.addini("dpaudit_suites", type="bool", default=False,
                   help="collect *.toml files with [[audit]] tables as tests")
+
+
+def _stopping_options(config) -> dict:
+    """The run's stopping overrides (``--dpaudit-fixed-n``, ``--dpaudit-power``,
+    ``--dpaudit-require-power``) as :func:`dpaudit.api.run_suites` takes them."""
+    return {"fixed_n": bool(config.getoption("dpaudit_fixed_n")),
+            "power": config.getoption("dpaudit_power"),
+            "require_power": bool(config.getoption("dpaudit_require_power"))}
 
 
 def _collect_suites(config) -> bool:
@@ -101,7 +118,8 @@ class SuiteFile(pytest.File):
 
             self._run = run_suites([str(self.path)],
                                    workers=self.config.getoption("dpaudit_workers"),
-                                   profile=self.config.getoption("dpaudit_profile"))
+                                   profile=self.config.getoption("dpaudit_profile"),
+                                   **_stopping_options(self.config))
         return self._run
 
 
@@ -173,24 +191,35 @@ class Auditor:
     """The ``dpaudit_audit`` fixture: audit, and fail the test unless the audit met its
     expectation."""
 
-    def __init__(self, workers: int = 1):
+    def __init__(self, workers: int = 1, stopping: dict | None = None):
         self.workers = workers
+        self.stopping = stopping or {}
+
+    def _defaults(self, kwargs: dict) -> dict:
+        """The fixture's defaults under the test's own arguments: the workers, and the
+        command line's stopping overrides (fixed n, power target, required power)."""
+        kwargs.setdefault("workers", self.workers)
+        if self.stopping.get("fixed_n"):
+            kwargs.setdefault("sequential", False)
+        if self.stopping.get("power") is not None:
+            kwargs.setdefault("power", self.stopping["power"])
+        if self.stopping.get("require_power"):
+            kwargs.setdefault("require_power", True)
+        return kwargs
 
     def mechanism(self, mechanism, **kwargs):
         """:func:`dpaudit.api.audit_mechanism`, then fail the test on an unmet
         expectation (the message is the certificate)."""
         from dpaudit.api import audit_mechanism
 
-        kwargs.setdefault("workers", self.workers)
-        return self._judge(audit_mechanism(mechanism, **kwargs))
+        return self._judge(audit_mechanism(mechanism, **self._defaults(kwargs)))
 
     def sampler(self, sampler, claim=None, pairs=None, **kwargs):
         """:func:`dpaudit.api.audit_sampler`, then fail the test on an unmet
         expectation."""
         from dpaudit.api import audit_sampler
 
-        kwargs.setdefault("workers", self.workers)
-        return self._judge(audit_sampler(sampler, claim, pairs, **kwargs))
+        return self._judge(audit_sampler(sampler, claim, pairs, **self._defaults(kwargs)))
 
     @staticmethod
     def _judge(result):
@@ -205,4 +234,5 @@ class Auditor:
 @pytest.fixture
 def dpaudit_audit(request) -> Auditor:
     """Audit a mechanism (``.mechanism(...)``) or a sampler (``.sampler(...)``) in a test."""
-    return Auditor(request.config.getoption("dpaudit_workers"))
+    return Auditor(request.config.getoption("dpaudit_workers"),
+                   _stopping_options(request.config))

@@ -5,6 +5,18 @@ from __future__ import annotations
 
 import pytest
 
+# pytester's in-process runs drop the modules they imported when they end, and numpy's and
+# scipy's compiled modules cannot be imported twice in one process: what the inner runs use is
+# imported here, once, for all of them (run alone, this file would otherwise fail)
+import dpaudit.api  # noqa: E402,F401
+import dpaudit.audit.run  # noqa: E402,F401
+import dpaudit.distinguish.lower_bound  # noqa: E402,F401
+import dpaudit.report  # noqa: E402,F401
+import dpaudit.suite  # noqa: E402,F401
+import numpy.fft  # noqa: E402,F401
+import scipy.stats  # noqa: E402,F401
+import statsmodels.stats.proportion  # noqa: E402,F401
+
 pytest_plugins = ["pytester"]
 
 SUITE = """
