@@ -40,7 +40,6 @@ Importing a module runs its code, as a ``conftest.py`` does: only name code you 
 from __future__ import annotations
 
 import contextlib
-import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -48,6 +47,8 @@ import sys
 import threading
 import traceback
 from pathlib import Path
+
+from dpaudit.hints import did_you_mean
 
 #: files or directories that mark a project's root (pytest's rootdir markers, plus .git)
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
@@ -155,9 +156,7 @@ def locate_module(left: str, base_dir: str | Path | None = None) -> str | None:
 
 
 def _did_you_mean(name: str, owner) -> str:
-    public = [n for n in dir(owner) if not n.startswith("_")]
-    close = difflib.get_close_matches(name, public, n=3)
-    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+    return did_you_mean(name, [n for n in dir(owner) if not n.startswith("_")], n=3)
 
 
 @contextlib.contextmanager

@@ -5,7 +5,11 @@ entries.  Parsing is strict: an unknown key, a value of the wrong type, an unkno
 parameters the mechanism rejects, an ``expect`` outside ``{"consistent", "violation"}``, a δ
 outside [0, 1), fewer than 1000 samples or a duplicate audit name raise :class:`SuiteError`,
 whose message names the file, the audit (by name, or by index when it has none), the key and
-what was expected.  A typo must never pass silently.
+what was expected (with "did you mean" for a misspelt key, mechanism, parameter,
+distinguisher or class name).  A typo must never pass silently.  Every bad audit (and series)
+of a file is reported at once: the error's first line counts them and each follows on a line
+of its own (:attr:`SuiteError.problems`); the file is then an error as a whole — none of its
+audits runs until every one is fixed, so a run never silently shrinks.
 
 Format::
 
@@ -107,9 +111,11 @@ from typing import Any
 
 from dpaudit.claims import has_renyi_claim
 from dpaudit.coverage import SearchBudget
+from dpaudit.hints import did_you_mean
 from dpaudit.mechanisms.capabilities import ClosedFormSeries
 from dpaudit.suite.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError,
-                                  Sweep, Where, check_keys, delta_value, is_int, is_number,
+                                  Sweep, Where, check_keys, combined_error, delta_value, is_int,
+                                  is_number,
                                   parse_sweep, read_min_samples, read_samples, read_string)
 from dpaudit.sizes import SIZE_FORMAT, parse_memory_size
 from dpaudit.suite.audit_keys import (PairSpec, parse_pairs, parse_representation,
@@ -250,27 +256,45 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     if not isinstance(audits_raw, list) or not audits_raw:
         raise top.error("audit", "an array of [[audit]] tables", audits_raw)
 
+    # every bad audit (and series) of the file is reported at once, each with its name
+    problems: list[SuiteError] = []
     audits: list[AuditSpec] = []
     seen: dict[str, int] = {}
     for index, table in enumerate(audits_raw):
-        audit = _parse_audit(table, index, path, samples)
+        try:
+            audit = _parse_audit(table, index, path, samples)
+        except SuiteError as exc:
+            problems.append(exc)
+            name = table.get("name") if isinstance(table, dict) else None
+            if isinstance(name, str):
+                seen.setdefault(name, index)
+            continue
         if audit.name in seen:
-            raise Where(path, f"audit #{index} {audit.name!r}").error(
+            problems.append(Where(path, f"audit #{index} {audit.name!r}").error(
                 "name", f"a name unique within the file (audit #{seen[audit.name]} "
-                        f"already uses it)", audit.name)
+                        f"already uses it)", audit.name))
+            continue
         seen[audit.name] = index
         audits.append(audit)
 
     series_raw = data.get("series", [])
     if not isinstance(series_raw, list):
-        raise top.error("series", "an array of [[series]] tables", series_raw)
+        problems.append(top.error("series", "an array of [[series]] tables", series_raw))
+        series_raw = []
     series: list[SeriesSpec] = []
     for index, table in enumerate(series_raw):
-        spec = _parse_series(table, index, path)
+        try:
+            spec = _parse_series(table, index, path)
+        except SuiteError as exc:
+            problems.append(exc)
+            continue
         if spec.name in {s.name for s in series}:
-            raise Where(path, f"series #{index} {spec.name!r}").error(
-                "name", "a name unique among the series", spec.name)
+            problems.append(Where(path, f"series #{index} {spec.name!r}").error(
+                "name", "a name unique among the series", spec.name))
+            continue
         series.append(spec)
+    if problems:
+        raise combined_error(path, problems)
 
     return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
                  seed=seed, audits=tuple(audits), description=description,
@@ -327,7 +351,8 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         expects = tuple(expect)
         expect = "violation" if "violation" in expects else "consistent"
     elif expect not in EXPECTATIONS:
-        raise where.error("expect", f"one of {', '.join(repr(e) for e in EXPECTATIONS)}", expect)
+        raise where.error("expect", f"one of {', '.join(repr(e) for e in EXPECTATIONS)}"
+                                    f"{did_you_mean(expect, EXPECTATIONS)}", expect)
     elif sweep is not None:
         expects = (expect,) * len(sweep.values)
     exact_points = table.get("exact_points", 0)
@@ -349,9 +374,10 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     from dpaudit.distinguish.lower_bound import DISTINGUISHERS
     distinguisher = table.get("distinguisher", "auto")
     if distinguisher not in DISTINGUISHERS or distinguisher == "white-box":
-        raise where.error("distinguisher", "one of " + ", ".join(
-            repr(d) for d in DISTINGUISHERS if d != "white-box")
-            + " (the white-box audit is controlled by white_box)", distinguisher)
+        allowed = [d for d in DISTINGUISHERS if d != "white-box"]
+        raise where.error("distinguisher", "one of " + ", ".join(map(repr, allowed))
+                          + did_you_mean(distinguisher, allowed)
+                          + " (the white-box audit is controlled by white_box)", distinguisher)
     white_box = table.get("white_box", True)
     if not isinstance(white_box, bool):
         raise where.error("white_box", "true or false", white_box)
