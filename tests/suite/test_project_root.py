@@ -18,7 +18,7 @@ import pytest
 from dpaudit.api import audit_mechanism, run_suites
 from dpaudit.cli.commands import main
 from dpaudit.mechanisms.references import (CodeReferenceError, import_directories,
-                                           load_reference, project_root)
+                                           load_reference, locate_module, project_root)
 from dpaudit.suite import SuiteError, load_suite
 
 PACKAGE = '''
@@ -93,6 +93,8 @@ def test_a_module_reference_leaves_sys_path_unchanged(project):
     root, pkg = project
     before = list(sys.path)
     assert load_reference(f"{pkg}.stats:Count", root / "audits").__name__ == "Count"
+    # a resumed run fingerprints the module's file, found the same way (dpaudit.audit.journal)
+    assert locate_module(f"{pkg}.stats", root / "audits") == str(root / pkg / "stats.py")
     assert sys.path == before
 
 
