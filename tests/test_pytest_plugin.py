@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-# imported here, before any in-process pytester run: pytester forgets the modules first
-# imported inside a run, and numpy's C core cannot be imported a second time in one process
-import dpaudit.api  # noqa: E402,F401
-
 pytest_plugins = ["pytester"]
 
 SUITE = """
