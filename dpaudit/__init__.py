@@ -12,7 +12,8 @@ The public API, one name per concept (keywords ``epsilon``, ``delta``, ``samples
 * **Auditing** — :func:`audit_mechanism` and :func:`audit_sampler` (one audit, a typed
   :class:`AuditResult` with a ``verdict``), :func:`check_mechanism` (``dpaudit check``'s four
   steps), :func:`run_suites` (TOML suite files), and the estimators themselves,
-  :func:`estimate_epsilon_lower_bound` and :func:`estimate_privacy_curve_lower_bound`.
+  :func:`estimate_epsilon_lower_bound` and :func:`estimate_privacy_curve_lower_bound`;
+  :func:`per_call_sampler` turns a function releasing one output per call into a sampler.
 
 Modules, from the faces down: the CLI (:mod:`dpaudit.cli`), the Python API
 (:mod:`dpaudit.api`) and the pytest plugin; where tasks run (:mod:`dpaudit.backends`); the
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
                                                  LogDensity, SearchableDatasets)
     from dpaudit.coverage import SearchBudget
     from dpaudit.mechanisms.float_safe import gaussian_on_grid, laplace_on_grid
+    from dpaudit.mechanisms.per_call import per_call_sampler
     from dpaudit.mechanisms.registry import register
     from dpaudit.neighbours import NeighbourPair, NeighbourRelation
     from dpaudit.warnings_text import DpauditWarning
@@ -74,6 +76,7 @@ _LAZY = {
     "SearchBudget": "dpaudit.coverage",
     "laplace_on_grid": "dpaudit.mechanisms.float_safe",
     "gaussian_on_grid": "dpaudit.mechanisms.float_safe",
+    "per_call_sampler": "dpaudit.mechanisms.per_call",
     "NeighbourPair": "dpaudit.neighbours", "NeighbourRelation": "dpaudit.neighbours",
 }
 
@@ -101,5 +104,5 @@ __all__ = [
     "audit_mechanism", "audit_sampler", "AuditResult", "check_mechanism", "run_suites",
     "estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
     "PrivacyCurveLowerBound", "EpsilonLowerBound", "CertifiedEvent", "DpauditWarning",
-    "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "__version__",
+    "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "__version__",
 ]

@@ -32,7 +32,7 @@ from dpaudit.results.records import AuditOutcome, CertificateRecord, SuiteSummar
 from dpaudit.results.run import AuditRun
 from dpaudit.stopping import stop_status
 from dpaudit.suite.spec import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED
-from dpaudit.suite.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_from_dict
+from dpaudit.suite.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_template
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
 
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
+                  params: dict | None = None,
                   delta: float | Iterable[float] = 0.0, samples: int = DEFAULT_SAMPLES,
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
                   workers: int = 1, expect: str = "consistent", distinguisher: str = "auto",
@@ -163,18 +164,24 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                   representation: bool | None = None, sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False) -> AuditResult:
-    """Audit a plain sampler ``sampler(dataset, n, rng) -> n outputs`` against a claim, on
-    its pairs and — by default — on its outputs' float64 representation: the sampler is the
-    code you ship.  A sampler has no dataset space, so only the given pairs are audited (the
-    result says so).
+    """Audit a plain sampler ``sampler(dataset, n, rng, **params) -> n outputs`` against a
+    claim, on its pairs and — by default — on its outputs' float64 representation: the
+    sampler is the code you ship.  A sampler has no dataset space, so only the given pairs
+    are audited (the result says so).
 
     Args:
-      sampler: a callable (closures and lambdas included) or a ``"file.py:fn"`` reference.
+      sampler: a callable (closures and lambdas included) or a ``"file.py:fn"`` reference
+        (relative to the current directory; imported with the project root on the path,
+        :mod:`dpaudit.mechanisms.references`).
       claim: a :class:`~dpaudit.claims.notions.Claim` or a table such as
-        ``{"notion": "zcdp", "rho": 0.5}``; or leave it out and give ``epsilon``.
+        ``{"notion": "zcdp", "rho": 0.5}`` — a key it leaves out is read from ``params``
+        (``{"notion": "pure-dp"}`` with ``params={"epsilon": 0.5}``); or leave it out and
+        give ``epsilon``.
       pairs: neighbouring pairs (required): ``NeighbourPair``\\ s, ``(d0, d1)`` tuples or
         dicts with ``d0``, ``d1`` (and ``name``).
       epsilon: shorthand claim: ε-DP, or (ε, δ)-DP when ``delta`` is a positive number.
+      params: keyword arguments of the sampler (:mod:`dpaudit.mechanisms.sampler`); those
+        left out take the function's defaults (``result.defaulted_parameters``).
       delta, samples, confidence, seed, workers, expect, backend, memory_limit: as in
         :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
@@ -194,18 +201,22 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         positive = isinstance(delta, (int, float)) and delta > 0
         claim = ({"notion": "approx-dp", "epsilon": epsilon, "delta": delta} if positive
                  else {"notion": "pure-dp", "epsilon": epsilon})
-    claim = claim_from_dict(claim)
+    claim = claim_template(claim)
     if pairs is None:
         raise ValueError("a sampler needs explicit pairs=[(d0, d1), ...] (it has no "
                          "worst-case pairs)")
+    if params is not None and not isinstance(params, dict):
+        raise ValueError(f"params: expected a dict of the sampler's keyword arguments, got "
+                         f"{params!r}")
+    params = dict(params or {})
     if isinstance(sampler, str):
         target = Target(sampler, SAMPLER, str(Path.cwd()), claim)
-        target.build()  # loads and checks the signature
     else:
         label = getattr(sampler, "__qualname__", None) or type(sampler).__name__
         check_sampler(sampler, label)
         target = Target(label, SAMPLER, "", claim, sampler)
-    return _run(target, {}, pairs, delta, (), samples, confidence, seed, workers, expect,
+    target.build(params)  # loads, checks the signature, the params and the claim
+    return _run(target, params, pairs, delta, (), samples, confidence, seed, workers, expect,
                 distinguisher, False, name, backend, memory_limit, False, representation,
                 StoppingRule(sequential, power, require_power))
 

@@ -136,3 +136,35 @@ def test_fixture_fails_on_a_known_bad_mechanism_and_passes_on_laplace(pytester):
     result.stdout.fnmatch_lines(["*test_leaky_sampler*",
                                  "*FLOATING-POINT VIOLATION: ε_LB = * > claimed ε = 1*",
                                  "*value-level ε_LB = *", "*laplace_on_grid*"])
+
+
+@pytest.mark.slow  # ~1 s: an in-process pytest session that runs two audit points
+def test_suites_import_the_project_like_pytest_and_list_every_bad_audit(pytester):
+    """Issue 26, item 4: a suite's file reference imports a package at the project root (no
+    earlier ``module:Class`` reference needed), a sampler takes the audit's params, and a file
+    with several bad audits is one error listing each."""
+    import uuid
+
+    pkg = f"privstats_{uuid.uuid4().hex[:8]}"  # no other test can have imported it
+    pytester.makefile(".toml", pyproject="[project]\nname = 'mine'\n")
+    pytester.mkpydir(pkg)
+    (pytester.path / pkg / "sums.py").write_text(
+        "import numpy as np\nfrom dpaudit import laplace_on_grid\n"
+        "def noisy_sum(dataset, n, rng, epsilon=1.0):\n"
+        "    return laplace_on_grid(float(np.sum(dataset)), 1 / epsilon, n, rng)\n")
+    (pytester.path / "targets").mkdir()
+    (pytester.path / "targets" / "mine.py").write_text(f"from {pkg}.sums import noisy_sum\n")
+    (pytester.path / "audits").mkdir()
+    (pytester.path / "audits" / "good.toml").write_text(
+        '[suite]\nsamples = 1000\n[[audit]]\nname = "sum"\n'
+        'sampler = "../targets/mine.py:noisy_sum"\nclaim = { notion = "pure-dp" }\n'
+        'sweep = { epsilon = [0.5, 1.0] }\n[[audit.pairs]]\nd0 = [0]\nd1 = [1]\n')
+    (pytester.path / "audits" / "bad.toml").write_text(
+        '[[audit]]\nname = "a"\nmechanism = "laplac"\n'
+        '[[audit]]\nname = "b"\nmechanism = "laplace"\ndistinguisher = "logistc"\n')
+    result = pytester.runpytest("--dpaudit-suites", "audits/", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["*bad.toml: 2 problems*",
+                                 "*- audit #0 'a': key 'mechanism'*did you mean 'laplace'*",
+                                 "*- audit #1 'b': key 'distinguisher'*did you mean "
+                                 "'logistic'*"])

@@ -91,9 +91,8 @@ def code_digests(suites) -> tuple[tuple[str, str], ...]:
     ``package.module:Attr`` one (found without importing it again); registered mechanisms are
     dpaudit's own code, covered by the version.  The code a named file imports is not
     followed: name the module you change, or change the suite."""
-    import importlib.util
-
-    from dpaudit.mechanisms.references import is_file_reference, is_reference, split_reference
+    from dpaudit.mechanisms.references import (is_file_reference, is_reference, locate_module,
+                                               split_reference)
 
     found: dict[str, str] = {}
     for suite in suites:
@@ -110,8 +109,7 @@ def code_digests(suites) -> tuple[tuple[str, str], ...]:
                         path = Path(target.base_dir or Path.cwd()) / path
                     origin = str(path.resolve())
                 else:
-                    spec = importlib.util.find_spec(left)
-                    origin = getattr(spec, "origin", None) or f"module {left}"
+                    origin = locate_module(left, target.base_dir or None) or f"module {left}"
             except (ValueError, ImportError, OSError):
                 origin = f"reference {reference}"  # the run itself reports why it fails
             found[origin] = file_digest(origin) if Path(origin).is_file() else "not a file"

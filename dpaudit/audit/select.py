@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Iterable
 
+from dpaudit.hints import did_you_mean
+
 #: how many audit names a "matches nothing" error lists
 SHOWN_NAMES = 8
 
@@ -51,9 +53,11 @@ class AuditFilter:
                 continue
             shown = ", ".join(f"{s}/{n}" for s, n in names[:SHOWN_NAMES])
             more = f", … ({len(names)} in all)" if len(names) > SHOWN_NAMES else ""
+            hint = did_you_mean(pattern, dict.fromkeys(
+                [f"{s}/{n}" for s, n in names] + [n for _, n in names]), n=2)
             raise SelectionError(
-                f"--only {pattern!r} matches no audit (patterns are globs on SUITE/AUDIT or "
-                f"AUDIT; audits: {shown or 'none'}{more})")
+                f"--only {pattern!r} matches no audit{hint} (patterns are globs on "
+                f"SUITE/AUDIT or AUDIT; audits: {shown or 'none'}{more})")
 
 
 __all__ = ["SHOWN_NAMES", "AuditFilter", "SelectionError"]

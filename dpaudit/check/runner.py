@@ -36,6 +36,7 @@ from typing import Any, Callable
 import numpy as np
 
 from dpaudit import validation
+from dpaudit.hints import did_you_mean
 from dpaudit.threads import one_numerical_thread
 from dpaudit.check.blackbox import audit_delta, step_black_box
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
@@ -47,6 +48,8 @@ from dpaudit.check.result import (CONSISTENT, ERROR, SKIPPED, STEPS, VIOLATION, 
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.capabilities import CalibratedNoise
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
+from dpaudit.mechanisms.sampler import SamplerMechanism, bind_sampler_params, sampler_signature
+from dpaudit.suite.targets import claim_from_dict
 from dpaudit.numbers import format_number as fmt
 
 CLAIM_DELTAS = (0.0, 1e-6, 1e-3)
@@ -63,9 +66,17 @@ class CheckSetupError(ValueError):
 
 # -- loading a mechanism -------------------------------------------------------------------------
 
-def load_mechanism_class(spec: str):
-    """``module:Class`` (``module`` dotted and importable from the current directory, or a path
-    to a ``.py`` file), or the name of a registered mechanism (``dpaudit list``)."""
+def load_code(spec: str):
+    """What ``spec`` names: a :class:`Mechanism` subclass, or a plain sampler function.
+
+    ``spec`` is ``module:Attr`` (``module`` dotted) or ``path/to/file.py:Attr``, imported with
+    the project root on the path (:mod:`dpaudit.mechanisms.references`), or the name of a
+    registered mechanism (``dpaudit list``).
+
+    Raises:
+      CheckSetupError: a malformed spec, code that cannot be imported, an attribute that is
+        neither a Mechanism subclass nor a function.
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise CheckSetupError("expected a mechanism as module:Class (e.g. mymodule:MyMechanism) "
                               "or a registered mechanism name")
@@ -73,23 +84,61 @@ def load_mechanism_class(spec: str):
     if ":" not in spec:
         from dpaudit.mechanisms.registry import get_mechanism_class, mechanism_names
 
-        if spec in mechanism_names():
+        names = mechanism_names()
+        if spec in names:
             return get_mechanism_class(spec)
         raise CheckSetupError(f"{spec!r} is neither module:Class (e.g. mymodule:MyMechanism, "
-                              f"path/to/file.py:MyMechanism) nor a registered mechanism name "
-                              f"(see `dpaudit list`)")
+                              f"path/to/file.py:MyMechanism) nor a registered mechanism name"
+                              f"{did_you_mean(spec, names, n=3)} (see `dpaudit list`)")
     try:
         obj = load_reference(spec)
     except CodeReferenceError as exc:
         raise CheckSetupError(str(exc)) from None
+    if inspect.isclass(obj):
+        if not issubclass(obj, Mechanism):
+            raise CheckSetupError(f"{spec!r} is not a mechanism: it is not a subclass of "
+                                  f"dpaudit.mechanisms.base.Mechanism (which needs sample, "
+                                  f"claim, worst_case_pairs)")
+        return obj
+    if callable(obj):
+        return obj
+    raise CheckSetupError(f"{spec!r} is not a class (got {type(obj).__name__}); point at the "
+                          f"mechanism class or at a sampler function (dataset, n, rng)")
+
+
+def load_mechanism_class(spec: str):
+    """``module:Class`` (``module`` dotted and importable from the current directory, or a path
+    to a ``.py`` file), or the name of a registered mechanism (``dpaudit list``)."""
+    obj = load_code(spec)
     if not inspect.isclass(obj):
         raise CheckSetupError(f"{spec!r} is not a class (got {type(obj).__name__}); point at "
                               f"the mechanism class")
-    if not issubclass(obj, Mechanism):
-        raise CheckSetupError(f"{spec!r} is not a mechanism: it is not a subclass of "
-                              f"dpaudit.mechanisms.base.Mechanism (which needs sample, claim, "
-                              f"worst_case_pairs)")
     return obj
+
+
+def build_sampler(fn, spec: str, params: dict, claim, pairs) -> SamplerMechanism:
+    """The plain sampler ``fn`` as the mechanism ``dpaudit check`` checks: its keyword
+    parameters bound from ``params``, its ``claim`` (a Claim or a claim table whose left-out
+    keys come from the params) and the neighbouring ``pairs`` its black-box step audits.
+
+    Raises:
+      CheckSetupError: no claim or no pairs, a function that is not a sampler, params it does
+        not take, a claim that cannot be completed.
+    """
+    if claim is None:
+        raise CheckSetupError(f"{spec} is a sampler function, which states no claim: give it "
+                              f"with --epsilon E [--delta D] or --claim '{{\"notion\": "
+                              f"\"zcdp\", \"rho\": 0.5}}'")
+    if not pairs:
+        raise CheckSetupError(f"{spec} is a sampler function, which has no worst-case pairs: "
+                              f"give neighbouring datasets with --pair D0 D1 (repeatable), "
+                              f"e.g. --pair '[0, 0]' '[0, 1]'")
+    try:
+        values = bind_sampler_params(sampler_signature(fn, spec), params, spec)
+        stated = claim_from_dict(claim, values)
+    except ValueError as exc:
+        raise CheckSetupError(str(exc)) from None
+    return SamplerMechanism(fn, stated, spec, values, list(pairs))
 
 
 def build_mechanism(cls, params: dict):
@@ -117,6 +166,26 @@ def _signature(cls) -> str:
 
 def load_mechanism(spec: str, params: dict | None = None):
     return build_mechanism(load_mechanism_class(spec), dict(params or {}))
+
+
+def load_check_target(spec: str, params: dict | None = None, *, claim=None, pairs=None):
+    """The mechanism ``dpaudit check SPEC`` checks: a Mechanism class built with ``params``,
+    or a sampler function with its ``claim`` and ``pairs`` (:func:`build_sampler`).
+
+    Raises:
+      CheckSetupError: as :func:`load_code`, :func:`build_mechanism` and
+        :func:`build_sampler`; a claim or pairs given for a mechanism class (it states its
+        own).
+    """
+    obj = load_code(spec)
+    params = dict(params or {})
+    if inspect.isclass(obj):
+        if claim is not None or pairs:
+            raise CheckSetupError(f"{spec} is a mechanism class, which states its own claim "
+                                  f"and worst-case pairs: --epsilon, --delta, --claim and "
+                                  f"--pair go with a sampler function")
+        return build_mechanism(obj, params)
+    return build_sampler(obj, spec, params, claim, pairs)
 
 
 # -- the four steps ----------------------------------------------------------------------------
@@ -292,5 +361,6 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
 
 
 __all__ = ["CheckResult", "CheckSetupError", "StepResult", "check_mechanism", "load_mechanism",
-           "load_mechanism_class", "build_mechanism", "format_step", "audit_delta", "STEPS",
+           "load_mechanism_class", "load_check_target", "load_code", "build_mechanism",
+           "build_sampler", "format_step", "audit_delta", "STEPS",
            "CONSISTENT", "VIOLATION", "SKIPPED", "ERROR", "DEFAULT_SAMPLES", "GREYBOX_DEFAULTS"]

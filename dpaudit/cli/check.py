@@ -3,6 +3,12 @@
 :func:`parse_params` reads ``--params K=V …`` (each value JSON when it is JSON, else a string);
 :func:`cmd_check` loads the mechanism and runs :func:`dpaudit.check.runner.check_mechanism`'s
 four steps, printing one line per step, and writes ``--json``.
+
+``dpaudit check file.py:fn`` checks a plain sampler function ``fn(dataset, n, rng,
+**params)`` (:mod:`dpaudit.mechanisms.sampler`) the way a suite's ``sampler =`` audit does:
+its claim from ``--epsilon E [--delta D]`` (:func:`parse_claim`, as ``audit_sampler(epsilon=)``)
+or ``--claim JSON`` (a suite's claim table, keys left out read from ``--params``), its
+neighbouring datasets from ``--pair D0 D1`` (:func:`parse_pairs`, as ``[[audit.pairs]]``).
 """
 
 from __future__ import annotations
@@ -42,18 +48,72 @@ def parse_params(items: list[str]) -> dict:
     return out
 
 
+def parse_claim(args):
+    """The sampler claim of ``--epsilon``/``--delta`` or ``--claim JSON`` (a claim table), or
+    None when none is given.
+
+    Raises:
+      ValueError: both forms, ``--delta`` without ``--epsilon``, JSON that is not a table.
+    """
+    from dpaudit.jsonable import loads_json
+
+    epsilon, delta, table = (getattr(args, k, None) for k in ("epsilon", "delta", "claim"))
+    if table is not None and (epsilon is not None or delta is not None):
+        raise ValueError("give the claim either with --epsilon [--delta] or with --claim, "
+                         "not both")
+    if delta is not None and epsilon is None:
+        raise ValueError("--delta goes with --epsilon (the claim (epsilon, delta)-DP)")
+    if table is not None:
+        try:
+            value = loads_json(table)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            raise ValueError(f"--claim expects a JSON table such as '{{\"notion\": "
+                             f"\"pure-dp\", \"epsilon\": 1.0}}', got {table!r}")
+        return value
+    if epsilon is None:
+        return None
+    if delta:
+        return {"notion": "approx-dp", "epsilon": epsilon, "delta": delta}
+    return {"notion": "pure-dp", "epsilon": epsilon}
+
+
+def parse_pairs(items) -> list:
+    """``--pair D0 D1`` values (JSON datasets) → NeighbourPairs named ``pair-<i>``.
+
+    Raises:
+      ValueError: a dataset that is not JSON.
+    """
+    from dpaudit.jsonable import loads_json
+    from dpaudit.neighbours import NeighbourPair
+
+    pairs = []
+    for i, (d0, d1) in enumerate(items or []):
+        sides = []
+        for side, text in (("D0", d0), ("D1", d1)):
+            try:
+                sides.append(loads_json(text))
+            except ValueError:
+                raise ValueError(f"--pair #{i}: {side} must be a JSON dataset such as "
+                                 f"'[0, 1, 1]', got {text!r}") from None
+        pairs.append(NeighbourPair(f"pair-{i}", *sides, "given with --pair"))
+    return pairs
+
+
 def cmd_check(args, argv: list[str]) -> int:
     """Run ``dpaudit check`` for parsed ``args``: load the mechanism, run the four steps
     (:func:`dpaudit.check.runner.check_mechanism`) printing each, write ``--json``; returns the
     exit status (0 consistent or skipped, 1 a violation, 2 an error)."""
     from dpaudit.results.defaults import format_values
     from dpaudit.check.runner import (CheckSetupError, check_mechanism, format_step,
-                                      load_mechanism)
+                                      load_check_target)
     from dpaudit.jsonable import to_jsonable
 
     try:
         params = parse_params(args.params)
-        mech = load_mechanism(args.mechanism, params)
+        mech = load_check_target(args.mechanism, params, claim=parse_claim(args),
+                                 pairs=parse_pairs(args.pair))
     except (CheckSetupError, ValueError) as exc:
         print(f"dpaudit check: error: {exc}", file=sys.stderr)
         return 2
@@ -108,4 +168,4 @@ def cmd_check(args, argv: list[str]) -> int:
     return result.exit_status
 
 
-__all__ = ["cmd_check", "parse_params"]
+__all__ = ["cmd_check", "parse_claim", "parse_pairs", "parse_params"]

@@ -172,12 +172,29 @@ def build_parser() -> argparse.ArgumentParser:
                     "or was skipped; 1: a step failed; 2: an error.")
     chk.add_argument("mechanism", metavar="MODULE:CLASS",
                      help="the mechanism class, e.g. mypkg.mech:MyMechanism or "
-                          "path/to/file.py:MyMechanism (modules import from the current "
-                          "directory), or a registered name from `dpaudit list`")
+                          "path/to/file.py:MyMechanism (imported with the project root on "
+                          "the path: the nearest folder with pyproject.toml, setup.cfg, "
+                          "setup.py, pytest.ini, tox.ini or .git, else the current "
+                          "directory), a registered name from `dpaudit list`, or a sampler "
+                          "function file.py:fn (dataset, n, rng, **params) with --epsilon or "
+                          "--claim and --pair")
     chk.add_argument("--params", nargs="+", action="extend", default=[], metavar="K=V",
                      help="constructor arguments, e.g. --params epsilon=0.5 k=4 (values are "
                           "parsed as JSON: numbers, true/false, null, \"text\"; anything else "
                           "is a string)")
+    chk.add_argument("--epsilon", type=float, metavar="E",
+                     help="a sampler function's claim: epsilon-DP, or (epsilon, delta)-DP "
+                          "with --delta (as audit_sampler(epsilon=...))")
+    chk.add_argument("--delta", type=float, metavar="D",
+                     help="with --epsilon: the claim's delta (default 0: pure DP)")
+    chk.add_argument("--claim", metavar="JSON",
+                     help="a sampler function's claim as a suite's claim table in JSON, e.g. "
+                          "'{\"notion\": \"zcdp\", \"rho\": 0.5}'; a key left out is read "
+                          "from --params")
+    chk.add_argument("--pair", nargs=2, action="append", default=[], metavar=("D0", "D1"),
+                     help="a sampler function's neighbouring datasets (JSON, e.g. --pair "
+                          "'[0, 0]' '[0, 1]'); repeatable, named pair-0, pair-1, ... as a "
+                          "suite's [[audit.pairs]]")
     chk.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples", MAX_SAMPLES), metavar="N",
                      default=200_000,
                      help="samples per side for the black-box audit and for the calibration "

@@ -122,15 +122,28 @@ class PrivacyLoss(Statistic):
         self.log_density, self.d0, self.d1 = log_density, d0, d1
 
     def __call__(self, x):
-        l0 = np.asarray(self.log_density(self.d0, x), dtype=float)
-        l1 = np.asarray(self.log_density(self.d1, x), dtype=float)
-        if l0.shape != (len(x),) or l1.shape != (len(x),):
-            raise ValueError(f"log_density must return one value per output, got shapes "
-                             f"{l0.shape} and {l1.shape} for {len(x)} outputs")
+        l0, l1 = self._densities(self.d0, x), self._densities(self.d1, x)
         with np.errstate(invalid="ignore"):
             loss = np.round(l0 - l1, LOSS_DECIMALS)
         # −inf − −inf (an output impossible under both) is in no event
         return np.where(np.isnan(loss), np.nan, loss)
+
+    def _densities(self, dataset, x) -> np.ndarray:
+        """``log_density(dataset, x)`` as floats, one per output, or a ValueError naming the
+        callback and what it returned."""
+        raw = self.log_density(dataset, x)
+        who = getattr(self.log_density, "__qualname__", None) or "log_density"
+        try:
+            out = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            out = None
+        if out is None or out.shape != (len(x),):
+            got = (f"{type(raw).__name__}" if out is None else
+                   f"{type(raw).__name__} of shape {out.shape}")
+            raise ValueError(f"{who}(dataset, outputs) returned {got} for {len(x)} outputs; "
+                             f"it must return one log-density per output (an array of shape "
+                             f"({len(x)},), -inf where an output is impossible)")
+        return out
 
     def definition(self):
         return {"statistic": "privacy-loss", "white_box": True}

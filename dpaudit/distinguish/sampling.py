@@ -53,24 +53,28 @@ class Stream:
 def draw(sampler, dataset, n: int, rng: np.random.Generator, *, side: str = "d0") -> np.ndarray:
     """Call ``sampler(dataset, n, rng)`` and return a validated float/int array of n outputs."""
     out = sampler(dataset, n, rng)
+    who = f"sampler {getattr(sampler, '__name__', None) or type(sampler).__name__}"
+    if out is None:
+        raise SamplerError(f"{who} returned None on {side} for n={n}; it must return n "
+                           f"outputs, an array of shape ({n},) or ({n}, k)")
     try:
         arr = np.asarray(out)
     except Exception as exc:  # ragged lists and the like
-        raise SamplerError(f"sampler output on {side} is not an array: {exc}") from None
+        raise SamplerError(f"{who} output on {side} is not an array: {exc}") from None
     if arr.ndim == 0 or arr.shape[0] != n or arr.ndim > 2:
         raise SamplerError(
-            f"sampler returned shape {arr.shape} on {side} for n={n}; expected ({n},) or ({n}, k)")
+            f"{who} returned shape {arr.shape} on {side} for n={n}; expected ({n},) or ({n}, k)")
     if arr.dtype == bool:
         arr = arr.astype(np.int8)
     if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise SamplerError(
-            f"sampler returned dtype {arr.dtype} on {side}; outputs must be ints or floats "
+            f"{who} returned dtype {arr.dtype} on {side}; outputs must be ints or floats "
             "(encode categories as integers)")
     if arr.ndim == 2 and arr.shape[1] == 0:
-        raise SamplerError(f"sampler returned zero-width outputs {arr.shape} on {side}")
+        raise SamplerError(f"{who} returned zero-width outputs {arr.shape} on {side}")
     if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
         raise SamplerError(
-            f"sampler returned NaN on {side}; encode special outputs (e.g. 'no answer') as a "
+            f"{who} returned NaN on {side}; encode special outputs (e.g. 'no answer') as a "
             "finite value or ±inf")
     return arr
 

@@ -48,6 +48,7 @@ import numpy as np
 import sympy as sp
 
 from dpaudit.claims import Claim, iter_claims
+from dpaudit.mechanisms.callbacks import CHECKS, checked_method
 from dpaudit.mechanisms.noise import NOISE_LAWS, Noise
 from dpaudit.mechanisms.output_space import OutputSpace
 from dpaudit.mechanisms.parameters import Parameter, bind_parameters, declared_parameters
@@ -84,8 +85,13 @@ class Mechanism(abc.ABC):
 
     def __init_subclass__(cls, **kwargs):
         """Give a class with declared parameters the signature ``Name(epsilon=1.0, …)`` (for
-        ``inspect.signature``, ``dpaudit list`` and error messages)."""
+        ``inspect.signature``, ``dpaudit list`` and error messages), and check what its
+        ``claim``, ``worst_case_pairs``, ``relation`` and ``dataset_space`` return
+        (:mod:`dpaudit.mechanisms.callbacks`: a wrong type fails naming the method)."""
         super().__init_subclass__(**kwargs)
+        for name in CHECKS:
+            if name in cls.__dict__:
+                setattr(cls, name, checked_method(name, cls.__dict__[name]))
         declared = declared_parameters(cls)
         cls.__signature__ = None if not declared else inspect.Signature([
             inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=p.default)

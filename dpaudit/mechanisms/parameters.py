@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from dpaudit import validation
+from dpaudit.hints import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,8 @@ def bind_parameters(cls, given: dict) -> dict:
     if unknown:
         accepted = ", ".join(params) or "none"
         shown = ", ".join(repr(u) for u in unknown)
-        raise TypeError(f"{cls.__name__} got an unexpected keyword argument {shown}; "
+        hint = did_you_mean(unknown[0], params)
+        raise TypeError(f"{cls.__name__} got an unexpected keyword argument {shown}{hint}; "
                         f"accepted parameters: {accepted}")
     return {name: p.validate(given.get(name, p.default)) for name, p in params.items()}
 

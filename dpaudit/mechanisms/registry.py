@@ -155,8 +155,10 @@ def get_mechanism_class(name: str) -> type[Mechanism]:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise KeyError(f"unknown mechanism {name!r}; available: "
-                       f"{', '.join(sorted(_REGISTRY))}") from None
+        from dpaudit.hints import did_you_mean
+
+        raise KeyError(f"unknown mechanism {name!r}{did_you_mean(name, _REGISTRY, n=3)}; "
+                       f"available: {', '.join(sorted(_REGISTRY))}") from None
 
 
 def create_mechanism(name: str, **params) -> Mechanism:

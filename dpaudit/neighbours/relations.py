@@ -2,7 +2,8 @@
 
 A privacy claim is a statement about neighbouring datasets only, so an audit of a pair that is
 not neighbouring proves nothing (and would report a false violation).  Each relation here is
-a predicate ``relation(d0, d1) -> (ok, reason)``; mechanisms name theirs, and the audit runner
+a predicate ``relation(d0, d1) -> (ok, reason)`` (a user's may return just a bool,
+:func:`verdict`); mechanisms name theirs, and the audit runner
 refuses a pair the relation rejects, with the reason.
 
 A mechanism states its relation as one :class:`NeighbourRelation` value: a short ``name``,
@@ -54,8 +55,33 @@ class NeighbourRelation:
             raise TypeError(f"relation {self.name!r}: predicate must be callable")
 
     def __call__(self, d0, d1) -> tuple[bool, str]:
-        """``predicate(d0, d1)``: whether the pair is neighbouring, and why not."""
-        return self.predicate(d0, d1)
+        """``predicate(d0, d1)``: whether the pair is neighbouring, and why not.
+
+        The predicate may return ``(ok, reason)`` or just ``ok`` (a bool: a rejected pair's
+        reason then names the relation).
+
+        Raises:
+          TypeError: the predicate returned anything else (the message names the relation
+            and what it returned)."""
+        return verdict(self.predicate(d0, d1), self.name)
+
+
+def verdict(value, name: str) -> tuple[bool, str]:
+    """A predicate's result as ``(ok, reason)``: ``(ok, reason)`` as is, a bool (numpy's
+    too) with a reason naming the relation ``name``.
+
+    Raises:
+      TypeError: any other value; the message names the relation and what it returned."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value), "" if value else f"the relation {name!r} rejects the pair"
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], (bool, np.bool_)) \
+            and isinstance(value[1], str):
+        return bool(value[0]), value[1]
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    raise TypeError(f"the predicate of neighbouring relation {name!r} returned {text} (a "
+                    f"{type(value).__name__}); it must return True/False or (ok, reason), "
+                    f"e.g. (False, \"sizes differ by 2\")")
 
 
 def _rows(d) -> list:

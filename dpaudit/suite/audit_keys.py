@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.coverage import SearchBudget, search_budget
+from dpaudit.hints import did_you_mean
 from dpaudit.suite.fields import Where, check_keys
 
 _PAIR_KEYS = {"name", "d0", "d1", "description"}
@@ -34,8 +35,8 @@ class PairSpec:
 def parse_pairs(value, where: Where):
     if isinstance(value, str):
         if value != "worst-case":
-            raise where.error("pairs", '"worst-case" or an array of [[audit.pairs]] tables',
-                              value)
+            raise where.error("pairs", '"worst-case" or an array of [[audit.pairs]] tables'
+                              + did_you_mean(value, ["worst-case"]), value)
         return value
     if not isinstance(value, list) or not value:
         raise where.error("pairs", '"worst-case" or a non-empty array of [[audit.pairs]] tables',

@@ -12,11 +12,11 @@ audit (by name, or by index when it has none), the key, what was expected and wh
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 from typing import Any
 
+from dpaudit.hints import did_you_mean
 from dpaudit.validation import MAX_SAMPLES, MIN_SAMPLES
 
 MAX_SWEEP_VALUES = 10_000
@@ -28,7 +28,30 @@ RANGE_KEYS = {"start", "stop", "num", "spacing"}
 
 
 class SuiteError(ValueError):
-    """A malformed suite file; the message names the file, the audit, the key and the fix."""
+    """A malformed suite file; the message names the file, the audit, the key and the fix.
+
+    Attributes:
+      problems: one line per problem (:func:`combined_error` gathers every bad audit of a
+        file into one error; a single problem is the message itself).
+    """
+
+    def __init__(self, message: str, problems=None):
+        super().__init__(message)
+        self.problems = tuple(problems) if problems else (message,)
+
+
+def combined_error(path: str, errors: list) -> SuiteError:
+    """One :class:`SuiteError` listing every problem of ``errors`` (the file's bad audits and
+    series): the error itself when there is one, else a first line counting them and one
+    ``  - audit …: key …: expected …`` line each (the file name not repeated)."""
+    if len(errors) == 1:
+        return errors[0]
+    lines = [f"{path}: {len(errors)} problems (all are listed; the file runs once every one "
+             f"is fixed):"]
+    problems = [p for e in errors for p in e.problems]
+    prefix = f"{path}: "
+    lines += [f"  - {p[len(prefix):] if p.startswith(prefix) else p}" for p in problems]
+    return SuiteError("\n".join(lines), problems)
 
 
 
@@ -80,8 +103,7 @@ def check_keys(table: dict, allowed: set, where: Where, what: str) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
         key = unknown[0]
-        close = difflib.get_close_matches(key, sorted(allowed), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(key, sorted(allowed))
         raise where.error(key, f"a known {what} key; unknown key{hint}, allowed keys are "
                                f"{', '.join(sorted(allowed))}")
 
@@ -189,6 +211,6 @@ def sweep_range(raw: dict, where: Where, key: str) -> tuple:
 
 
 __all__ = ["MAX_SWEEP_VALUES", "MIN_SAMPLES", "RANGE_KEYS", "SuiteError", "Sweep", "Where",
-           "check_keys", "delta_value", "is_int", "is_number", "parse_sweep", "read_min_samples",
+           "check_keys", "combined_error", "delta_value", "is_int", "is_number", "parse_sweep", "read_min_samples",
            "read_samples",
            "read_string", "sweep_range", "value_text"]

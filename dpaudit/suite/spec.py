@@ -5,7 +5,11 @@ entries.  Parsing is strict: an unknown key, a value of the wrong type, an unkno
 parameters the mechanism rejects, an ``expect`` outside ``{"consistent", "violation"}``, a δ
 outside [0, 1), fewer than 1000 samples or a duplicate audit name raise :class:`SuiteError`,
 whose message names the file, the audit (by name, or by index when it has none), the key and
-what was expected.  A typo must never pass silently.
+what was expected (with "did you mean" for a misspelt key, mechanism, parameter,
+distinguisher or class name).  A typo must never pass silently.  Every bad audit (and series)
+of a file is reported at once: the error's first line counts them and each follows on a line
+of its own (:attr:`SuiteError.problems`); the file is then an error as a whole — none of its
+audits runs until every one is fixed, so a run never silently shrinks.
 
 Format::
 
@@ -103,18 +107,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from dpaudit.claims import has_renyi_claim
 from dpaudit.coverage import SearchBudget
-from dpaudit.mechanisms.capabilities import ClosedFormSeries
+from dpaudit.hints import did_you_mean
 from dpaudit.suite.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError,
-                                  Sweep, Where, check_keys, delta_value, is_int, is_number,
+                                  Sweep, Where, check_keys, combined_error, delta_value, is_int,
+                                  is_number,
                                   parse_sweep, read_min_samples, read_samples, read_string)
 from dpaudit.sizes import SIZE_FORMAT, parse_memory_size
 from dpaudit.suite.audit_keys import (PairSpec, parse_pairs, parse_representation,
                                       parse_search)
 from dpaudit.suite.requires import check_requires
+from dpaudit.suite.series_keys import SeriesSpec, parse_series as _parse_series
 from dpaudit.suite.stopping_keys import STOPPING_KEYS, parse_stopping
 from dpaudit.stats.sequential import StoppingRule
 from dpaudit.suite.target_keys import check_mechanism, parse_target
@@ -132,8 +137,6 @@ _SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "descript
 _AUDIT_KEYS = {"name", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
                "min_samples", "alphas", "distinguisher", "white_box", "sweep", "exact_points",
                "search", "representation"} | STOPPING_KEYS
-_SERIES_KEYS = {"name", "mechanism", "params", "quantity", "sweep", "delta", "note",
-                "options"}
 
 
 
@@ -169,21 +172,6 @@ class AuditSpec:
         return [(i, {**self.params, self.sweep.parameter: v}, self.expects[i])
                 for i, v in enumerate(self.sweep.values)]
 
-
-
-@dataclass(frozen=True)
-class SeriesSpec:
-    """One ``[[series]]`` entry: a closed-form quantity over a swept parameter."""
-
-    index: int
-    name: str
-    mechanism: str
-    params: dict
-    quantity: str
-    sweep: Sweep
-    delta: float | None = None
-    note: str = ""
-    options: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -255,30 +243,48 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     if not isinstance(audits_raw, list) or not audits_raw:
         raise top.error("audit", "an array of [[audit]] tables", audits_raw)
 
+    # every bad audit (and series) of the file is reported at once, each with its name
+    problems: list[SuiteError] = []
     audits: list[AuditSpec] = []
     seen: dict[str, int] = {}
     for index, table in enumerate(audits_raw):
-        audit = _parse_audit(table, index, path, samples)
-        if STOPPING_KEYS & set(table):  # an audit's own stopping keys, over the suite's
-            audit = replace(audit, stopping=parse_stopping(
-                table, Where(path, f"audit #{index} {audit.name!r}"), stopping))
+        try:
+            audit = _parse_audit(table, index, path, samples)
+            if STOPPING_KEYS & set(table):  # an audit's own stopping keys, over the suite's
+                audit = replace(audit, stopping=parse_stopping(
+                    table, Where(path, f"audit #{index} {audit.name!r}"), stopping))
+        except SuiteError as exc:
+            problems.append(exc)
+            name = table.get("name") if isinstance(table, dict) else None
+            if isinstance(name, str):
+                seen.setdefault(name, index)
+            continue
         if audit.name in seen:
-            raise Where(path, f"audit #{index} {audit.name!r}").error(
+            problems.append(Where(path, f"audit #{index} {audit.name!r}").error(
                 "name", f"a name unique within the file (audit #{seen[audit.name]} "
-                        f"already uses it)", audit.name)
+                        f"already uses it)", audit.name))
+            continue
         seen[audit.name] = index
         audits.append(audit)
 
     series_raw = data.get("series", [])
     if not isinstance(series_raw, list):
-        raise top.error("series", "an array of [[series]] tables", series_raw)
+        problems.append(top.error("series", "an array of [[series]] tables", series_raw))
+        series_raw = []
     series: list[SeriesSpec] = []
     for index, table in enumerate(series_raw):
-        spec = _parse_series(table, index, path)
+        try:
+            spec = _parse_series(table, index, path)
+        except SuiteError as exc:
+            problems.append(exc)
+            continue
         if spec.name in {s.name for s in series}:
-            raise Where(path, f"series #{index} {spec.name!r}").error(
-                "name", "a name unique among the series", spec.name)
+            problems.append(Where(path, f"series #{index} {spec.name!r}").error(
+                "name", "a name unique among the series", spec.name))
+            continue
         series.append(spec)
+    if problems:
+        raise combined_error(path, problems)
 
     return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
                  seed=seed, audits=tuple(audits), description=description,
@@ -336,7 +342,8 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         expects = tuple(expect)
         expect = "violation" if "violation" in expects else "consistent"
     elif expect not in EXPECTATIONS:
-        raise where.error("expect", f"one of {', '.join(repr(e) for e in EXPECTATIONS)}", expect)
+        raise where.error("expect", f"one of {', '.join(repr(e) for e in EXPECTATIONS)}"
+                                    f"{did_you_mean(expect, EXPECTATIONS)}", expect)
     elif sweep is not None:
         expects = (expect,) * len(sweep.values)
     exact_points = table.get("exact_points", 0)
@@ -358,9 +365,10 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
     from dpaudit.distinguish.lower_bound import DISTINGUISHERS
     distinguisher = table.get("distinguisher", "auto")
     if distinguisher not in DISTINGUISHERS or distinguisher == "white-box":
-        raise where.error("distinguisher", "one of " + ", ".join(
-            repr(d) for d in DISTINGUISHERS if d != "white-box")
-            + " (the white-box audit is controlled by white_box)", distinguisher)
+        allowed = [d for d in DISTINGUISHERS if d != "white-box"]
+        raise where.error("distinguisher", "one of " + ", ".join(map(repr, allowed))
+                          + did_you_mean(distinguisher, allowed)
+                          + " (the white-box audit is controlled by white_box)", distinguisher)
     white_box = table.get("white_box", True)
     if not isinstance(white_box, bool):
         raise where.error("white_box", "true or false", white_box)
@@ -384,47 +392,6 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
                      sweep=sweep, expects=expects, exact_points=exact_points, target=target,
                      min_samples=min_samples, search=parse_search(table, where),
                      representation=parse_representation(table, where))
-
-
-def _parse_series(table, index: int, path: str) -> SeriesSpec:
-    where = Where(path, f"series #{index}")
-    if not isinstance(table, dict):
-        raise where.error(None, "a [[series]] table", table)
-    if isinstance(table.get("name"), str) and table["name"].strip():
-        where = Where(path, f"series #{index} {table['name']!r}")
-    check_keys(table, _SERIES_KEYS, where, "[[series]]")
-    name = read_string(table, "name", where, required=True)
-    mechanism = read_string(table, "mechanism", where, required=True)
-    quantity = read_string(table, "quantity", where, required=True)
-    params = table.get("params", {})
-    if not isinstance(params, dict):
-        raise where.error("params", "a table of mechanism parameters", params)
-    if "sweep" not in table:
-        raise where.error("sweep", "a sweep (this key is required for a series)")
-    sweep = parse_sweep(table["sweep"], where)
-    if sweep.parameter in params:
-        raise where.error("sweep", f"a parameter not also given in params "
-                                   f"({sweep.parameter!r} is in both)", table["sweep"])
-    delta = table.get("delta")
-    if delta is not None:
-        delta = delta_value(delta, where, "delta")
-    options = table.get("options", {})
-    if not isinstance(options, dict):
-        raise where.error("options", "a table of keyword arguments of series()", options)
-    if ":" in mechanism:
-        raise where.error("mechanism", "a registered mechanism (series take registry names "
-                                       "only)", mechanism)
-    check_mechanism(Target(mechanism), params, where)
-    for i in (0, len(sweep.values) - 1):
-        check_mechanism(Target(mechanism), {**params, sweep.parameter: sweep.values[i]}, where,
-                        f" at sweep value {sweep.label(i)}")
-    from dpaudit.mechanisms.registry import create_mechanism
-    if not isinstance(create_mechanism(mechanism, **params), ClosedFormSeries):
-        raise where.error("mechanism", f"a mechanism with a series() method ({mechanism} has "
-                                       f"none)", mechanism)
-    return SeriesSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
-                      quantity=quantity, sweep=sweep, delta=delta,
-                      note=read_string(table, "note", where), options=dict(options))
 
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "EXPECTATIONS",

@@ -6,23 +6,29 @@
   :class:`~dpaudit.mechanisms.base.Mechanism` subclass in user code; a relative path (and a
   top-level module) resolves against the suite file's directory;
 * ``sampler = "samplers.py:noisy_count"`` with ``claim = { notion = "pure-dp", epsilon = 1.0 }``
-  — a plain function ``(dataset, n, rng) -> n outputs``; it needs explicit ``[[audit.pairs]]``
-  and takes no ``params`` or ``sweep``.
+  — a plain function ``(dataset, n, rng, **params) -> n outputs``
+  (:mod:`dpaudit.mechanisms.sampler`); it needs explicit ``[[audit.pairs]]``; ``params`` and
+  ``sweep`` are its keyword arguments, and a claim key left out of ``claim`` is read from
+  them (``claim = { notion = "pure-dp" }`` with ``sweep = { epsilon = [0.5, 1, 2] }``).
 
 :func:`parse_target` checks all of this at parse time — the code is imported, a class must be
 a Mechanism subclass built with the audit's params, a sampler must accept three positional
-arguments — and raises :class:`SuiteError` naming the file, the audit and the key.  Whether a
+arguments and the audit's params as keywords — and raises :class:`SuiteError` naming the file, the audit and the key.  Whether a
 sampler returns ``n`` outputs is checked when the audit runs (an ``error`` record of that audit).
 """
 
 from __future__ import annotations
 
+import inspect
+import re
 from pathlib import Path
 
-from dpaudit.suite.fields import SuiteError, Where, read_string
-from dpaudit.suite.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, NotAMechanismError,
-                                   Target, check_sampler, claim_from_dict)
+from dpaudit.hints import did_you_mean
+from dpaudit.mechanisms.callbacks import CallbackError
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
+from dpaudit.suite.fields import SuiteError, Where, read_string
+from dpaudit.suite.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, ClaimTableError,
+                                   NotAMechanismError, Target, check_sampler, claim_template)
 
 
 def parse_target(table: dict, where: Where, suite_path: str) -> Target:
@@ -40,23 +46,19 @@ def parse_target(table: dict, where: Where, suite_path: str) -> Target:
             raise where.error("claim", "the sampler's claim, e.g. { notion = \"pure-dp\", "
                                        "epsilon = 1.0 } (required with sampler)")
         try:
-            claim = claim_from_dict(table["claim"])
+            claim = claim_template(table["claim"])
         except ValueError as exc:
             raise where.error("claim", f"a claim with notion one of "
                                        f"{', '.join(CLAIM_NOTIONS)} ({exc})",
                               table["claim"]) from None
-        for key in ("params", "sweep"):
-            if key in table:
-                raise where.error(key, "no params or sweep with a sampler (its parameters are "
-                                       "fixed in its code)", table[key])
         if not isinstance(table.get("pairs"), list):
             raise where.error("pairs", "explicit [[audit.pairs]] (a sampler has no worst-case "
                                        "pairs)", table.get("pairs", "worst-case"))
         try:
             check_sampler(load_reference(reference, base_dir), reference)
         except (CodeReferenceError, ValueError) as exc:
-            raise where.error("sampler", f"a function (dataset, n, rng) -> n outputs "
-                                         f"({exc})", reference) from None
+            raise where.error("sampler", f"a function (dataset, n, rng, **params) -> n "
+                                         f"outputs ({exc})", reference) from None
         return Target(reference, SAMPLER, base_dir, claim)
     if "claim" in table:
         raise where.error("claim", "no claim with mechanism (a mechanism states its own "
@@ -66,14 +68,15 @@ def parse_target(table: dict, where: Where, suite_path: str) -> Target:
 
 
 def check_mechanism(target: Target, params: dict, where: Where, at: str = "") -> None:
-    """Unknown mechanism, code that cannot be loaded or parameters it rejects → SuiteError
-    (at parse time, not at run time)."""
+    """Unknown mechanism, code that cannot be loaded, parameters it rejects or a claim it
+    cannot state → SuiteError (at parse time, not at run time)."""
     from dpaudit.mechanisms.registry import mechanism_names
 
     if target.kind == MECHANISM and ":" not in target.reference:
         names = mechanism_names()
         if target.reference not in names:
-            raise where.error("mechanism", f"a registered mechanism ({', '.join(names)}; see "
+            raise where.error("mechanism", f"a registered mechanism"
+                                           f"{did_you_mean(target.reference, names, n=3)} (see "
                                            f"`dpaudit list`), or module:Class or "
                                            f"path/file.py:Class", target.reference)
     try:
@@ -82,9 +85,34 @@ def check_mechanism(target: Target, params: dict, where: Where, at: str = "") ->
     except (CodeReferenceError, NotAMechanismError) as exc:
         raise where.error("mechanism", f"a loadable Mechanism subclass ({exc})",
                           target.reference) from None
-    except Exception as exc:  # any rejection of the parameters is a malformed suite
-        raise where.error("params", f"parameters {target.reference!r} accepts{at} ({exc})",
+    except ClaimTableError as exc:
+        raise where.error("claim", f"a claim the sampler's parameters complete{at} ({exc})",
                           params) from None
+    except CallbackError as exc:
+        raise where.error(target.kind, f"code whose callbacks return what they must{at} "
+                                       f"({exc})", target.reference) from None
+    except Exception as exc:  # any rejection of the parameters is a malformed suite
+        raise where.error("params", f"parameters {target.reference!r} accepts{at} "
+                                    f"({_parameter_hint(target, exc)})", params) from None
+
+
+def _parameter_hint(target: Target, exc: Exception) -> str:
+    """The exception's text, with "did you mean" for an unexpected keyword argument of a class
+    whose signature names its parameters (declared parameters say it themselves)."""
+    text = str(exc)
+    match = re.search(r"unexpected keyword argument '([^']+)'", text)
+    if not match or "did you mean" in text or target.kind != MECHANISM:
+        return text
+    try:
+        cls = target.obj if isinstance(target.obj, type) else (
+            target._load() if ":" in target.reference else None)
+        if cls is None:
+            from dpaudit.mechanisms.registry import get_mechanism_class
+            cls = get_mechanism_class(target.reference)
+        names = list(inspect.signature(cls).parameters)
+    except Exception:  # noqa: BLE001 - a hint only
+        return text
+    return text + did_you_mean(match.group(1), names)
 
 
 __all__ = ["SuiteError", "check_mechanism", "parse_target"]

@@ -7,8 +7,12 @@ A target is one of
 * a **mechanism class in user code** (``reference = "my_mech.py:ClippedMean"`` or
   ``"package.module:ClippedMean"``, loaded with
   :func:`dpaudit.mechanisms.references.load_reference` relative to ``base_dir``);
-* a **plain sampler** ``sampler(dataset, n, rng) -> n outputs`` with a stated claim
-  (``kind = "sampler"``), wrapped in a :class:`SamplerMechanism`;
+* a **plain sampler** ``sampler(dataset, n, rng, **params) -> n outputs`` with a stated claim
+  (``kind = "sampler"``), wrapped in a :class:`~dpaudit.mechanisms.sampler.SamplerMechanism`
+  with the audit's params as its keyword arguments
+  (:func:`~dpaudit.mechanisms.sampler.bind_sampler_params`); its claim is a Claim, or a claim
+  table whose left-out keys are read from those params (:func:`claim_from_dict`), so one
+  sampler serves every ε of a sweep;
 * an **object given through the Python API** (``obj``: a Mechanism class or instance, or a
   sampler callable — closures and lambdas included; tasks are serialised with cloudpickle).
 
@@ -19,51 +23,19 @@ crosses a process boundary and the worker re-imports the code.  :meth:`Target.bu
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
+from dpaudit.hints import did_you_mean
 from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.sampler import (SamplerMechanism, SamplerParameterError,
+                                        bind_sampler_params, sampler_signature)
 
 MECHANISM, SAMPLER = "mechanism", "sampler"
 
 
 class NotAMechanismError(ValueError):
     """The code a reference names is not a Mechanism subclass (or not a sampler function)."""
-
-
-class SamplerMechanism(Mechanism):
-    """A plain sampler function with a stated claim, audited on explicit pairs only.
-
-    Args:
-      sampler: ``sampler(dataset, n, rng)`` returning ``n`` outputs (an array whose first axis
-        has length ``n``).
-      claim: the :class:`dpaudit.claims.notions.Claim` the sampler is audited against.
-      label: the name shown in records (e.g. ``"samplers.py:noisy_count"``).
-    """
-
-    family = "user-sampler"
-    audit_representation = True  # the sampler is the code the user ships
-    neighbouring = "as given by the explicit pairs"
-
-    def __init__(self, sampler, claim, label: str = "sampler"):
-        super().__init__()
-        self._sampler, self._claim, self.name = sampler, claim, label
-
-    def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
-        out = np.asarray(self._sampler(dataset, n, rng))
-        if out.ndim == 0 or out.shape[0] != n:
-            raise ValueError(f"sampler {self.name} returned an array of shape {out.shape} for "
-                             f"n={n}; it must return n outputs (first axis of length n)")
-        return out
-
-    def claim(self):
-        return self._claim
-
-    def worst_case_pairs(self):
-        raise ValueError(f"sampler {self.name} has no worst-case pairs; give explicit pairs")
 
 
 @dataclass(frozen=True)
@@ -73,7 +45,7 @@ class Target:
     reference: str
     kind: str = MECHANISM
     base_dir: str = ""
-    claim: Any = None  # a Claim, for samplers
+    claim: Any = None  # for samplers: a Claim, or a claim table completed from the params
     obj: Any = None  # Python API: a Mechanism class or instance, or a sampler callable
 
     def build(self, params: dict | None = None) -> Mechanism:
@@ -85,11 +57,11 @@ class Target:
         """
         params = dict(params or {})
         if self.kind == SAMPLER:
-            if params:
-                raise ValueError(f"sampler {self.reference} takes no params (got {params})")
             fn = self.obj if self.obj is not None else self._load()
-            check_sampler(fn, self.reference)
-            return SamplerMechanism(fn, self.claim, self.reference)
+            values = bind_sampler_params(sampler_signature(fn, self.reference), params,
+                                         self.reference)
+            return SamplerMechanism(fn, claim_from_dict(self.claim, values), self.reference,
+                                    values)
         if self.obj is not None and not isinstance(self.obj, type):
             if params:
                 raise ValueError(f"{self.reference} is a mechanism instance; it takes no "
@@ -114,8 +86,8 @@ class Target:
     def defaulted(self, mechanism: Mechanism, params: dict | None) -> dict:
         """The parameters ``mechanism`` (built by :meth:`build` from ``params``) runs with that
         ``params`` leaves out, name → value (:meth:`Mechanism.defaulted_parameters`); empty for
-        a prebuilt instance and for a sampler (they take no params)."""
-        if self.prebuilt or self.kind == SAMPLER:
+        a prebuilt instance (it takes no params); for a sampler, its keyword defaults."""
+        if self.prebuilt:
             return {}
         return mechanism.defaulted_parameters(params or {})
 
@@ -135,16 +107,9 @@ def check_mechanism_class(cls, label: str) -> None:
 
 
 def check_sampler(fn, label: str) -> None:
-    """Raise ValueError unless ``fn`` is callable with three positional arguments."""
-    if not callable(fn) or isinstance(fn, type):
-        raise ValueError(f"sampler {label} is not a function (got {type(fn).__name__})")
-    try:
-        inspect.signature(fn).bind(None, 1, None)
-    except TypeError:
-        raise ValueError(f"sampler {label} must accept (dataset, n, rng); its signature is "
-                         f"{inspect.signature(fn)}") from None
-    except ValueError:  # no signature (some builtins): checked when called
-        pass
+    """Raise ValueError unless ``fn`` is callable as ``fn(dataset, n, rng, **params)``
+    (:func:`dpaudit.mechanisms.sampler.sampler_signature`)."""
+    sampler_signature(fn, label)
 
 
 #: the claim notions a sampler may state: notion → (class, {key: field})
@@ -157,38 +122,88 @@ CLAIM_NOTIONS = {
 }
 
 
-def claim_from_dict(table) -> Any:
-    """``{"notion": "pure-dp", "epsilon": 1.0}`` (or an existing Claim) → a Claim.
+class ClaimTableError(ValueError):
+    """A claim table that names no known notion, has unknown or missing keys, or values the
+    claim rejects."""
+
+
+def claim_template(table) -> Any:
+    """A suite's or the API's claim checked as far as it can be without the params: a Claim
+    as is; a table's notion and the keys it gives (numbers) — the keys it leaves out are
+    taken from the params when the audit builds (:func:`claim_from_dict`).  A complete table
+    becomes its Claim.
 
     Raises:
-      ValueError: unknown notion, missing or unknown keys, or values the claim rejects.
+      ClaimTableError: unknown notion, unknown keys, or a value that is not a number.
     """
     from dpaudit.claims import notions
 
     if isinstance(table, notions.Claim):
         return table
+    keys = _check_table(table)
+    return claim_from_dict(table) if set(keys) <= set(table) else dict(table)
+
+
+def _check_table(table) -> dict:
+    """The ``{key: field}`` of a claim table's notion, after checking its notion, its keys
+    and that the values it gives are numbers."""
     if not isinstance(table, dict):
-        raise ValueError(f"expected a claim table such as {{ notion = \"pure-dp\", "
-                         f"epsilon = 1.0 }}, got {table!r}")
+        raise ClaimTableError(f"expected a claim table such as {{ notion = \"pure-dp\", "
+                              f"epsilon = 1.0 }}, got {table!r}")
     notion = table.get("notion")
     if notion not in CLAIM_NOTIONS:
-        raise ValueError(f"claim notion must be one of {', '.join(CLAIM_NOTIONS)}, "
-                         f"got {notion!r}")
-    cls_name, keys = CLAIM_NOTIONS[notion]
-    given = set(table) - {"notion"}
-    if given != set(keys):
-        raise ValueError(f"a {notion} claim takes exactly the keys notion, "
-                         f"{', '.join(keys)}; got {', '.join(sorted(table))}")
-    values = {}
-    for key, field_name in keys.items():
-        value = table[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"claim key {key!r} must be a number, got {value!r}")
-        values[field_name] = float(value)
+        hint = did_you_mean(notion, CLAIM_NOTIONS)
+        raise ClaimTableError(f"claim notion must be one of {', '.join(CLAIM_NOTIONS)}, "
+                              f"got {notion!r}{hint}")
+    keys = CLAIM_NOTIONS[notion][1]
+    unknown = sorted(set(table) - {"notion"} - set(keys))
+    if unknown:
+        hint = did_you_mean(unknown[0], keys)
+        raise ClaimTableError(f"a {notion} claim takes the keys notion, {', '.join(keys)}; "
+                              f"got {', '.join(map(repr, unknown))}{hint}")
+    for key in set(table) - {"notion"}:
+        _claim_number(key, table[key], "claim")
+    return keys
+
+
+def _claim_number(key, value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ClaimTableError(f"claim key {key!r} must be a number, got {value!r}"
+                              + ("" if where == "claim" else f" (from {where})"))
+    return float(value)
+
+
+def claim_from_dict(table, params: dict | None = None) -> Any:
+    """``{"notion": "pure-dp", "epsilon": 1.0}`` (or an existing Claim) → a Claim.
+
+    A key the table leaves out is read from ``params`` (the audit's parameters, the
+    sampler's defaults included), so ``{ notion = "pure-dp" }`` with ``params = { epsilon =
+    0.5 }`` claims 0.5-DP, and a sweep over ``epsilon`` claims each swept value.
+
+    Raises:
+      ClaimTableError: unknown notion, unknown keys, a key in neither the table nor
+        ``params``, or values the claim rejects.
+    """
+    from dpaudit.claims import notions
+
+    if isinstance(table, notions.Claim):
+        return table
+    keys = _check_table(table)
+    notion = table["notion"]
+    cls_name = CLAIM_NOTIONS[notion][0]
+    params = dict(params or {})
+    missing = [k for k in keys if k not in table and k not in params]
+    if missing:
+        raise ClaimTableError(f"a {notion} claim needs {', '.join(keys)}: give "
+                              f"{', '.join(missing)} in the claim table or in the audit's "
+                              f"params")
+    values = {field_name: (_claim_number(key, table[key], "claim") if key in table else
+                           _claim_number(key, params[key], "params"))
+              for key, field_name in keys.items()}
     try:
         return getattr(notions, cls_name)(**values)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"bad {notion} claim {table}: {exc}") from None
+        raise ClaimTableError(f"bad {notion} claim {values}: {exc}") from None
 
 
 def for_workers(target: Target) -> Target:
@@ -210,6 +225,6 @@ def as_target(mechanism) -> Target:
     return mechanism if isinstance(mechanism, Target) else Target(str(mechanism))
 
 
-__all__ = ["CLAIM_NOTIONS", "MECHANISM", "SAMPLER", "NotAMechanismError", "SamplerMechanism",
-           "Target", "as_target", "for_workers",
-           "check_mechanism_class", "check_sampler", "claim_from_dict"]
+__all__ = ["CLAIM_NOTIONS", "MECHANISM", "SAMPLER", "ClaimTableError", "NotAMechanismError",
+           "SamplerMechanism", "SamplerParameterError", "Target", "as_target", "for_workers",
+           "check_mechanism_class", "check_sampler", "claim_from_dict", "claim_template"]

@@ -356,3 +356,45 @@ def test_backend_argument_forms():
             resolve_backend(bad)
     with pytest.raises(ValueError, match="workers"):
         LocalBackend(0)
+
+
+@pytest.mark.slow
+def test_user_code_imported_through_the_project_root_runs_on_dask(tmp_path, cluster):
+    """Issue 26, item 4: a file reference whose module imports a package at the project root
+    is re-imported by the Dask workers (with the root), and a class found only through the
+    root, given as an object, travels by value — the workers' sys.path has neither."""
+    import uuid
+
+    from dpaudit.api import audit_mechanism
+    from dpaudit.mechanisms.references import load_reference
+
+    _, client = cluster
+    pkg = f"rootpkg_{uuid.uuid4().hex[:8]}"
+    (tmp_path / pkg).mkdir()
+    (tmp_path / pkg / "__init__.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        from dpaudit import Mechanism, NeighbourPair, PureDP, laplace_on_grid
+        class Count(Mechanism):
+            name = "root-count"
+            family = "user"
+            def sample(self, dataset, n, rng):
+                return laplace_on_grid(float(np.sum(dataset)), 1.0, n, rng)
+            def claim(self):
+                return PureDP(1.0)
+            def worst_case_pairs(self):
+                return [NeighbourPair("one", [0.0], [1.0], "")]
+        """))
+    (tmp_path / "setup.cfg").write_text("")
+    (tmp_path / "targets").mkdir()
+    (tmp_path / "targets" / "count.py").write_text(f"from {pkg} import Count\n")
+    suite = tmp_path / "s.toml"
+    suite.write_text('[suite]\nsamples = 2000\n[[audit]]\nname = "c"\n'
+                     'mechanism = "targets/count.py:Count"\nsearch = false\n')
+    # the object first: no worker has imported the package yet
+    cls = load_reference("targets/count.py:Count", tmp_path)
+    result = audit_mechanism(cls, samples=2000, search=False, backend=DaskBackend(client))
+    assert result.verdict == "consistent", result.explain()
+    local = run_suites([str(suite)])
+    remote = run_suites([str(suite)], backend=DaskBackend(client))
+    assert numbers(remote.records) == numbers(local.records)
+    assert all(r.error is None for r in remote.records)
