@@ -57,18 +57,22 @@ def run_checked(args: list[str], *, cwd: Path, env: dict[str, str], timeout: flo
     return result
 
 
-def copy_checkout(destination: Path) -> Path:
-    """Copy the checkout's files (``git ls-files -co --exclude-standard``) to ``destination``."""
+def checkout_files() -> list[str]:
+    """The checkout's files, relative to it: ``git ls-files -co --exclude-standard`` (tracked
+    and new, not ignored; a tracked file deleted in the working tree is left out)."""
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("the wheel is built from a git checkout's files; this is not one")
     listing = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=REPO,
                              capture_output=True, check=True).stdout
-    for name in filter(None, listing.decode().split("\0")):
-        source = REPO / name
-        if source.is_file():  # a tracked file deleted in the working tree is not copied
-            target = destination / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
+    return [name for name in listing.decode().split("\0") if name and (REPO / name).is_file()]
+
+
+def copy_checkout(destination: Path) -> Path:
+    """Copy :func:`checkout_files` to ``destination``."""
+    for name in checkout_files():
+        target = destination / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, target)
     return destination
 
 

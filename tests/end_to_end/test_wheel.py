@@ -21,19 +21,21 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from dpaudit.version import __version__
+from tests.installed import checkout_files
 from tests.support import REPO
 
 #: repository folder -> where it is installed in the wheel (pyproject's ``package-dir``)
 INSTALLED_AS = {"dpaudit": "dpaudit", "proofs": "dpaudit/proofs"}
 
 
-def source_files() -> set[str]:
-    """Every file of dpaudit/ and proofs/ (modules and data), as its path in the wheel."""
-    out = set()
-    for folder, target in INSTALLED_AS.items():
-        for path in (REPO / folder).rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                out.add(str(PurePosixPath(target, *path.relative_to(REPO / folder).parts)))
+def source_files() -> dict[str, str]:
+    """Every file of dpaudit/ and proofs/ in the checkout (modules and data): its path in the
+    checkout -> its path in the wheel."""
+    out = {}
+    for name in checkout_files():
+        folder, _, rest = name.partition("/")
+        if folder in INSTALLED_AS and "__pycache__" not in name:
+            out[name] = f"{INSTALLED_AS[folder]}/{rest}"
     return out
 
 
@@ -57,7 +59,7 @@ def test_wheel_and_sdist_pass_twine_check(dpaudit_dist):
 
 def test_the_wheel_holds_every_module_and_data_file(dpaudit_dist):
     names = wheel_names(dpaudit_dist.wheel)
-    expected = source_files()
+    expected = set(source_files().values())
     # the shipped data files are among them (a new one must be in package-data to be here)
     assert {"dpaudit/results/results.schema.json", "dpaudit/report/templates/report.html.j2",
             "dpaudit/proofs/certificates/classic.json"} <= expected
@@ -83,10 +85,7 @@ def test_the_sdist_holds_the_sources_the_wheel_is_built_from(dpaudit_dist):
         names = {PurePosixPath(n).relative_to(f"dpaudit-{__version__}").as_posix()
                  for n in archive.getnames() if "/" in n}
     assert {"pyproject.toml", "README.md"} <= names
-    for folder in INSTALLED_AS:
-        for path in (REPO / folder).rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts:
-                assert path.relative_to(REPO).as_posix() in names, path
+    assert set(source_files()) - names == set()
 
 
 @pytest.fixture(scope="module")
