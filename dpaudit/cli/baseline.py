@@ -97,17 +97,22 @@ def read_baseline(text: str, *, update: bool, suites: list[str]) -> Baseline:
         raise BaselineError(str(exc)) from None
 
 
-def missing_note(path: Path, status: int, written: bool) -> str:
-    """diff.md of a run that had no baseline to compare with (``--update-baseline``)."""
+def missing_note(path: Path, why_not: str | None) -> str:
+    """diff.md of a run that had no baseline to compare with (``--update-baseline``):
+    ``why_not`` is None when the run was written as the baseline, else why it was not."""
     head = f"# No baseline\n\nThere was no baseline at `{path.as_posix()}`: this run was not " \
            f"compared with one.\n\n"
-    if written:
+    if why_not is None:
         return head + (f"This run met every expectation, so its results.json was written "
                        f"there as the baseline. Commit `{path.as_posix()}` (in CI it is among "
                        f"the job's artefacts) and later runs are compared with it.\n")
-    return head + (f"This run did not become the baseline: its exit status is {status}, and "
-                   f"only a run that meets every expectation (exit status 0) is written as "
-                   f"the baseline.\n")
+    return head + f"This run did not become the baseline: {why_not}.\n"
+
+
+def not_written_reason(status: int) -> str:
+    """Why a run with exit status ``status`` (not 0) is not written as the baseline."""
+    return (f"its exit status is {status}, and only a run that meets every expectation (exit "
+            f"status 0) is written as the baseline")
 
 
 def update_baseline(baseline: Baseline, results: Path, status: int) -> tuple[bool, str]:
@@ -132,4 +137,4 @@ def update_baseline(baseline: Baseline, results: Path, status: int) -> tuple[boo
 
 
 __all__ = ["Baseline", "BaselineError", "baseline_file", "create_command", "missing_note",
-           "read_baseline", "update_baseline"]
+           "not_written_reason", "read_baseline", "update_baseline"]

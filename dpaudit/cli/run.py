@@ -307,7 +307,7 @@ def _compare_with_baseline(baseline, report, out: Path, status: int, written: li
 
     Returns (the exit status with the comparison, lines to print)."""
     from dpaudit.atomic import write_text_atomic
-    from dpaudit.cli.baseline import missing_note, update_baseline
+    from dpaudit.cli.baseline import missing_note, not_written_reason, update_baseline
     from dpaudit.cli.reports import baseline_diff
 
     lines = []
@@ -323,22 +323,24 @@ def _compare_with_baseline(baseline, report, out: Path, status: int, written: li
         status = 2
     if not baseline.update:
         return status, lines
-    updated = False
+    why_not = None
     if interrupted:
-        lines.append(f"baseline: {baseline.path.as_posix()} left as it was: the run was "
-                     f"interrupted while writing its reports")
+        why_not = "the run was interrupted while writing its reports"
+        lines.append(f"baseline: {baseline.path.as_posix()} left as it was: {why_not}")
     else:
         try:
             updated, line = update_baseline(baseline, out / "results.json", status)
             lines.append(line)
+            why_not = None if updated else not_written_reason(status)
         except OSError as exc:
+            why_not = f"it could not be written ({exc.strerror or exc})"
             print(f"dpaudit: error: cannot write the baseline {baseline.path}: "
                   f"{exc.strerror or exc}", file=sys.stderr)
             status = 2
     if baseline.report is None:
         try:
             written.append(write_text_atomic(out / "diff.md",
-                                             missing_note(baseline.path, status, updated)))
+                                             missing_note(baseline.path, why_not)))
         except OSError as exc:
             print(f"dpaudit: error: cannot write {out / 'diff.md'}: {exc.strerror or exc}",
                   file=sys.stderr)

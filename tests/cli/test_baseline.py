@@ -152,3 +152,16 @@ def test_refused_combinations_write_nothing(green, tmp_path, capsys, extra, mess
     assert run(green, tmp_path / "out", *extra) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists() and not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.slow
+def test_a_baseline_that_cannot_be_written_is_an_error(green, tmp_path, capsys):
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    base = tmp_path / "a-file" / "results.json"  # its folder is a file
+
+    assert run(green, tmp_path / "out", "--baseline", str(base), "--update-baseline") == 2
+
+    err = capsys.readouterr().err
+    assert f"dpaudit: error: cannot write the baseline {base}:" in err and "Traceback" not in err
+    assert "did not become the baseline: it could not be written" in (
+        tmp_path / "out" / "diff.md").read_text(encoding="utf-8")
