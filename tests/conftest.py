@@ -23,6 +23,10 @@ from pathlib import Path
 
 import pytest
 
+#: the wheel, the sdist and a fresh virtual environment with the wheel installed
+#: (``dpaudit_dist``, ``dpaudit_venv``: see tests/installed.py)
+pytest_plugins = ("tests.installed",)
+
 #: a Laplace mechanism that keeps its promise and one with a published bug (scale ε instead
 #: of 1/ε); 2 audit points, 4 tests (black box + white box each), 2 certificates.  No pair
 #: search (search = false): the tests that use it are about runs and reports; the search is

@@ -7,7 +7,8 @@ cluster or a Dask LocalCluster (``--workers W`` | ``--scheduler ADDRESS`` | ``--
 local:N``), with the same numbers.  Exit status: 0 when every audit met its expectation, 1
 when one did not (an unexpected violation, or a known bug that was not detected) or, with
 ``--baseline``, on a regression against it, 2 on any error (bad usage, a malformed suite, an
-audit that raised, an unreadable baseline).
+audit that raised, an unreadable baseline).  ``--update-baseline`` creates a missing baseline
+and replaces it after a run that exits 0 (:mod:`dpaudit.cli.baseline`).
 
 ``dpaudit diff OLD NEW`` and ``dpaudit report RESULTS`` render finished runs without
 re-running them (:mod:`dpaudit.cli.reports`).
@@ -132,7 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "(created if missing)")
     run.add_argument("--baseline", metavar="OLD",
                      help="a previous results.json (or its directory): also write DIR/diff.md "
-                          "and exit 1 on a regression against it (see `dpaudit diff`)")
+                          "and exit 1 on a regression against it (see `dpaudit diff`); a "
+                          "directory or a path without .json stands for its results.json")
+    run.add_argument("--update-baseline", action="store_true",
+                     help="with --baseline: when this run meets every expectation (exit 0), "
+                          "write its results.json to the baseline path; a missing baseline is "
+                          "then created instead of being an error (the first run of a project)")
     run.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples", MAX_SAMPLES), metavar="N",
                      help="samples per side for every audit (overrides the suite files)")
     run.add_argument("--seed", type=_int_at_least(0, "--seed"), metavar="S",

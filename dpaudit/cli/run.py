@@ -26,7 +26,10 @@ malformed suite, an audit that raised, an unreadable ``--baseline``, unwritable 
 ``--baseline OLD`` (a results.json or its directory, read before anything runs) the run is
 also compared with OLD (:mod:`dpaudit.report.diff`), ``DIR/diff.md`` is written, and a
 regression turns an exit status of 0 into 1; 2 stays 2.  results.json's own
-``summary.exit_status`` is the run's status without the baseline.
+``summary.exit_status`` is the run's status without the baseline.  ``--update-baseline``
+creates a missing baseline (diff.md then says there was none) and writes the run's
+results.json to the baseline path when the final exit status is 0
+(:mod:`dpaudit.cli.baseline`).
 """
 
 from __future__ import annotations
@@ -140,6 +143,14 @@ def cmd_run(args, argv: list[str]) -> int:
     that the run completed but was interrupted while writing; no traceback."""
     from dpaudit.cli.out_lock import OutputBusy, OutputLock
 
+    if args.update_baseline and not args.baseline:
+        print("dpaudit: error: --update-baseline needs --baseline PATH (where the baseline is "
+              "kept, e.g. --baseline reports/baseline/results.json)", file=sys.stderr)
+        return 2
+    if args.update_baseline and args.only:
+        print("dpaudit: error: --update-baseline cannot be used with --only: the baseline "
+              "would keep only the selected audits", file=sys.stderr)
+        return 2
     created = not os.path.lexists(args.out)
     try:
         lock = OutputLock.acquire(args.out)
@@ -168,16 +179,16 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
     from dpaudit.audit.run import run_audits
     from dpaudit.audit.select import SelectionError
     from dpaudit.backends import BackendError, default_workers, make_backend, parse_cluster
-    from dpaudit.cli.reports import baseline_diff, results_path
-    from dpaudit.report.results_file import ResultsFileError, read_report
+    from dpaudit.cli.baseline import BaselineError, read_baseline
     from dpaudit.results.options import RunOptions
     from dpaudit.results.records import exit_status
 
     baseline = None
     if args.baseline:
         try:
-            baseline = read_report(results_path(args.baseline))
-        except ResultsFileError as exc:
+            baseline = read_baseline(args.baseline, update=args.update_baseline,
+                                     suites=args.suites)
+        except BaselineError as exc:
             print(f"dpaudit: error: --baseline: {exc}", file=sys.stderr)
             return 2
     command = "dpaudit " + " ".join(shlex.quote(a) for a in argv)
@@ -253,15 +264,8 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
         status = 2
     diff_lines = []
     if baseline is not None:
-        try:
-            diff_status, diff_lines, diff_path = baseline_diff(baseline, report, out)
-            written.append(diff_path)
-            if status != 2:
-                status = max(status, diff_status)
-        except OSError as exc:
-            print(f"dpaudit: error: cannot write {out / 'diff.md'}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            status = 2
+        status, diff_lines = _compare_with_baseline(baseline, report, out, status, written,
+                                                    interrupted=stops.signal is not None)
     s = report.summary
     skipped = sum(1 for suite in run.suites if suite.skipped)
     print(f"{s.audits_met}/{s.audits} audits met their expectation "
@@ -295,6 +299,55 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
               f"completed and its reports are written{figures}; exit status {status}",
               file=sys.stderr)
     return status
+
+
+def _compare_with_baseline(baseline, report, out: Path, status: int, written: list,
+                           *, interrupted: bool) -> tuple[int, list[str]]:
+    """Compare a finished run with its ``--baseline`` (:mod:`dpaudit.cli.baseline`): write
+    ``out/diff.md`` (appended to ``written``), and with ``--update-baseline`` write the run's
+    results.json to the baseline path when the final status is 0 and no signal came.
+
+    Returns (the exit status with the comparison, lines to print)."""
+    from dpaudit.atomic import write_text_atomic
+    from dpaudit.cli.baseline import missing_note, not_written_reason, update_baseline
+    from dpaudit.cli.reports import baseline_diff
+
+    lines = []
+    try:
+        if baseline.report is not None:
+            diff_status, lines, diff_path = baseline_diff(baseline.report, report, out)
+            written.append(diff_path)
+            if status != 2:
+                status = max(status, diff_status)
+    except OSError as exc:
+        print(f"dpaudit: error: cannot write {out / 'diff.md'}: {exc.strerror or exc}",
+              file=sys.stderr)
+        status = 2
+    if not baseline.update:
+        return status, lines
+    why_not = None
+    if interrupted:
+        why_not = "the run was interrupted while writing its reports"
+        lines.append(f"baseline: {baseline.path.as_posix()} left as it was: {why_not}")
+    else:
+        try:
+            updated, line = update_baseline(baseline, out / "results.json", status)
+            lines.append(line)
+            why_not = None if updated else not_written_reason(status)
+        except OSError as exc:
+            why_not = f"it could not be written ({exc.strerror or exc})"
+            print(f"dpaudit: error: cannot write the baseline {baseline.path}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            status = 2
+    if baseline.report is None:
+        try:
+            written.append(write_text_atomic(out / "diff.md",
+                                             missing_note(baseline.path, why_not)))
+        except OSError as exc:
+            print(f"dpaudit: error: cannot write {out / 'diff.md'}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            status = 2
+    return status, lines
 
 
 def _with_problems(run, problems):
