@@ -91,12 +91,15 @@ def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0
     except OSError as exc:
         where = f"{_seen[-1]}: " if _seen else ""
         raise SiteError(f"{where}cannot include {source}: {exc.strerror or exc}") from None
-    out, fence = [], None
+    out, fence, pad = [], None, ""
     for line in text.splitlines():
         opened = FENCE.match(line)
         if fence is None and opened:
             fence = opened["fence"]
-            out.append(line)
+            # a fence in a list item indented as CommonMark allows (2 or 3 spaces) is indented
+            # to the 4 spaces Python-Markdown needs to keep it inside the item
+            pad = " " * (4 - len(opened["indent"])) if len(opened["indent"]) in (2, 3) else ""
+            out.append(pad + line)
             continue
         if fence is not None:
             if line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
@@ -108,9 +111,9 @@ def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0
                 except OSError as exc:
                     raise SiteError(f"{source}: cannot show {path}: "
                                     f"{exc.strerror or exc}") from None
-                out.extend(snippet["indent"] + item if item else item for item in lines)
+                out.extend(pad + snippet["indent"] + item if item else item for item in lines)
                 continue
-            out.append(line)
+            out.append(pad + line if line else line)
             continue
         if include := INCLUDE.match(line):
             shift = _shift + int(include["level"] or 1) - 1
