@@ -221,8 +221,8 @@ def main() -> None:
     os.chdir(ROOT)
     table, _ = interrupt_and_resume(args.stop_after)
     body = "\n\n".join([
-        "`python benchmarks/reliability.py`: what the guarantees of README \"What dpaudit "
-        "guarantees\" cost.",
+        "`python benchmarks/reliability.py`: what the guarantees of docs/guarantees.md "
+        "(\"What dpaudit guarantees\") cost.",
         "### Interrupt and resume (default samples)", table,
         "### Journal and start-of-run reports", journal_costs(),
         "### Fingerprint of the suites' code, journal digests, the output lock", check_costs(),

@@ -1,5 +1,5 @@
-"""The README's "Audit your own mechanism" walkthrough, run as written (``dpaudit init``
-alone: tests/cli/test_scaffold.py)."""
+"""The "Audit your own mechanism" walkthrough of README.md and docs/own-mechanism.md, run as
+written (``dpaudit init`` alone: tests/cli/test_scaffold.py)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,20 @@ from pathlib import Path
 
 from tests.support import REPO
 
-README = REPO / "README.md"
+#: the pages that show the walkthrough, each between <!-- walkthrough:start/end --> markers
+PAGES = (REPO / "README.md", REPO / "docs" / "own-mechanism.md")
 
 
-def walkthrough_lines() -> list[str]:
-    text = README.read_text(encoding="utf-8")
+def walkthrough_lines(page: Path = PAGES[0]) -> list[str]:
+    text = page.read_text(encoding="utf-8")
     block = re.search(r"<!-- walkthrough:start -->\s*```sh\n(.*?)```\s*<!-- walkthrough:end -->",
                       text, re.S)
-    assert block, "README.md lost its walkthrough block"
+    assert block, f"{page.name} lost its walkthrough block"
     return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_every_page_shows_the_same_walkthrough():
+    assert all(walkthrough_lines(page) == walkthrough_lines() for page in PAGES)
 
 
 def test_readme_walkthrough_runs_as_written(tmp_path):

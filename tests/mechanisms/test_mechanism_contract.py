@@ -4,8 +4,8 @@ For each mechanism built with its default parameters: it is a :class:`Mechanism`
 family; ``claim()`` is a :class:`~dpaudit.claims.Claim`; ``worst_case_pairs()`` is non-empty
 and each pair is neighbouring; ``sample(d, 64, rng)`` gives 64 rows, reproducibly; every
 capability it declares (:mod:`dpaudit.mechanisms.capabilities`) works; ``describe()`` is
-JSON-serialisable; its parameters are declared once.  The README's "Adding a mechanism
-family" example is extracted, installed as a package under ``tmp_path`` and put through the
+JSON-serialisable; its parameters are declared once.  The example family of the docs page
+"Adding a mechanism family" (docs/mechanisms/adding.md) is extracted, installed as a package under ``tmp_path`` and put through the
 same checks, so it cannot rot.
 """
 
@@ -154,17 +154,18 @@ def test_claim_structure_helpers():
     assert claimed_renyi(both, 2.0) == pytest.approx(1.0) and claimed_renyi(a, 2.0) == math.inf
 
 
-# -- the README example ------------------------------------------------------------------------
+# -- the docs example --------------------------------------------------------------------------
 
-README = REPO / "README.md"
+#: the page whose first ```python block is the example family
+ADDING = REPO / "docs" / "mechanisms" / "adding.md"
 
 
 def readme_example() -> str:
-    """The first ```python block of the README's "Adding a mechanism family" section."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## Adding a mechanism family", 1)[1].split("\n## ", 1)[0]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
-    assert match, "no python code block in the README section"
+    """The first ```python block of docs/mechanisms/adding.md ("Adding a mechanism family")."""
+    text = ADDING.read_text(encoding="utf-8")
+    assert text.startswith("# Adding a mechanism family"), "docs/mechanisms/adding.md moved"
+    match = re.search(r"```python\n(.*?)```", text, re.S)
+    assert match, "no python code block in docs/mechanisms/adding.md"
     return match.group(1)
 
 

@@ -88,5 +88,5 @@ def test_quick_run_uses_the_floor(tmp_path):
 def test_shipped_floors_only_on_expected_violations():
     floored = [(s.name, a.name, a.expect) for s in map(load_suite, sorted(AUDITS.glob("*.toml")))
                for a in s.audits if a.min_samples is not None]
-    assert floored, "the quick profile needs floors (see README, profiles)"
+    assert floored, "the quick profile needs floors (docs/suite-files.md, Profiles)"
     assert all(expect == "violation" for *_, expect in floored), floored
