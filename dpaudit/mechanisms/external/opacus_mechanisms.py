@@ -89,12 +89,10 @@ import numpy as np
 
 from dpaudit import validation
 from dpaudit.claims import Claim
-from dpaudit.mechanisms.base import NeighbourPair
-from dpaudit.mechanisms.dpsgd.mechanisms import VIEWS, expand_gradients
+from dpaudit.mechanisms.base import NeighbourPair, Parameter
 from dpaudit.mechanisms.external.common import (ExternalMechanism, library_version, require,
                                                 seed_from)
 from dpaudit.mechanisms.parameters import choice_parameter
-from dpaudit.mechanisms.sgld.parameters import count_parameter, positive_parameter
 from dpaudit.neighbours import NeighbourRelation
 from dpaudit.neighbours.zero_out import zero_out_one_row
 
@@ -105,6 +103,21 @@ RUNS = 500
 ACCOUNTANTS = {"prv": "PRVAccountant", "rdp": "RDPAccountant", "gdp": "GaussianAccountant"}
 #: the canary's raw gradient and the shuffle pair's other records, in units of C (clipped)
 CANARY, OTHERS = 4.0, -2.0
+
+
+#: the adversary's views (as the dpsgd family's ``VIEWS``; not imported from it, so that
+#: importing the adapters — every suite's ``requires`` check does — stays light)
+VIEWS = ("all", "final")
+
+
+def _count(default: int, doc: str, minimum: int) -> Parameter:
+    return Parameter(default, lambda name, value: int(validation.number(
+        name, value, minimum=minimum, integer=True)), doc)
+
+
+def _positive(default: float, doc: str) -> Parameter:
+    return Parameter(default, lambda name, value: validation.number(
+        name, value, minimum=0.0, strict_minimum=True), doc)
 
 
 class OpacusAccountingMismatch(RuntimeError):
@@ -249,12 +262,12 @@ class OpacusDPSGD(ExternalMechanism):
     #: the dpsgd family's mechanism with the same batch sampler (exact curves)
     twin: ClassVar[str] = ""
 
-    n = count_parameter(100, "dataset size n", 2)
-    batch_size = count_parameter(1, "the DataLoader's batch size b (divides n; T = n/b steps "
-                                 "per epoch)", 1)
-    epochs = count_parameter(1, "epochs E", 1)
-    noise_multiplier = positive_parameter(1.0, "Opacus's noise_multiplier σ")
-    clip_norm = positive_parameter(1.0, "Opacus's max_grad_norm C (flat clipping)")
+    n = _count(100, "dataset size n", 2)
+    batch_size = _count(1, "the DataLoader's batch size b (divides n; T = n/b steps per "
+                        "epoch)", 1)
+    epochs = _count(1, "epochs E", 1)
+    noise_multiplier = _positive(1.0, "Opacus's noise_multiplier σ")
+    clip_norm = _positive(1.0, "Opacus's max_grad_norm C (flat clipping)")
     view = choice_parameter("all", VIEWS, "the adversary's view: every noisy gradient "
                             "(all iterates) or the final weight")
     accountant = choice_parameter("prv", tuple(ACCOUNTANTS), "the privacy engine's "
@@ -291,6 +304,8 @@ class OpacusDPSGD(ExternalMechanism):
             "Poisson sampling the same law as the accountants' add/remove", zero_out_one_row)
 
     def validate_dataset(self, dataset) -> np.ndarray:
+        from dpaudit.mechanisms.dpsgd.mechanisms import expand_gradients
+
         arr = expand_gradients(dataset)
         if arr.size != self.n:
             raise ValueError(f"dataset has {arr.size} records; the mechanism has n = {self.n}")
