@@ -5,7 +5,7 @@ vs. Poisson Subsampling", NeurIPS 2024) plot, at fixed steps T and δ, the ε of
 Poisson subsampling (its dominating pair, what every accountant reports) against a lower bound
 on the ε of ABLQ with shuffled batches, over the noise multiplier σ.  This script draws the same
 comparison with the dpsgd family's curves (:mod:`dpaudit.mechanisms.dpsgd.curves`) at the sizes
-of ``audits/dpsgd/dpsgd.toml`` (n = 1000, b = 10: q = 0.01, T = 100, one epoch, δ = 1e-3):
+of ``audits/dpsgd.toml`` (n = 1000, b = 10: q = 0.01, T = 100, one epoch, δ = 1e-3):
 
 * Poisson — the PLD bracket of the Poisson pair at discretisation 1e-5 (a band, [optimistic,
   pessimistic]), and the claim users report (dp_accounting's PLDAccountant at its default 1e-4);

@@ -34,11 +34,16 @@ from tests.support import REPO
 ROWS = 64
 
 
+#: adapters whose library import alone takes seconds (torch): slow, out of the inner loop
+SLOW_LIBRARIES = {"opacus"}
+
+
 def _cases():
     out = []
     for family in families():
         for cls in importlib.import_module(family.package).MECHANISMS:
-            out.append(pytest.param(family, cls, id=cls.name))
+            marks = [pytest.mark.slow] if getattr(cls, "library", "") in SLOW_LIBRARIES else []
+            out.append(pytest.param(family, cls, id=cls.name, marks=marks))
     return out
 
 

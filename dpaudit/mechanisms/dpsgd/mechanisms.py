@@ -52,7 +52,7 @@ from dpaudit.exact import GaussianMixtureProfile, gaussian_epsilon
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.capabilities import LogDensity
 from dpaudit.mechanisms.dpsgd.claim import ACCOUNTANTS, DETERMINISTIC_MU, accountant_claim
-from dpaudit.mechanisms.dpsgd.curves import poisson_pld_epsilon, shuffle_max_curve
+from dpaudit.mechanisms.dpsgd.curves import poisson_pld_lower, shuffle_max_curve
 from dpaudit.mechanisms.dpsgd.samplers import SAMPLERS
 from dpaudit.mechanisms.parameters import choice_parameter
 from dpaudit.mechanisms.sgld.parameters import count_parameter, positive_parameter
@@ -254,7 +254,7 @@ class ABLQ(LogDensity, Mechanism):
         if self.batch_sampler == "poisson":
             if min(abs(u0), abs(u1)) != 0.0:
                 return None
-            return poisson_pld_epsilon(s / diff, self.q, self.steps, float(delta)).lower
+            return poisson_pld_lower(s / diff, self.q, self.steps, float(delta))
         if self.epochs != 1:
             return None  # several epochs of the max-statistic pair: not implemented
         a0, a1 = (u0 - v, u1 - v) if self.batches.fixed_size else (u0, u1)

@@ -1,8 +1,10 @@
-"""Adapters for the DP libraries people ship: IBM diffprivlib, OpenDP and Google's PyDP.
+"""Adapters for the DP libraries people ship: IBM diffprivlib, OpenDP, Google's PyDP and
+Meta's Opacus.
 
 Modules: :mod:`~.common` (the adapter base, lazy library import), :mod:`~.diffprivlib_mechanisms`,
-:mod:`~.diffprivlib_tools`, :mod:`~.opendp_mechanisms`, :mod:`~.pydp_mechanisms`.  Each library is an optional extra
-(``pip install 'dpaudit[diffprivlib]'``, ``[opendp]``, ``[pydp]``); the adapters are always
+:mod:`~.diffprivlib_tools`, :mod:`~.opendp_mechanisms`, :mod:`~.pydp_mechanisms`,
+:mod:`~.opacus_mechanisms` (DP-SGD trained by Opacus).  Each library is an optional extra
+(``pip install 'dpaudit[diffprivlib]'``, ``[opendp]``, ``[pydp]``, ``[opacus]``); the adapters are always
 registered, and building one without its library raises
 :class:`~.common.LibraryMissing` with one line naming the extra.  Suites under
 ``audits/external/`` declare ``requires = [...]`` and are skipped when the library is missing.
@@ -13,10 +15,11 @@ registered, and building one without its library raises
 """
 
 from dpaudit.mechanisms.external import (diffprivlib_mechanisms, diffprivlib_tools,
-                                         opendp_mechanisms, pydp_mechanisms)
+                                         opacus_mechanisms, opendp_mechanisms, pydp_mechanisms)
 
 MECHANISMS = (diffprivlib_mechanisms.MECHANISMS + diffprivlib_tools.MECHANISMS
               + opendp_mechanisms.MECHANISMS
-              + pydp_mechanisms.MECHANISMS)
+              + pydp_mechanisms.MECHANISMS
+              + opacus_mechanisms.MECHANISMS)
 
 __all__ = ["MECHANISMS"]

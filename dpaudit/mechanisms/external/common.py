@@ -36,7 +36,9 @@ from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 LIBRARIES = {"diffprivlib": ("diffprivlib", "diffprivlib"),
              "opendp": ("opendp", "opendp"),
              "pydp": ("python-dp", "pydp"),
-             # not an adapter: the dpsgd family's PLD claim (audits/dpsgd/dpsgd.toml)
+             "opacus": ("opacus", "opacus"),
+             "torch": ("torch", "opacus"),
+             # not an adapter: the dpsgd family's PLD claim (audits/dpsgd.toml)
              "dp_accounting": ("dp-accounting", "dpsgd")}
 
 
