@@ -6,10 +6,13 @@ bounds are
     LCB(k, n, s) = Beta⁻¹(s; k, n − k + 1)      (0 when k = 0)
     UCB(k, n, s) = Beta⁻¹(1 − s; k + 1, n − k)  (1 when k = n)
 
-so that P[p < LCB] ≤ s and P[p > UCB] ≤ s for every true p.  They are computed through
-``statsmodels.stats.proportion.proportion_confint(method="beta")``, whose two-sided interval at
-level 2s has exactly these end points.  Never a normal approximation: near 0 and 1 (where the
-interesting privacy events live) it under-covers.
+so that P[p < LCB] ≤ s and P[p > UCB] ≤ s for every true p.  They are computed with
+``scipy.special.betaincinv`` (LCB) and ``betainccinv`` (UCB), the inverse regularised incomplete
+beta functions that ``scipy.stats.beta.ppf``/``isf`` evaluate — the end points of
+``statsmodels.stats.proportion.proportion_confint(method="beta")``'s two-sided interval at
+level 2s, bit for bit (tests/stats/test_stats.py compares them), without the ~0.4 ms of
+argument handling per call that made them a fifth of a sequential run.  Never a normal
+approximation: near 0 and 1 (where the interesting privacy events live) it under-covers.
 """
 
 from __future__ import annotations
@@ -29,19 +32,21 @@ def _validate(k, n, significance):
 
 def clopper_pearson_lower(k, n, significance: float):
     """One-sided lower confidence bound on p at level 1 − significance."""
-    from statsmodels.stats.proportion import proportion_confint  # 1-2 s to import
+    from scipy.special import betaincinv
 
     k, n = _validate(k, n, significance)
-    lower, _ = proportion_confint(k, n, alpha=2.0 * significance, method="beta")
+    with np.errstate(all="ignore"):
+        lower = betaincinv(np.maximum(k, 1.0), n - k + 1.0, significance)
     lower = np.where(k == 0, 0.0, np.nan_to_num(lower, nan=0.0))
     return lower if lower.ndim else float(lower)
 
 
 def clopper_pearson_upper(k, n, significance: float):
     """One-sided upper confidence bound on p at level 1 − significance."""
-    from statsmodels.stats.proportion import proportion_confint
+    from scipy.special import betainccinv
 
     k, n = _validate(k, n, significance)
-    _, upper = proportion_confint(k, n, alpha=2.0 * significance, method="beta")
+    with np.errstate(all="ignore"):
+        upper = betainccinv(k + 1.0, np.maximum(n - k, 1.0), significance)
     upper = np.where(k == n, 1.0, np.nan_to_num(upper, nan=1.0))
     return upper if upper.ndim else float(upper)

@@ -80,3 +80,27 @@ def test_split_significance_and_holm():
     assert list(holm_reject([0.001, 0.03, 0.04], 0.05)) == [True, False, False]
     assert list(holm_reject([0.001, 0.02, 0.04], 0.05)) == [True, True, True]
     assert holm_reject([], 0.05).size == 0
+
+
+def test_clopper_pearson_equals_statsmodels_beta_interval_bit_for_bit():
+    """The bounds are scipy.special's inverse incomplete beta functions; they must be exactly
+    the end points of statsmodels' proportion_confint(method="beta") at level 2s (what
+    dpaudit used before, and what every recorded certificate was computed with)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
+
+    rng = np.random.default_rng(2024)
+    n = rng.integers(1, 3_000_000, 400)
+    k = (rng.random(400) * (n + 1)).astype(int).clip(0, n)
+    k[:20], k[20:40] = 0, n[20:40]
+    s = 10 ** rng.uniform(-10, -1.4, 400)
+    for ki, ni, si in zip(k, n, s):
+        lower, upper = proportion_confint(int(ki), int(ni), alpha=2 * float(si), method="beta")
+        want_lower = 0.0 if ki == 0 else float(np.nan_to_num(lower, nan=0.0))
+        want_upper = 1.0 if ki == ni else float(np.nan_to_num(upper, nan=1.0))
+        assert clopper_pearson_lower(int(ki), int(ni), float(si)) == want_lower
+        assert clopper_pearson_upper(int(ki), int(ni), float(si)) == want_upper
+    # vectorised calls give the scalar calls' values
+    assert np.array_equal(clopper_pearson_lower(k, n, 1e-4),
+                          [clopper_pearson_lower(int(a), int(b), 1e-4) for a, b in zip(k, n)])
