@@ -52,7 +52,9 @@ def test_failing_item_shows_the_certificate_and_junitxml_lists_testcases(suite_d
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines([
         "*scale-bug (laplace-scale-epsilon): verdict violation, expected consistent*",
-        "*VIOLATION: ε_LB = * > claimed ε = *",
+        # the pair with its two datasets, so the failure can be reproduced from the log
+        "*pair 'add-max-record' (d0 = [[]*[]], d1 = [[]*[]]) δ=0: VIOLATION: ε_LB = * > "
+        "claimed ε = *",
         "*event E = *d0 in E */4000 times*",
         "*confidence * for this certificate (family-wise 0.95)*"])
     text = xml.read_text()

@@ -135,7 +135,8 @@ def cmd_report(args) -> int:
                 print(f"dpaudit report: error: the HTML report is not available in this "
                       f"installation ({exc})", file=sys.stderr)
                 return 2
-            writers[fmt] = write_html
+            figure_dir = source.parent  # the figures results.json names, drawn by the run
+            writers[fmt] = lambda r, p: write_html(r, p, figure_dir=figure_dir)
     written = []
     try:
         for fmt, write in writers.items():
