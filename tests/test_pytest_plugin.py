@@ -124,5 +124,7 @@ def test_fixture_fails_on_a_known_bad_mechanism_and_passes_on_laplace(pytester):
                                  "*VIOLATION: ε_LB = * > claimed ε = *", "*event E = *"])
     # the float-leaky sampler fails as a floating-point violation, saying what to do
     result.stdout.fnmatch_lines(["*test_leaky_sampler*",
-                                 "*FLOATING-POINT VIOLATION: ε_LB = * > claimed ε = 1*",
+                                 # the unnamed pair is named by its datasets too
+                                 "*pair 'pair-0' (d0 = [[]0[]], d1 = [[]1[]]) δ=0: "
+                                 "FLOATING-POINT VIOLATION: ε_LB = * > claimed ε = 1*",
                                  "*value-level ε_LB = *", "*laplace_on_grid*"])
