@@ -68,7 +68,8 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     ``progress`` (a :class:`dpaudit.audit.progress.RunProgress`) reports the figures and then
     the other reports as two phases, and is closed at the end.
 
-    An incomplete run (:attr:`dpaudit.results.run.AuditRun.incomplete`) gets no figures.
+    An incomplete run (:attr:`dpaudit.results.run.AuditRun.incomplete`) gets no figures, and
+    report.html draws none (not even its power figures) when the figures were not drawn.
 
     ``stops`` (a deferring :class:`dpaudit.stopping.StopRequests`): only the figures may be
     cut short by a signal (or skipped, if one came already); results.json, summary.md,
@@ -95,11 +96,13 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
         return None, [], [f"cannot write {results}: {exc.strerror or exc}"]
     written, failures = [results], []
     progress = progress or RunProgress()
+    drawn = False  # whether the figures were drawn: report.html draws none otherwise either
     try:
         if run.incomplete is None:  # a stopped run writes its reports fast, without figures
             with stops.interruptible() if stops else contextlib.nullcontext():
                 progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
                 figures = write_figures(run, out, on_figure=progress.advance)
+            drawn = True
             report = build_report(run, command=command, exit_status=status, figures=figures)
             write_results(report, results)
     except KeyboardInterrupt:
@@ -112,7 +115,7 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
                                                             out_dir=link_base(link_dir))),
                  ("junit.xml", lambda path: write_junit(report, path)),
                  ("report.html", lambda path: write_html(report, path, figure_dir=out,
-                                                         figures=run.incomplete is None))]
+                                                         figures=drawn))]
     progress.phase(f"writing {', '.join(name for name, _ in renderers)}", len(renderers))
     for name, render in renderers:
         try:

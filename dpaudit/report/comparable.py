@@ -7,8 +7,10 @@ Two runs can differ in how they were asked to run — the profile, ``--samples``
 comparable:
 
 * **Audit points** are compared only when both runs selected them: a point one run's
-  ``--only`` did not select is *not selected* there, never "removed" or "added"; a point of a
-  suite file only one run ran is listed with that file, not as a removed point.
+  ``--only`` did not select is *not selected* there, never "removed" or "added".  A suite file
+  only one run ran (added or deleted in the change, or not given to one run) is named in the
+  header; its points are added or removed, so a new suite's unmet expectations are still
+  regressions.
 * **Verdicts and expectations** of the points both selected are always compared; with fewer
   samples per side a run has less power, so the header says when the samples differ (a
   violation one run certifies may be missed by the other without any change of the code).
@@ -120,7 +122,8 @@ class Comparison:
       not_selected_new: points of OLD that NEW's ``--only`` did not select.
       not_selected_old: points of NEW that OLD's ``--only`` did not select.
       suites_only_old, suites_only_new: ``(suite, audit points)`` of the suites one run ran
-        and the other did not (given a different set of suite files, or a file deleted).
+        and the other did not (a file added or deleted, or given to one run only): their
+        points are removed / added.
       samples_differ: certificates in both runs whose samples per side differ (their ε is
         not compared).
     """
@@ -164,6 +167,12 @@ class Comparison:
         if self.differs_in("suite seeds") or self.differs_in("--seed"):
             lines.append("Seeds differ: the numbers differ by sampling noise, which the ε "
                          "interval test does not report.")
+        for label, suites, verb in (("only the old run ran", self.suites_only_old, "removed"),
+                                    ("only the new run ran", self.suites_only_new, "added")):
+            if suites:
+                lines.append(f"Suites {label}: " + ", ".join(
+                    f"{name} ({plural(n, 'audit point')})" for name, n in suites)
+                    + f", listed as {verb}.")
         skipped = []
         if self.not_selected_new:
             skipped.append(f"{plural(len(self.not_selected_new), 'audit point')} of the old "
@@ -171,11 +180,6 @@ class Comparison:
         if self.not_selected_old:
             skipped.append(f"{plural(len(self.not_selected_old), 'audit point')} of the new "
                            "run that the old run's --only did not select")
-        for label, suites in (("only the old run ran", self.suites_only_old),
-                              ("only the new run ran", self.suites_only_new)):
-            if suites:
-                skipped.append(f"{plural(sum(n for _, n in suites), 'audit point')} of "
-                               f"suites {label} ({', '.join(name for name, _ in suites)})")
         if skipped:
             lines.append(f"Compared: the {plural(self.compared_points, 'audit point')} both "
                          f"runs selected. Not compared (neither added nor removed): "

@@ -24,8 +24,9 @@ reordering audits changes nothing else — and reports:
   before and after is shown with each change.
 
 Only what both runs selected is compared (:mod:`dpaudit.report.comparable`): an audit point
-one run's ``--only`` did not select, or of a suite file only one run ran, is neither added nor
-removed but counted as not compared; the settings the runs differ in (profile, samples, seeds,
+one run's ``--only`` did not select is neither added nor removed but counted as not compared
+(the points of a suite file only one run ran are added or removed, and the header names the
+file); the settings the runs differ in (profile, samples, seeds,
 selection, dpaudit version) are in :attr:`RunDiff.comparison` and the header of the comment,
 which says what that means for the comparison.
 
@@ -218,18 +219,21 @@ def _new_errors(old: RunReport, new: RunReport, old_records: dict,
 
 
 def _compared(old: RunReport, new: RunReport):
-    """Split each run's audit points (by :func:`_point_key`) into those the other run selected
-    and ran, those its ``--only`` did not select, and those of suites it did not run."""
+    """Split each run's audit points (by :func:`_point_key`) into those the other run
+    selected (compared: present there, or added / removed) and those its ``--only`` did not
+    select (not compared); and count, per suite, the compared points of suites the other run
+    did not run at all (a suite file added or deleted, or not given: still added / removed,
+    but named in the header)."""
     def split(mine: RunReport, other: RunReport):
         compared, not_selected, suites = {}, [], {}
         for p in mine.run.points:
             key = _point_key(p.suite, p.audit, p.sweep)
             if not selects(other, p.suite, p.audit):
                 not_selected.append(f"{p.suite} / {p.audit}{_sweep_text(p.sweep)}")
-            elif not ran_suite(other, p.suite):
+                continue
+            compared[key] = p
+            if not ran_suite(other, p.suite):
                 suites[p.suite] = suites.get(p.suite, 0) + 1
-            else:
-                compared[key] = p
         return compared, tuple(not_selected), tuple(suites.items())
 
     return split(old, new), split(new, old)

@@ -13,7 +13,8 @@ An audit point that expects a violation and certified one is a **known bug detec
 that expects ``consistent`` and certified a violation is an **unexpected violation**; one
 that expects a violation and certified none is a **known bug not detected**; an audit point
 in error, a malformed suite file and a failed ``[[series]]`` entry are **errors**.  A run
-stopped by a signal is ``INCOMPLETE`` whatever finished.
+stopped by a signal (or still in progress, in the reports written at its start) is
+``INCOMPLETE`` whatever finished.
 
 :func:`violation_kind` is the same split per certificate, for styling: a violation of an
 audit point that expects one is ``"expected"`` (shown "detected as expected", not red), any
@@ -86,7 +87,8 @@ class Headline:
       unexpected: labels of the audit points expecting consistent that certified a violation.
       missed: labels of the audit points expecting a violation that certified none.
       errors: labels of what errored: audit points, malformed suite files, series.
-      finished, planned: the tests of an incomplete run that finished, of all planned.
+      finished, planned, reason: the tests of an incomplete run that finished, of all
+        planned, and why it is incomplete ("in progress", "interrupted by SIGTERM").
     """
 
     status: str
@@ -98,6 +100,7 @@ class Headline:
     errors: tuple[str, ...] = ()
     finished: int | None = None
     planned: int | None = None
+    reason: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -113,8 +116,8 @@ class Headline:
         found = [plural(self.known_bugs, "known bug") + " detected",
                  _named(len(self.unexpected), "unexpected violation", self.unexpected)]
         if self.status == INCOMPLETE:  # the tests not run are errors "not run": not listed
-            return [f"{self.finished} of {plural(self.planned, 'test')} finished, the rest "
-                    f"not run (dpaudit run … --resume continues)", ", ".join(found) + " so far"]
+            return [f"{self.finished} of {plural(self.planned, 'test')} finished ({self.reason}; "
+                    f"dpaudit run … --resume continues)", ", ".join(found) + " so far"]
         if self.missed:
             found.append(_named(len(self.missed), "known bug not detected", self.missed,
                                 "known bugs not detected"))
@@ -152,7 +155,8 @@ def headline(report) -> Headline:
                      if p.expect == "violation" and p.verdict == "consistent"),
         errors=tuple(errors),
         finished=None if incomplete is None else incomplete.tests_finished,
-        planned=None if incomplete is None else incomplete.tests_planned)
+        planned=None if incomplete is None else incomplete.tests_planned,
+        reason=None if incomplete is None else incomplete.reason)
 
 
 __all__ = ["FAIL", "Headline", "INCOMPLETE", "MARKS", "MAX_NAMES", "PASS", "headline",

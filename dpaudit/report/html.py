@@ -185,9 +185,15 @@ def render_html(report: RunReport, *, figures: bool = True,
     """
     sections = html_model.audit_sections(report)
     draw = figures and matplotlib_available()
-    series = (_attach_figures(sections, report, _SvgMaker(), figure_dir) if draw else
-              [{**s, "svg": None, "img": None, "figure_error": None}
-               for s in report.series_json()])
+    figures_error = None
+    series = [{**s, "svg": None, "img": None, "figure_error": None}
+              for s in report.series_json()]
+    if draw:
+        try:
+            series = _attach_figures(sections, report, _SvgMaker(), figure_dir)
+        except Exception as exc:  # noqa: BLE001 - e.g. a broken matplotlib: the page, no figures
+            figures_error = describe_exception(exc)
+            sections = html_model.audit_sections(report)
     run, prov = report.run, report.provenance
     samples = sorted({test.samples for point in run.points for test in point.tests})
     context = {
@@ -203,8 +209,9 @@ def render_html(report: RunReport, *, figures: bool = True,
                 "seconds": format_number(run.seconds, 3),
                 "samples": (f"{samples[0]:,}" if len(samples) == 1 else
                             f"{samples[0]:,}–{samples[-1]:,}") if samples else "—"},
-        "figures": draw,
+        "figures": draw and figures_error is None,
         "figures_missing": figures and not draw,
+        "figures_error": figures_error,
     }
     return environment().get_template(TEMPLATE).render(**context)
 

@@ -121,9 +121,7 @@ def _header(report: RunReport) -> list[str]:
              "families and seeds are those of the full suites)"]
             if getattr(run, "only", ()) else [])
     line = headline(report)
-    result = f"{line.mark} {md_text(line.text())}"
-    if run.incomplete is not None:  # a stopped run: say why before anything else
-        result += f" ({md_text(run.incomplete.reason)})"
+    result = f"{line.mark} {md_text(line.text())}"  # a stopped run says so, and why
     return [f"## {result}", "", facts,
             f"{md_code(prov.command)} · {md_text(prov.created)} · "
             f"dpaudit {prov.dpaudit_version} · "

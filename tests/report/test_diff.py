@@ -201,11 +201,16 @@ def test_an_only_run_against_a_full_baseline_compares_only_what_both_selected(ed
     lap_only = dataclasses.replace(lap_only, run=dataclasses.replace(
         lap_only.run, points=[p for p in lap_only.run.points if p.audit != "gone"]))
     assert diff_reports(full, lap_only).removed_points == ("tiny / gone",)
-    # a suite file the new run did not run at all: its points are listed with the file
+    # a suite file the new run did not run at all: removed, and the header names the file
     none = dataclasses.replace(full, run=dataclasses.replace(full.run, points=[], suites=[]))
     diff = diff_reports(full, none)
-    assert diff.removed_points == () and diff.comparison.suites_only_old == (("tiny", 4),)
-    assert "4 audit points of suites only the old run ran (tiny)" in diff.to_markdown()
+    assert len(diff.removed_points) == 4 and diff.comparison.suites_only_old == (("tiny", 4),)
+    assert "Suites only the old run ran: tiny (4 audit points), listed as removed." in \
+        diff.to_markdown()
+    back = diff_reports(none, full)  # a new suite file: its points are added and judged
+    assert len(back.added_points) == 4
+    assert "Suites only the new run ran: tiny (4 audit points), listed as added." in \
+        back.to_markdown()
 
 
 def _with_samples(report, samples: int, profile: str):

@@ -59,12 +59,13 @@ def test_no_audit_point_and_an_incomplete_run():
     assert headline(_report([], status=2, suites=suites)).text() == (
         "FAIL — no audit point ran — 0 known bugs detected, 0 unexpected violations, "
         "1 error (suite file bad.toml)")
-    stopped = SimpleNamespace(tests_finished=57, tests_planned=208)
+    stopped = SimpleNamespace(tests_finished=57, tests_planned=208,
+                              reason="interrupted by SIGTERM")
     points = [_point("bug", "violation", "violation"), _point("rest", "consistent", "error")]
     line = headline(_report(points, status=2, incomplete=stopped))
     assert line.status == "INCOMPLETE" and line.mark == "⚠️"
-    assert line.text() == ("INCOMPLETE — 57 of 208 tests finished, the rest not run "
-                           "(dpaudit run … --resume continues) — 1 known bug detected, "
+    assert line.text() == ("INCOMPLETE — 57 of 208 tests finished (interrupted by SIGTERM; "
+                           "dpaudit run … --resume continues) — 1 known bug detected, "
                            "0 unexpected violations so far")
 
 

@@ -215,6 +215,20 @@ def test_without_matplotlib_the_page_says_figures_need_the_report_extra(report, 
     assert len(Rows(text).rows) == report.summary.certificates
 
 
+def test_figures_that_cannot_be_drawn_at_all_cost_only_the_figures(report, monkeypatch):
+    """E.g. a matplotlib left half-imported by a signal: the page without figures, saying
+    why."""
+    import dpaudit.report.html as html
+
+    def broken(*args, **kwargs):
+        raise AttributeError("module 'matplotlib' has no attribute 'get_data_path'")
+
+    monkeypatch.setattr(html, "_attach_figures", broken)
+    text = render_html(report)
+    assert "The figures could not be drawn: AttributeError: module &#39;matplotlib&#39;" in text
+    assert "<svg" not in text and len(Rows(text).rows) == report.summary.certificates
+
+
 def test_committed_example_is_rendered_from_its_results_json():
     from dpaudit.report.results_file import read_document
 
