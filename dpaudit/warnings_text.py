@@ -8,7 +8,8 @@ into what the faces show:
   (texts repeated across its pairs, δs or swept points collapse into one, naming every pair),
   including a point's coverage note (``"only the named pairs were audited: …"``,
   :mod:`dpaudit.coverage`);
-* :func:`warning_lines` — those as ``dpaudit run`` prints them, at most ``limit`` lines, then
+* :func:`warning_lines` — those as ``dpaudit run`` prints them, one line per distinct text
+  (a text several audits raised names the first few), at most ``limit`` lines, then
   ``… and N more in results.json``;
 * :func:`issue_warnings` — each one as a :class:`DpauditWarning` through :func:`warnings.warn`
   (the pytest plugin calls it inside a test item's call, so pytest's warnings summary lists
@@ -63,15 +64,36 @@ def distinct_warnings(points: Iterable) -> list[LocatedWarning]:
             for (suite, audit, text), pairs in found.items()]
 
 
+#: audits named on one ``dpaudit run`` warning line before "and N more"
+MAX_AUDITS_PER_LINE = 4
+
+
+def _grouped_line(group: list[LocatedWarning]) -> str:
+    """One warning text raised by several audits, on one line naming the first few."""
+    if len(group) == 1:
+        return str(group[0])
+    names = [f"{w.suite}/{w.audit}" if w.suite else w.audit for w in group]
+    shown = ", ".join(names[:MAX_AUDITS_PER_LINE])
+    more = (f" and {len(names) - MAX_AUDITS_PER_LINE} more audits"
+            if len(names) > MAX_AUDITS_PER_LINE else "")
+    return f"{shown}{more}: {group[0].text}"
+
+
 def warning_lines(points: Iterable, limit: int = 20) -> list[str]:
-    """``dpaudit run``'s lines: a heading, one ``  warning: …`` line per distinct warning (at
-    most ``limit``), and ``  … and N more in results.json`` beyond; [] when there is none."""
-    found = distinct_warnings(points)
-    if not found:
+    """``dpaudit run``'s lines: a heading, one ``  warning: …`` line per distinct warning text
+    (an audit's text names its pairs; a text several audits raised — e.g. "only the named
+    pairs were audited" — is one line naming the first :data:`MAX_AUDITS_PER_LINE` audits),
+    at most ``limit`` lines, and ``  … and N more in results.json`` beyond; [] when there is
+    none."""
+    groups: dict[str, list[LocatedWarning]] = {}
+    for w in distinct_warnings(points):
+        groups.setdefault(w.text, []).append(w)
+    if not groups:
         return []
-    lines = [f"{len(found)} distinct warning(s) recorded (results.json has each test's and "
-             f"each point's coverage):"]
-    lines += [f"  warning: {w}" for w in found[:limit]]
+    found = [_grouped_line(group) for group in groups.values()]
+    lines = [f"{len(found)} distinct warning(s) recorded (summary.md lists every audit; "
+             f"results.json has each test's and each point's coverage):"]
+    lines += [f"  warning: {line}" for line in found[:limit]]
     if len(found) > limit:
         lines.append(f"  … and {len(found) - limit} more in results.json")
     return lines
@@ -86,5 +108,5 @@ def issue_warnings(points: Iterable, stacklevel: int = 2) -> list[LocatedWarning
     return found
 
 
-__all__ = ["DpauditWarning", "LocatedWarning", "distinct_warnings", "issue_warnings",
-           "warning_lines"]
+__all__ = ["MAX_AUDITS_PER_LINE", "DpauditWarning", "LocatedWarning", "distinct_warnings",
+           "issue_warnings", "warning_lines"]

@@ -64,7 +64,9 @@ def test_failing_item_shows_the_certificate_and_junitxml_lists_testcases(suite_d
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines([
         "*scale-bug (laplace-scale-epsilon): verdict violation, expected consistent*",
-        "*VIOLATION: ε_LB = * > claimed ε = *",
+        # the pair with its two datasets, so the failure can be reproduced from the log
+        "*pair 'add-max-record' (d0 = [[]*[]], d1 = [[]*[]]) δ=0: VIOLATION: ε_LB = * > "
+        "claimed ε = *",
         "*event E = *d0 in E */4000 times*",
         "*confidence * for this certificate (family-wise 0.95)*"])
     text = xml.read_text()
@@ -134,7 +136,9 @@ def test_fixture_fails_on_a_known_bad_mechanism_and_passes_on_laplace(pytester):
                                  "*VIOLATION: ε_LB = * > claimed ε = *", "*event E = *"])
     # the float-leaky sampler fails as a floating-point violation, saying what to do
     result.stdout.fnmatch_lines(["*test_leaky_sampler*",
-                                 "*FLOATING-POINT VIOLATION: ε_LB = * > claimed ε = 1*",
+                                 # the unnamed pair is named by its datasets too
+                                 "*pair 'pair-0' (d0 = [[]0[]], d1 = [[]1[]]) δ=0: "
+                                 "FLOATING-POINT VIOLATION: ε_LB = * > claimed ε = 1*",
                                  "*value-level ε_LB = *", "*laplace_on_grid*"])
 
 

@@ -1,8 +1,9 @@
 """Progress of a run on stderr: what is planned, how far the certificates are, what stands out.
 
-Vocabulary (the same in every line):
+Vocabulary (the same in every line, and in every report: :mod:`dpaudit.report.glossary`):
 
 * an **audit point** is one ``[[audit]]`` entry, or one swept value of a swept audit;
+* a **pair** is one neighbouring pair of datasets of an audit point;
 * a **test** is one curve certificate — one estimator call on one (audit point, pair),
   black-box, or white-box where the mechanism has a log-density — and one member of its
   suite's Bonferroni family; a task computes one or two tests of a pair;
@@ -48,10 +49,32 @@ def _display_number(x) -> str:
     return format_number(x, 4, none="-", infinity=PLAIN_INFINITY)
 
 
+def verdict_text(record: CertificateRecord) -> str:
+    """A certificate's verdict as a progress line says it: a violation of an audit point
+    that expects one is ``violation (expected)`` — a known bug, detected — any other violation
+    ``VIOLATION (unexpected)``; otherwise the verdict itself."""
+    if record.verdict != "violation":
+        return record.verdict
+    return ("violation (expected)" if record.expect == "violation"
+            else "VIOLATION (unexpected)")
+
+
+def power_text(record: CertificateRecord) -> str:
+    """For a consistent ε(δ) certificate, what its test could have caught:
+    ``could detect ε ≥ 1.013`` (its ``detectable_epsilon``), or, when that is ∞, that no
+    event of the test could certify a violation at these samples; else ""."""
+    if record.verdict != "consistent" or record.detectable_epsilon is None:
+        return ""
+    if record.detectable_epsilon == float("inf"):
+        return " (no event of this test could certify a violation at these samples)"
+    return f" could detect ε ≥ {_display_number(record.detectable_epsilon)}"
+
+
 def format_progress(record: CertificateRecord) -> str:
     """One line per finished record: where (suite, audit, pair, δ or α, swept value), the
-    certified bounds, the claim, the verdict and the task's time; for a consistent one, the
-    smallest ε the same test would certify half the time (its ``detectable_epsilon``)."""
+    certified bounds, the claim, the verdict (:func:`verdict_text`: an expected violation
+    says so) and the task's time; for a consistent one, the smallest ε the same test would
+    certify half the time (:func:`power_text`)."""
     pair = (record.pair or {}).get("name", "-")
     where = f"δ={record.delta:g}" if record.notion == "dp" else f"α={record.alpha:g}"
     if record.sweep is not None:
@@ -62,14 +85,13 @@ def format_progress(record: CertificateRecord) -> str:
     white_text = "" if white is None else f" white-box={_display_number(white)}"
     line = (f"[{record.suite}] {record.audit} pair={pair} {where} "
             f"ε_LB={_display_number(record.epsilon_lower_bound)}{white_text} "
-            f"claim={_display_number(record.claimed_epsilon)} {record.verdict} "
+            f"claim={_display_number(record.claimed_epsilon)} {verdict_text(record)} "
             f"({record.seconds:.1f}s)")
     if record.floating_point:
         line += (f" floating point: value-level ε_LB="
                  f"{_display_number(record.value_epsilon_lower_bound)} — "
                  f"{record.floating_point_finding}")
-    if record.verdict == "consistent" and record.detectable_epsilon is not None:
-        line += f" could detect ε ≥ {_display_number(record.detectable_epsilon)}"
+    line += power_text(record)
     if record.exact_verdict == "violation" and record.verdict != "violation":
         line += f" [exact ε={_display_number(record.exact_epsilon)} > claim: not certifiable here]"
     if record.warnings:
@@ -327,5 +349,5 @@ def make_progress(stream: TextIO | None = None, *, quiet: bool = False) -> RunPr
 
 
 __all__ = ["BarProgress", "CallbackProgress", "LineProgress", "RunCounts", "RunProgress",
-           "as_run_progress", "format_progress", "make_progress", "noteworthy",
-           "print_progress"]
+           "as_run_progress", "format_progress", "make_progress", "noteworthy", "power_text",
+           "print_progress", "verdict_text"]

@@ -1,7 +1,9 @@
 """``dpaudit diff`` and ``dpaudit report``: reports of finished runs, without re-running.
 
 ``dpaudit diff OLD NEW [--format md|json] [--out FILE]`` compares two results.json files
-(:func:`dpaudit.report.diff.diff_reports`).  Exit status: 0 no regression, 1 a regression,
+(:func:`dpaudit.report.diff.diff_reports`): only the audit points both runs selected, saying
+first what the runs differ in (profile, samples, seeds, ``--only``, version;
+:mod:`dpaudit.report.comparable`).  Exit status: 0 no regression, 1 a regression,
 2 an unreadable input or output (one-line message on stderr).
 
 ``dpaudit report RESULTS [--format md junit html ...] [--out DIR]`` re-renders summary.md,
@@ -32,7 +34,9 @@ def add_report_parsers(sub) -> None:
         "diff", help="compare two results.json: new violations, regressions, ε changes",
         description="Compare two runs: new and resolved violations, newly unmet or met "
                     "expectations, audits added or removed, new errors, and ε changes larger "
-                    "than the two certificates' own confidence intervals explain. Exit 0: no "
+                    "than the two certificates' own confidence intervals explain. Only the "
+                    "audit points both runs selected are compared; the header says what the "
+                    "runs differ in (profile, samples, seeds, --only, version). Exit 0: no "
                     "regression; 1: a regression (a newly unmet expectation, a new error, a "
                     "new violation of an audit expected consistent); 2: unreadable input.")
     diff.add_argument("old", metavar="OLD", help="the baseline results.json (or its directory)")
@@ -75,6 +79,8 @@ def baseline_diff(baseline, report, out: Path) -> tuple[int, list[str], Path]:
              f"{len(diff.significant_changes)} significant ε change(s), "
              f"{len(diff.added_points)} audit point(s) added, {len(diff.removed_points)} "
              f"removed"]
+    lines += [f"  {note}" for note in diff.comparison.notes(diff.compared)
+              if not diff.comparison.same_settings]
     lines += [f"  regression: {line}" for line in diff.regressions]
     return diff.exit_status, lines, path
 
@@ -135,7 +141,8 @@ def cmd_report(args) -> int:
                 print(f"dpaudit report: error: the HTML report is not available in this "
                       f"installation ({exc})", file=sys.stderr)
                 return 2
-            writers[fmt] = write_html
+            figure_dir = source.parent  # the figures results.json names, drawn by the run
+            writers[fmt] = lambda r, p: write_html(r, p, figure_dir=figure_dir)
     written = []
     try:
         for fmt, write in writers.items():

@@ -71,7 +71,8 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     ``progress`` (a :class:`dpaudit.audit.progress.RunProgress`) reports the figures and then
     the other reports as two phases, and is closed at the end.
 
-    An incomplete run (:attr:`dpaudit.results.run.AuditRun.incomplete`) gets no figures.
+    An incomplete run (:attr:`dpaudit.results.run.AuditRun.incomplete`) gets no figures, and
+    report.html draws none (not even its power figures) when the figures were not drawn.
 
     ``stops`` (a deferring :class:`dpaudit.stopping.StopRequests`): only the figures may be
     cut short by a signal (or skipped, if one came already); results.json, summary.md,
@@ -98,11 +99,13 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
         return None, [], [f"cannot write {results}: {exc.strerror or exc}"]
     written, failures = [results], []
     progress = progress or RunProgress()
+    drawn = False  # whether the figures were drawn: report.html draws none otherwise either
     try:
         if run.incomplete is None:  # a stopped run writes its reports fast, without figures
             with stops.interruptible() if stops else contextlib.nullcontext():
                 progress.phase(f"writing figures to {out}", len(run.curves) + len(run.series))
                 figures = write_figures(run, out, on_figure=progress.advance)
+            drawn = True
             report = build_report(run, command=command, exit_status=status, figures=figures)
             write_results(report, results)
     except KeyboardInterrupt:
@@ -114,7 +117,8 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     renderers = [("summary.md", lambda path: write_markdown(report, path,
                                                             out_dir=link_base(link_dir))),
                  ("junit.xml", lambda path: write_junit(report, path)),
-                 ("report.html", lambda path: write_html(report, path))]
+                 ("report.html", lambda path: write_html(report, path, figure_dir=out,
+                                                         figures=drawn))]
     progress.phase(f"writing {', '.join(name for name, _ in renderers)}", len(renderers))
     for name, render in renderers:
         try:
@@ -266,13 +270,7 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
     if baseline is not None:
         status, diff_lines = _compare_with_baseline(baseline, report, out, status, written,
                                                     interrupted=stops.signal is not None)
-    s = report.summary
-    skipped = sum(1 for suite in run.suites if suite.skipped)
-    print(f"{s.audits_met}/{s.audits} audits met their expectation "
-          f"({s.certificates} certificates: {s.verdicts['violation']} violation, "
-          f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error; "
-          f"{s.suite_errors} malformed suite(s)"
-          + (f", {skipped} skipped" if skipped else "") + f") in {run.seconds:.1f} s")
+    print(_counts_line(report))
     for point in run.points:
         if not point.met_expectation:
             at = "" if point.sweep is None else f"[{point.sweep.parameter}={point.sweep.value}]"
@@ -282,9 +280,12 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
         if isinstance(series, dict) and series.get("error"):
             print(f"dpaudit: error: {series.get('suite')}/series {series.get('name')}: "
                   f"{series['error']}", file=sys.stderr)
-    if s.exact_only_violations:
-        print(f"  {len(s.exact_only_violations)} certificate(s) whose exact ε exceeds the "
-              "claim but could not be certified at this sample size (see summary.md)")
+    from dpaudit.report.glossary import plural
+
+    exact_only = len(report.summary.exact_only_violations)
+    if exact_only:
+        print(f"  {plural(exact_only, 'certificate')} whose exact ε exceeds the claim but "
+              "could not be certified at this sample size (see summary.md)")
     for line in warning_lines(run.points):
         print(line)
     for line in diff_lines:
@@ -292,6 +293,7 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
     if stops.signal is not None:
         status = stop_status(stops.signal)
     print(f"wrote {', '.join(str(p) for p in written)}; exit status {status}")
+    print(_headline_line(report, status))
     if stops.signal is not None:
         figures = "" if report.figures.written or not (run.curves or run.series) else (
             ", without figures (drawing them was cut short; the next run draws them)")
@@ -348,6 +350,33 @@ def _compare_with_baseline(baseline, report, out: Path, status: int, written: li
                   file=sys.stderr)
             status = 2
     return status, lines
+
+
+def _counts_line(report) -> str:
+    """The run in numbers (:mod:`dpaudit.report.glossary`'s four counts, the certificates by
+    verdict with the violations split into expected and unexpected, the wall time)."""
+    from dpaudit.report.glossary import ReportCounts, plural
+    from dpaudit.report.headline import verdict_counts
+
+    run, summary = report.run, report.summary
+    skipped = sum(1 for suite in run.suites if suite.skipped)
+    suites = (f"; {plural(summary.suite_errors, 'malformed suite file')}"
+              if summary.suite_errors else "") + (f", {skipped} skipped" if skipped else "")
+    return (f"{ReportCounts.of(run).text(', ')}: {verdict_counts(report)}{suites} — "
+            f"{run.seconds:.1f} s")
+
+
+def _headline_line(report, status: int) -> str:
+    """The run's last line: its headline (:func:`dpaudit.report.headline.headline`), and,
+    when the exit status says otherwise (a regression against ``--baseline``, a report that
+    could not be written, a signal), why."""
+    from dpaudit.report.headline import headline
+
+    line = headline(report)
+    text = line.text()
+    if line.passed and status != 0:
+        text += f" — but exit status {status} (see above)"
+    return text
 
 
 def _with_problems(run, problems):

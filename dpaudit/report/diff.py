@@ -12,7 +12,8 @@ reordering audits changes nothing else — and reports:
   its audit point is in both runs, a certificate only when its pair is);
 * **new errors**: erroring certificates (one per distinct suite, audit, sweep value, pair and
   message) and malformed suite files that were not errors in OLD;
-* **significant ε changes**: a certificate present in both runs whose two-sided intervals
+* **significant ε changes**: a certificate present in both runs, with the same samples per
+  side in both, whose two-sided intervals
   (:func:`dpaudit.report.tightness.epsilon_interval`: from the certified ε_LB up to the upper
   confidence bound from the same counts) do not overlap.  When every interval holds — with
   probability ≥ 1 − 2(1 − c_OLD) − 2(1 − c_NEW) per suite file, c being the suite's
@@ -21,6 +22,13 @@ reordering audits changes nothing else — and reports:
   raw difference of the two ε_LB; the events are re-selected in each run, so a change of the
   selected event can also move the number (see that module).  Tightness (ε_LB / claimed ε)
   before and after is shown with each change.
+
+Only what both runs selected is compared (:mod:`dpaudit.report.comparable`): an audit point
+one run's ``--only`` did not select is neither added nor removed but counted as not compared
+(the points of a suite file only one run ran are added or removed, and the header names the
+file); the settings the runs differ in (profile, samples, seeds,
+selection, dpaudit version) are in :attr:`RunDiff.comparison` and the header of the comment,
+which says what that means for the comparison.
 
 **Regressions** (:attr:`RunDiff.regressions`, exit status 1): newly unmet expectations, new
 errors, and new violations of audits that expect ``consistent``.  Removed audits are listed
@@ -37,6 +45,8 @@ from dataclasses import dataclass, field
 from dpaudit.jsonable import to_jsonable
 from dpaudit.numbers import format_number
 from dpaudit.results.records import CertificateRecord
+from dpaudit.report.comparable import (Comparison, ran_suite, same_samples, selects,
+                                       setting_differences)
 from dpaudit.report.json_report import RunReport
 from dpaudit.report.tightness import EpsilonInterval, epsilon_interval
 
@@ -125,6 +135,7 @@ class RunDiff:
     removed_certificates: tuple[str, ...] = ()
     new_errors: tuple[str, ...] = ()  # one line each: where: message
     significant_changes: tuple[CertificateChange, ...] = field(default=())
+    comparison: Comparison = field(default_factory=Comparison)
 
     @property
     def regressions(self) -> tuple[str, ...]:
@@ -161,7 +172,8 @@ class RunDiff:
             "removed": {"points": self.removed_points, "pairs": self.removed_pairs,
                         "certificates": self.removed_certificates},
             "new_errors": self.new_errors,
-            "significant_changes": [c.to_json() for c in self.significant_changes]})
+            "significant_changes": [c.to_json() for c in self.significant_changes],
+            "comparison": self.comparison.to_json()})
 
     def to_markdown(self) -> str:
         """A pull-request comment: a short header with the counts, then one section per
@@ -184,7 +196,8 @@ def _where(r: CertificateRecord) -> str:
     return f"{_point(r)} / {r.pair_name} @ {_at(r)}"
 
 
-def _new_errors(old: RunReport, new: RunReport, old_records: dict) -> tuple[str, ...]:
+def _new_errors(old: RunReport, new: RunReport, old_records: dict,
+                new_points: dict) -> tuple[str, ...]:
     def base(name: str) -> str:
         return name.replace("\\", "/").rsplit("/", 1)[-1]
 
@@ -193,6 +206,8 @@ def _new_errors(old: RunReport, new: RunReport, old_records: dict) -> tuple[str,
              if s.error and base(s.file) not in old_suite_errors]
     seen = set()
     for key, r in ((_record_key(r), r) for r in new.records if r.verdict == "error"):
+        if key[:3] not in new_points:
+            continue  # a point the old run did not select: not compared
         before = old_records.get(key)
         if before is not None and before.verdict == "error":
             continue
@@ -203,18 +218,41 @@ def _new_errors(old: RunReport, new: RunReport, old_records: dict) -> tuple[str,
     return tuple(lines)
 
 
+def _compared(old: RunReport, new: RunReport):
+    """Split each run's audit points (by :func:`_point_key`) into those the other run
+    selected (compared: present there, or added / removed) and those its ``--only`` did not
+    select (not compared); and count, per suite, the compared points of suites the other run
+    did not run at all (a suite file added or deleted, or not given: still added / removed,
+    but named in the header)."""
+    def split(mine: RunReport, other: RunReport):
+        compared, not_selected, suites = {}, [], {}
+        for p in mine.run.points:
+            key = _point_key(p.suite, p.audit, p.sweep)
+            if not selects(other, p.suite, p.audit):
+                not_selected.append(f"{p.suite} / {p.audit}{_sweep_text(p.sweep)}")
+                continue
+            compared[key] = p
+            if not ran_suite(other, p.suite):
+                suites[p.suite] = suites.get(p.suite, 0) + 1
+        return compared, tuple(not_selected), tuple(suites.items())
+
+    return split(old, new), split(new, old)
+
+
 def diff_reports(old: RunReport, new: RunReport) -> RunDiff:
     """Compare two runs (see the module docstring); neither is modified."""
-    olds = {_record_key(r): r for r in old.records}
-    news = {_record_key(r): r for r in new.records}
-    old_points = {_point_key(p.suite, p.audit, p.sweep): p for p in old.run.points}
-    new_points = {_point_key(p.suite, p.audit, p.sweep): p for p in new.run.points}
+    (old_points, not_selected_new, suites_only_old), \
+        (new_points, not_selected_old, suites_only_new) = _compared(old, new)
+    olds = {k: r for k, r in ((_record_key(r), r) for r in old.records)
+            if k[:3] in old_points}
+    news = {k: r for k, r in ((_record_key(r), r) for r in new.records)
+            if k[:3] in new_points}
     label = {k: f"{p.suite} / {p.audit}{_sweep_text(p.sweep)}"
              for k, p in {**old_points, **new_points}.items()}
     pairs_old = {k[:4] for k in olds}
     pairs_new = {k[:4] for k in news}
 
-    new_violations, resolved, significant = [], [], []
+    new_violations, resolved, significant, samples_differ = [], [], [], 0
     for key, r in news.items():
         before = olds.get(key)
         if r.verdict == "violation" and (before is None or before.verdict != "violation"):
@@ -223,6 +261,9 @@ def diff_reports(old: RunReport, new: RunReport) -> RunDiff:
             continue
         if before.verdict == "violation" and r.verdict != "violation":
             resolved.append(CertificateChange(_where(r), _point(r), r.expect, before, r))
+        if not same_samples(before, r):  # other samples: ε not comparable (comparable.py)
+            samples_differ += 1
+            continue
         a, b = epsilon_interval(before), epsilon_interval(r)
         if a is not None and b is not None and not a.overlaps(b):
             significant.append(CertificateChange(_where(r), _point(r), r.expect, before, r,
@@ -244,6 +285,12 @@ def diff_reports(old: RunReport, new: RunReport) -> RunDiff:
     def cert_label(k):
         return _where(news.get(k) or olds[k])
 
+    comparison = Comparison(
+        differences=setting_differences(old, new),
+        compared_points=len(old_points.keys() & new_points.keys()),
+        not_selected_new=not_selected_new, not_selected_old=not_selected_old,
+        suites_only_old=suites_only_old, suites_only_new=suites_only_new,
+        samples_differ=samples_differ)
     return RunDiff(
         old_source=_source(old), new_source=_source(new),
         compared=len(olds.keys() & news.keys()),
@@ -259,8 +306,8 @@ def diff_reports(old: RunReport, new: RunReport) -> RunDiff:
                                  if k not in olds and k[:4] in pairs_old),
         removed_certificates=tuple(cert_label(k) for k in olds
                                    if k not in news and k[:4] in pairs_new),
-        new_errors=_new_errors(old, new, olds),
-        significant_changes=tuple(significant))
+        new_errors=_new_errors(old, new, olds, new_points),
+        significant_changes=tuple(significant), comparison=comparison)
 
 
 __all__ = ["CertificateChange", "PointChange", "RunDiff", "diff_reports"]

@@ -1,9 +1,12 @@
 """The Markdown of a :class:`dpaudit.report.diff.RunDiff`: a pull-request comment.
 
-A header of at most four lines (✅/❌ with the number of regressions, the counts of every kind
-of change, the two runs compared), then one section per non-empty kind of change: the
-regressions (one line each), new and resolved violations and significant ε changes as tables,
-expectations newly met, audits added and removed as lists.  Rendering only: every number comes
+A header (✅/❌ with the number of regressions, the counts of every kind of change, the two
+runs compared, then what is comparable: the settings the runs differ in and what that means,
+from :meth:`dpaudit.report.comparable.Comparison.notes`), then one section per non-empty kind
+of change: the regressions (one line each), new and resolved violations and significant ε
+changes as tables (a violation whose samples per side changed says so), expectations newly
+met, audits added and removed as lists, and last, folded, the audit points not compared (not
+selected by one run's ``--only``).  Rendering only: every number comes
 from the diff (this module takes the diff object and does not import its type, so
 :mod:`dpaudit.report.diff` can import it).
 
@@ -16,6 +19,7 @@ table cells (the sweep's brackets become ``\\[``, which renders as ``[``).
 from __future__ import annotations
 
 from dpaudit.numbers import format_number
+from dpaudit.report.glossary import plural
 from dpaudit.report.md_escape import md_code, md_text
 
 _MAX_LIST = 50  # longer lists are cut, with a "… and N more" line
@@ -54,8 +58,16 @@ def _items(items) -> list[str]:
     return lines + [""]
 
 
+def _samples(change) -> str:
+    """``"samples 1,000,000 → 100,000"`` when the two certificates drew different samples per
+    side (a change of power, not necessarily of the mechanism), else ""."""
+    if change.old is None or change.old.samples == change.new.samples:
+        return ""
+    return f" (samples {change.old.samples:,} → {change.new.samples:,})"
+
+
 def _verdict_rows(changes) -> list[list]:
-    return [[c.where, _num(c.new.claimed_epsilon),
+    return [[c.where + _samples(c), _num(c.new.claimed_epsilon),
              "—" if c.old is None else f"{_num(_bound(c.old))} ({c.old.verdict})",
              f"{_num(_bound(c.new))} ({c.new.verdict})", c.expect] for c in changes]
 
@@ -77,7 +89,8 @@ def render_diff_markdown(diff) -> str:
              f"{len(diff.newly_unmet)} newly unmet · {len(diff.newly_met)} newly met · "
              f"{len(diff.new_errors)} new error(s) · {len(diff.significant_changes)} "
              f"significant ε change(s) · {added} added · {removed} removed",
-             f"Old: {md_code(diff.old_source)} · new: {md_code(diff.new_source)}", ""]
+             f"Old: {md_code(diff.old_source)} · new: {md_code(diff.new_source)}", "",
+             *(md_text(note) for note in diff.comparison.notes(diff.compared)), ""]
     if regressions:
         lines += ["### Regressions", ""] + _items(regressions)
     header = ["certificate", "claimed ε", "ε_LB before", "ε_LB now", "expected"]
@@ -110,6 +123,15 @@ def render_diff_markdown(diff) -> str:
                          ("Certificates removed", diff.removed_certificates)):
         if items:
             lines += [f"### {title}", ""] + _items(items)
+    c = diff.comparison
+    for title, items in (("Not compared: not selected by the new run's --only",
+                          c.not_selected_new),
+                         ("Not compared: not selected by the old run's --only",
+                          c.not_selected_old)):
+        if items:
+            lines += [f"<details><summary>{title} ({plural(len(items), 'audit point')})"
+                      f"</summary>",
+                      "", *_items(items), "</details>", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -1,9 +1,10 @@
 """Plain-text certificates: what a failing test or a script prints about an audit point.
 
 :func:`explain_record` turns one :class:`~dpaudit.results.records.CertificateRecord` into a few
-lines — the verdict, ε_LB against the claimed ε, the certified event with its counts on each
-side, the per-certificate and family-wise confidence, samples and seed — so that a violation
-can be checked by hand without opening results.json.  :func:`explain_point` does it for every
+lines — the pair and its two datasets, the verdict, ε_LB against the claimed ε, the certified
+event with its counts on each side, the per-certificate and family-wise confidence, samples
+and seed — so that a violation can be checked (and reproduced) by hand without opening
+results.json.  :func:`explain_point` does it for every
 certificate of one audit point (:class:`~dpaudit.results.hierarchy.AuditPoint`, its tests in
 order, then their δs and αs), headed by the point's verdict and expectation (and the
 parameters it left at their defaults, if any).
@@ -11,7 +12,10 @@ parameters it left at their defaults, if any).
 
 from __future__ import annotations
 
+import json
+
 from dpaudit.coverage import FLOAT_FIXES
+from dpaudit.jsonable import to_jsonable
 from dpaudit.numbers import PLAIN_INFINITY, format_number
 from dpaudit.results.defaults import format_values
 from dpaudit.results.hierarchy import AuditPoint
@@ -22,9 +26,33 @@ def _num(x) -> str:
     return format_number(x, 4, none="-", infinity=PLAIN_INFINITY)
 
 
+#: characters of one dataset shown in a failure message before it is cut with "…"
+MAX_DATASET_CHARS = 80
+
+
+def _dataset(value) -> str:
+    """A dataset as compact JSON (as results.json holds it), cut to
+    :data:`MAX_DATASET_CHARS`."""
+    try:
+        text = json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= MAX_DATASET_CHARS else text[:MAX_DATASET_CHARS - 1] + "…"
+
+
+def pair_text(pair: dict | None, name: str | None) -> str:
+    """``pair 'add-max-record' (d0 = [0,1], d1 = [0,1,1])``: the pair's name and its two
+    datasets, so that a failure can be reproduced without opening results.json."""
+    text = f"pair {name!r}"
+    if pair and ("d0" in pair or "d1" in pair):
+        text += f" (d0 = {_dataset(pair.get('d0'))}, d1 = {_dataset(pair.get('d1'))})"
+    return text
+
+
 def explain_record(record: CertificateRecord) -> str:
-    """A few lines describing one certificate (or its error)."""
-    where = (f"pair {record.pair_name!r} "
+    """A few lines describing one certificate (or its error), naming its pair and the pair's
+    two datasets (:func:`pair_text`)."""
+    where = (f"{pair_text(record.pair, record.pair_name)} "
              + (f"δ={record.delta:g}" if record.notion == "dp" else f"α={record.alpha:g}"))
     if record.sweep is not None:
         where = f"{record.sweep.parameter}={record.sweep.value} {where}"
@@ -77,4 +105,4 @@ def explain_point(point: AuditPoint) -> str:
                                for test, certificate in point.certificates()])
 
 
-__all__ = ["explain_point", "explain_record"]
+__all__ = ["MAX_DATASET_CHARS", "explain_point", "explain_record", "pair_text"]

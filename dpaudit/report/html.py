@@ -4,19 +4,28 @@
 results.json is written from, and what ``dpaudit.report.results_file.read_report`` reads back)
 into one HTML document with the Jinja2 template ``templates/report.html.j2`` (autoescaped:
 every name, message and expression from the run is escaped text).  The page needs nothing
-else: the stylesheet and the ~50-line sorting/filtering script are inline, figures are inline
-SVG (:mod:`dpaudit.report.svg`, drawn by the same functions as the PNGs of
-:mod:`dpaudit.report.figures`, plus :mod:`dpaudit.report.power_figure`), claims are
-presentation MathML (:mod:`dpaudit.report.mathml`).  It contains no ``src`` or ``href`` to
-any other address: opening it makes no network request.
+else: the stylesheet and the ~60-line sorting/filtering script are inline, figures are inline
+(see below), claims are presentation MathML (:mod:`dpaudit.report.mathml`).  It contains no
+``src`` or ``href`` to any other address (a figure is a ``data:`` URI at most): opening it
+makes no network request.
 
-Order of the page: overview (certificates by verdict, audits met/total, unmet expectations,
-errors, exact-only violations), per suite file a sortable, filterable table with one row per
-certificate (violations marked, class ``verdict-violation``), per audit a ``<details>``
-section (claim as text and MathML, parameters, per certificate the pair and the certificate —
-event, numerator, counts k/n per side, Clopper–Pearson bounds, per-bound significance,
-confidence — and figures: the privacy curve with the exact curve where known and, per
-consistent ε(δ) certificate, its power), series, errors one line each, provenance.
+Order of the page: the headline (:mod:`dpaudit.report.headline`: PASS or FAIL and what
+failed), the overview (expectations met, known bugs detected, unexpected violations, errors,
+exact-only violations; the four counts of :mod:`dpaudit.report.glossary`), per suite file a
+sortable, filterable table with one row per certificate (✓/✗ first; a violation of an audit
+point that expects one is "detected as expected", not red; an unexpected one is red), per
+audit a ``<details>`` section (claim as text and MathML, parameters, per pair its datasets,
+its certificates — event, numerator, counts k/n per side, Clopper–Pearson bounds, per-bound
+significance, confidence — and its power figure; then the audit's figures), series, errors
+one line each, the glossary, provenance.
+
+Figures.  The curve, sweep and series figures are the PNGs ``dpaudit run`` already drew
+(:func:`dpaudit.report.figures.write_figures`), embedded as ``data:`` URIs when
+``figure_dir`` (the directory results.json's figure paths are relative to) holds them;
+otherwise they are drawn here as inline SVG (:mod:`dpaudit.report.svg`, by the same drawing
+functions).  The power figures — one per pair with a consistent ε(δ) certificate — are inline
+SVG drawn on one reused figure (:class:`dpaudit.report.power_figure.PowerPlot`).  Drawing
+each figure once is what keeps writing the page of the default run to a few seconds.
 
 Without matplotlib (the ``report`` extra) the page is complete except for the figures, and
 says that they need ``dpaudit[report]``.
@@ -24,8 +33,8 @@ says that they need ``dpaudit[report]``.
 
 from __future__ import annotations
 
+import base64
 import os
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +45,7 @@ from dpaudit.report import html_model
 from dpaudit.report.figures import (curve_figure, matplotlib_available, series_figure,
                                     sweep_figure)
 from dpaudit.report.json_report import RunReport
-from dpaudit.report.power_figure import power_figure
+from dpaudit.report.power_figure import PowerPlot, pair_power_curves, power_caption
 from dpaudit.report.svg import figure_svg
 
 if TYPE_CHECKING:
@@ -78,9 +87,62 @@ class _SvgMaker:
             return None, describe_exception(exc)
 
 
-def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker) -> list[dict]:
-    """Put each curve's figure and each consistent dp certificate's power figure into its
-    audit's section; return the series with their figures."""
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def png_data_uri(figure_dir: str | os.PathLike | None, path: str | None) -> str | None:
+    """The ``data:image/png;base64,…`` URI of the figure stored as ``path`` (relative to
+    ``figure_dir``, as results.json holds it), or None when there is none to embed: no
+    directory or path, a path that leads outside ``figure_dir``, an unreadable file, or a
+    file that is not a PNG."""
+    if figure_dir is None or not path:
+        return None
+    root = Path(figure_dir).resolve()
+    file = (root / path).resolve()
+    if not file.is_relative_to(root):
+        return None
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(_PNG_MAGIC):
+        return None
+    return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+
+
+def _figure(draw, data, svg: _SvgMaker, figure_dir) -> dict:
+    """A figure entry: the PNG already drawn for it when ``figure_dir`` holds it, else drawn
+    here as SVG."""
+    image = png_data_uri(figure_dir, data.get("figure"))
+    if image is not None:
+        return {"svg": None, "img": image, "error": None}
+    drawn, error = svg(draw, data)
+    return {"svg": drawn, "img": None, "error": error}
+
+
+def _attach_power(sections: list[dict], svg: _SvgMaker) -> None:
+    """Put each pair's power figure (its consistent ε(δ) certificates) into its entry."""
+    plot = None
+    for section in sections:
+        for pair in section["pairs"]:
+            certificates = pair["test"].certificates
+            try:
+                curves = pair_power_curves(certificates)
+                if not curves:
+                    continue
+                if plot is None:
+                    plot = PowerPlot()
+            except Exception as exc:  # noqa: BLE001 - reported on the page, the rest renders
+                pair["power_error"] = describe_exception(exc)
+                continue
+            pair["power_svg"], pair["power_error"] = svg(plot.figure, curves)
+            pair["power_caption"] = power_caption(curves)
+
+
+def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker,
+                    figure_dir) -> list[dict]:
+    """Put each curve's figure into its audit's section and each pair's power figure into
+    its pair's entry; return the series with their figures."""
     by_audit = {(s["suite_file"], s["audit"]): s for s in sections}
     for curve in report.curves_json():
         section = by_audit.get((curve.get("suite_file"), curve.get("audit")))
@@ -89,43 +151,49 @@ def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker) -> 
         if curve.get("kind") == "sweep":
             caption = (f"ε over {curve['parameter']} at δ = {format_number(curve['delta'])}, "
                        f"pair {curve['pair']}")
-            drawn, error = svg(sweep_figure, curve)
+            entry = _figure(sweep_figure, curve, svg, figure_dir)
         else:
             sweep = curve.get("sweep")
             caption = f"privacy curve of pair {curve['pair']}" + (
                 f" at {sweep['parameter']} = {format_number(sweep['value'])}"
                 if sweep else "")
-            drawn, error = svg(curve_figure, curve)
-        section["figures"].append({"caption": caption, "svg": drawn, "error": error})
-    for section in sections:
-        for entry in section["certificates"]:
-            certificate = entry["certificate"]
-            if certificate.verdict == "consistent" and certificate.notion == "dp":
-                draw = partial(power_figure, audit=entry["point"].audit,
-                               pair=entry["test"].pair_name)
-                entry["power_svg"], entry["power_error"] = svg(draw, certificate)
+            entry = _figure(curve_figure, curve, svg, figure_dir)
+        section["figures"].append({"caption": caption, **entry})
+    _attach_power(sections, svg)
     series = []
     for s in report.series_json():
-        drawn, error = ((None, None) if s.get("error") or not s.get("y")
-                        else svg(series_figure, s))
-        series.append({**s, "svg": drawn, "figure_error": error})
+        entry = ({"svg": None, "img": None, "error": None} if s.get("error") or not s.get("y")
+                 else _figure(series_figure, s, svg, figure_dir))
+        series.append({**s, "svg": entry["svg"], "img": entry["img"],
+                       "figure_error": entry["error"]})
     return series
 
 
-def render_html(report: RunReport, *, figures: bool = True) -> str:
+def render_html(report: RunReport, *, figures: bool = True,
+                figure_dir: str | os.PathLike | None = None) -> str:
     """The report.html text of ``report``.
 
     Args:
       report: the typed run report (``build_report`` of a run, or read from results.json).
-      figures: draw the inline SVG figures (needs matplotlib; without it, or with False, the
-        page says where the figures would be).
+      figures: include the figures (needs matplotlib; without it, or with False, the page
+        says where the figures would be).
+      figure_dir: the directory the report's figure paths are relative to (results.json's):
+        the PNGs found there are embedded instead of drawn again (module docstring).  None:
+        every figure is drawn here.
     Returns:
       A complete HTML5 document (UTF-8 text).
     """
     sections = html_model.audit_sections(report)
     draw = figures and matplotlib_available()
-    series = (_attach_figures(sections, report, _SvgMaker()) if draw else
-              [{**s, "svg": None, "figure_error": None} for s in report.series_json()])
+    figures_error = None
+    series = [{**s, "svg": None, "img": None, "figure_error": None}
+              for s in report.series_json()]
+    if draw:
+        try:
+            series = _attach_figures(sections, report, _SvgMaker(), figure_dir)
+        except Exception as exc:  # noqa: BLE001 - e.g. a broken matplotlib: the page, no figures
+            figures_error = describe_exception(exc)
+            sections = html_model.audit_sections(report)
     run, prov = report.run, report.provenance
     samples = sorted({test.samples for point in run.points for test in point.tests})
     context = {
@@ -135,18 +203,21 @@ def render_html(report: RunReport, *, figures: bool = True) -> str:
         "sections": sections,
         "series": series,
         "errors": html_model.error_lines(report),
+        "glossary": html_model.glossary(),
         "provenance": prov,
         "run": {"profile": run.profile, "workers": run.workers, "backend": run.backend,
                 "seconds": format_number(run.seconds, 3),
                 "samples": (f"{samples[0]:,}" if len(samples) == 1 else
                             f"{samples[0]:,}–{samples[-1]:,}") if samples else "—"},
-        "figures": draw,
+        "figures": draw and figures_error is None,
         "figures_missing": figures and not draw,
+        "figures_error": figures_error,
     }
     return environment().get_template(TEMPLATE).render(**context)
 
 
-def write_html(report: RunReport, path: str | os.PathLike, *, figures: bool = True) -> Path:
+def write_html(report: RunReport, path: str | os.PathLike, *, figures: bool = True,
+               figure_dir: str | os.PathLike | None = None) -> Path:
     """Write :func:`render_html` of ``report`` to ``path`` atomically
     (:func:`dpaudit.atomic.write_text_atomic`: the old file or the complete new one, never a
     half-written page).  Returns the path.
@@ -154,7 +225,8 @@ def write_html(report: RunReport, path: str | os.PathLike, *, figures: bool = Tr
     Raises:
       OSError: the directory cannot be created or written (nothing is left behind).
     """
-    return write_text_atomic(path, render_html(report, figures=figures))
+    return write_text_atomic(path, render_html(report, figures=figures,
+                                               figure_dir=figure_dir))
 
 
-__all__ = ["TEMPLATE", "environment", "render_html", "write_html"]
+__all__ = ["TEMPLATE", "environment", "png_data_uri", "render_html", "write_html"]

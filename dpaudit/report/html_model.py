@@ -4,16 +4,19 @@ Every value is read from the typed :class:`~dpaudit.report.json_report.RunReport
 audit points, their tests and certificates (walked as the tree they are), suites, summary,
 provenance — and only formatted here (numbers by :func:`dpaudit.numbers.format_number`): no
 verdict, count or bound is recomputed (the one derived series, the power curve, is drawn in
-:mod:`dpaudit.report.power_figure`).  Vocabulary, the same in every report: a **certificate**
-is one record (audit point × pair × δ or α; ``summary.certificates`` counts them); a **test**
-is one curve certificate, one member of a suite's Bonferroni family (``family_size`` counts
-them).
+:mod:`dpaudit.report.power_figure`).  Vocabulary, the same in every report:
+:data:`dpaudit.report.glossary.GLOSSARY` (audit point, pair, test, certificate), shown on the
+page.
 
-* :func:`overview` — the counts shown first;
-* :func:`suite_tables` — per suite file, one row per certificate;
+* :func:`overview` — the headline (:mod:`dpaudit.report.headline`) and the counts shown first;
+* :func:`suite_tables` — per suite file, one row per certificate, ✓/✗ first; a violation row
+  is marked ``expected-violation`` (a known bug detected, not red) or
+  ``unexpected-violation`` (red);
 * :func:`audit_sections` — per audit, its claim, parameters (those left at their defaults
-  marked so) and certificates;
-* :func:`error_lines` — one line per error (malformed suite, erroring certificate, series).
+  marked so) and, per pair, its certificates (the pair's power figure is attached by
+  :mod:`dpaudit.report.html`);
+* :func:`error_lines` — one line per error (malformed suite, erroring certificate, series);
+* :func:`glossary` — the glossary's terms.
 """
 
 from __future__ import annotations
@@ -23,10 +26,14 @@ import math
 import re
 
 from dpaudit.coverage import FLOAT_FIXES
+from dpaudit.jsonable import to_jsonable
 from dpaudit.numbers import format_number
 from dpaudit.results.defaults import audit_defaults
+from dpaudit.report.glossary import GLOSSARY, ReportCounts
+from dpaudit.report.headline import headline, verdict_counts, violation_kind
 from dpaudit.report.json_report import RunReport
 from dpaudit.report.mathml import claim_math
+from dpaudit.report.power_figure import undetectable
 
 
 def sort_key(value) -> str:
@@ -54,14 +61,27 @@ def _at(c) -> str:
             else f"α = {format_number(c.alpha)} (RDP)")
 
 
-def _verdict_text(c) -> str:
+def _verdict_text(point, c) -> str:
+    """A certificate's verdict in words (a violation says whether it was expected)."""
     if c.verdict != "violation" and c.exact_verdict == "violation":
         return f"{c.verdict} (exact ε > claim, not certified)"
+    expected = ", detected as expected" if violation_kind(point, c) == "expected" else ""
     if c.floating_point:
-        return (f"floating-point violation (value-level ε_LB "
+        return (f"floating-point violation{expected} (value-level ε_LB "
                 f"{format_number(c.value_epsilon_lower_bound)}): {c.floating_point_finding}. "
                 f"{FLOAT_FIXES}")
-    return c.verdict
+    return c.verdict + expected
+
+
+def badge(point, c) -> tuple[str, str]:
+    """(CSS class, text) of a certificate's verdict badge: a known bug detected is
+    ``expected`` "detected as expected", an unexpected violation ``violation``."""
+    kind = violation_kind(point, c)
+    if kind == "expected":
+        return "expected", "detected as expected"
+    if kind == "unexpected":
+        return "violation", "unexpected violation"
+    return c.verdict, c.verdict
 
 
 def _audit_label(point) -> str:
@@ -82,15 +102,25 @@ def family_text(suite) -> str:
 
 
 def overview(report: RunReport) -> dict:
-    """Verdict counts (of certificates), audits met/total, unmet expectations, errors and the
-    exact-only violations, from ``report.summary``."""
+    """The headline, verdict counts (of certificates), audits met/total, known bugs detected,
+    unexpected violations, unmet expectations, errors and the exact-only violations, from
+    ``report.summary``."""
     s = report.summary
-    suites = [x for x in report.run.suites if not (x.error or x.skipped)]
+    line = headline(report)
+    counts = ReportCounts.of(report.run)
+    kinds = [violation_kind(p, c) for p in report.run.points for _, c in p.certificates()]
     return {
+        "headline": {"status": line.status, "text": " — ".join(line.parts()),
+                     "class": line.status.lower()},
+        "counts": counts, "counts_text": counts.text(),
+        "verdicts_text": verdict_counts(report),
+        "known_bugs": line.known_bugs, "unexpected": len(line.unexpected),
+        "expected_certificates": kinds.count("expected"),
+        "unexpected_certificates": kinds.count("unexpected"),
         "certificates": s.certificates,
         "verdicts": dict(s.verdicts),
         "audits": s.audits, "audits_met": s.audits_met,
-        "tests": sum(x.tests_run for x in suites),
+        "tests": counts.tests,
         "unmet": [{"suite": o.suite, "audit": o.audit, "mechanism": o.mechanism,
                    "point": "" if o.sweep is None else
                    f"{o.sweep.parameter} = {format_number(o.sweep.value)}",
@@ -110,21 +140,32 @@ def overview(report: RunReport) -> dict:
     }
 
 
+def glossary() -> list[dict]:
+    """The glossary's terms as ``{"word", "meaning"}``."""
+    return [{"word": t.word, "meaning": t.meaning} for t in GLOSSARY]
+
+
 def _row(point, test, c) -> dict:
     """The suite table's row of one certificate ``c`` of ``test`` of ``point``."""
     cells = [c.claimed_epsilon, c.epsilon_lower_bound, c.white_box_epsilon_lower_bound,
              c.exact_epsilon, c.detectable_epsilon]
     classes = [f"verdict-{c.verdict}"]
+    kind = violation_kind(point, c)
+    if kind is not None:
+        classes.append(f"{kind}-violation")
     if c.verdict != "violation" and c.exact_verdict == "violation":
         classes.append("exact-only")
     if not point.met_expectation:
         classes.append("unmet")
+    badge_class, badge_text = badge(point, c)
     return {
         "audit": _audit_label(point), "href": _audit_anchor(point),
         "mechanism": point.mechanism, "pair": test.pair_name or "—", "at": _at(c),
         "at_sort": sort_key(c.delta if c.notion == "dp" else c.alpha),
         "numbers": [(format_number(v), sort_key(v)) for v in cells],
-        "verdict": c.verdict, "verdict_text": _verdict_text(c),
+        "undetectable": undetectable(c),
+        "verdict": c.verdict, "verdict_text": _verdict_text(point, c),
+        "badge_class": badge_class, "badge_text": badge_text,
         "expect": point.expect, "met": point.met_expectation, "classes": " ".join(classes),
     }
 
@@ -192,23 +233,24 @@ def _search_text(search: dict | None) -> str | None:
 
 
 def _certificate_entry(point, test, c) -> dict:
-    """The section's entry of one certificate ``c`` of ``test`` of ``point``; ``point``,
-    ``test`` and ``certificate`` are kept for the power figure (:mod:`dpaudit.report.html`)."""
-    pair = test.pair or {}
+    """The section's entry of one certificate ``c`` of ``test`` of ``point``."""
+    badge_class, badge_text = badge(point, c)
+    if c.verdict != "violation" and c.exact_verdict == "violation":
+        badge_class = "exact"
     return {
         "id": anchor(point.suite, point.audit_index, test.pair_index,
                      c.notion, c.delta if c.notion == "dp" else c.alpha,
                      "" if point.sweep is None else point.sweep.index),
-        "label": _audit_label(point), "pair": pair.get("name") or "—",
-        "pair_description": pair.get("description") or "",
-        "d0": json.dumps(pair.get("d0")), "d1": json.dumps(pair.get("d1")),
-        "at": _at(c), "verdict": c.verdict, "verdict_text": _verdict_text(c),
+        "label": _audit_label(point), "pair": test.pair_name or "—",
+        "at": _at(c), "verdict": c.verdict, "verdict_text": _verdict_text(point, c),
+        "badge_class": badge_class,
         "exact_only": c.verdict != "violation" and c.exact_verdict == "violation",
         "claimed": format_number(c.claimed_epsilon),
         "lower": format_number(c.epsilon_lower_bound),
         "white": format_number(c.white_box_epsilon_lower_bound),
         "exact": format_number(c.exact_epsilon), "true": format_number(test.true_epsilon),
         "detectable": format_number(c.detectable_epsilon),
+        "undetectable": undetectable(c),
         "tightness": format_number(c.tightness, 3),
         "share": format_number(c.black_box_share, 3),
         "samples": f"{test.samples:,}", "seed": test.seed,
@@ -221,15 +263,39 @@ def _certificate_entry(point, test, c) -> dict:
         "error": test.error, "warnings": list(test.warnings), "note": point.note,
         "coverage": (point.coverage or {}).get("note"),
         "search": _search_text(test.search),
-        "point": point, "test": test, "certificate": c, "power_svg": None, "power_error": None,
+    }
+
+
+def _pair_entry(point, test) -> dict:
+    """A section's entry of one pair (``test``) of ``point``: its datasets and its
+    certificates; ``point`` and ``test`` are kept for the power figure
+    (:mod:`dpaudit.report.html`)."""
+    pair = test.pair or {}
+    lost = [c for c in test.certificates if undetectable(c)]
+    note = ("" if not lost else
+            "No event of this test could certify a violation at these samples "
+            f"({', '.join(_at(c) for c in lost)}: detectable ε = ∞), so it has no power "
+            "curve there: more samples, or a pair whose outputs differ more, would be needed "
+            "to catch a leak.")
+    return {
+        "id": anchor(point.suite, point.audit_index, test.pair_index,
+                     "" if point.sweep is None else point.sweep.index, "pair"),
+        "label": _audit_label(point), "name": pair.get("name") or "—",
+        "description": pair.get("description") or "",
+        # as results.json holds them (NaN as "nan"): the page is the same read back or not
+        "d0": json.dumps(to_jsonable(pair.get("d0")), ensure_ascii=False),
+        "d1": json.dumps(to_jsonable(pair.get("d1")), ensure_ascii=False),
+        "certificates": [_certificate_entry(point, test, c) for c in test.certificates],
+        "point": point, "test": test,
+        "power_svg": None, "power_error": None, "power_caption": "", "power_note": note,
     }
 
 
 def audit_sections(report: RunReport) -> list[dict]:
     """One section per audit (suite file × audit, all its swept points and pairs:
     :meth:`~dpaudit.results.run.AuditRun.audits`) with a certificate, in run order, with its
-    certificates, the distinct verdicts of its points and whether every point met its
-    expectation; figures are attached by :mod:`dpaudit.report.html`."""
+    pairs and their certificates, the distinct verdicts of its points and whether every point
+    met its expectation; figures are attached by :mod:`dpaudit.report.html`."""
     sections = []
     defaults = {(e.suite, e.audit): e for e in audit_defaults(report.run.points)}
     for points in report.run.audits():
@@ -241,7 +307,14 @@ def audit_sections(report: RunReport) -> list[dict]:
         defaulted = defaults.get((first.suite, first.audit))
         given = ", ".join(f"{k} = {format_number(v) if not isinstance(v, str) else v}"
                           for k, v in first.parameters.items())
-        verdicts = list(dict.fromkeys(p.verdict for p in points if p.verdict))
+        verdicts = []
+        for p in points:
+            for _, c in p.certificates():
+                entry = badge(p, c)
+                if entry not in verdicts:
+                    verdicts.append(entry)
+        pairs = [_pair_entry(point, test) for point in points for test in point.tests
+                 if test.certificates]
         sections.append({
             "id": _audit_anchor(first), "suite": first.suite,
             "suite_file": first.suite_file, "audit": first.audit,
@@ -256,8 +329,8 @@ def audit_sections(report: RunReport) -> list[dict]:
                                        (claim.get("substitutions") or {}).items()),
             "expect": first.expect, "verdicts": verdicts,
             "met": all(p.met_expectation for p in points),
-            "certificates": [_certificate_entry(point, test, c) for point in points
-                             for test, c in point.certificates()],
+            "pairs": pairs,
+            "certificate_count": sum(len(p["certificates"]) for p in pairs),
             "figures": [],
         })
     return sections
@@ -274,5 +347,5 @@ def error_lines(report: RunReport) -> list[str]:
     return [" ".join(str(line).split()) for line in lines]
 
 
-__all__ = ["anchor", "audit_sections", "certificate_view", "error_lines", "family_text",
-           "overview", "sort_key", "suite_tables"]
+__all__ = ["anchor", "audit_sections", "badge", "certificate_view", "error_lines",
+           "family_text", "glossary", "overview", "sort_key", "suite_tables"]

@@ -5,20 +5,24 @@ Layout (what GitLab's and the common GitHub Actions JUnit reporters read)::
 
     <testsuites name="dpaudit" tests= failures= errors= time= timestamp=>
       <testsuite name=SUITE tests= failures= errors= skipped="0" time= timestamp= file=FILE>
-        <properties>  file, confidence, tests (the suite's curve certificates, its
-                      Bonferroni family), family_size (N, the error budget's shares),
-                      per_test_confidence (1 − (1 − confidence)/N), seed
+        <properties>  file, confidence, tests (the suite's tests: its Bonferroni family's
+                      curve certificates), family_size (N, the error budget's shares),
+                      per_test_confidence (1 − (1 − confidence)/N), seed, and what ran of
+                      it: audit_points, pairs (= its testcases), certificates
         <testcase classname=SUITE name="AUDIT [param=value] / PAIR" time= file=FILE>
           <properties>  per δ (``delta=…:``) or α (``alpha=…:``): epsilon_lower_bound,
                         white_box_epsilon_lower_bound, claimed_epsilon, exact_epsilon,
                         detectable_epsilon, verdict (absent values are left out)
           <failure message="expected X, got Y: …" type="unmet-expectation">  when the audit
-                        point's expectation is unmet; the message gives this pair's numbers
+                        point's expectation is unmet; the message gives this pair's numbers,
+                        the text its two datasets and its evidence
           <error message="…" type="error">  when one of this pair's certificates errored
 
-One testcase per test (audit point × pair: :attr:`AuditPoint.tests
-<dpaudit.results.hierarchy.AuditPoint.tests>`, walked suite by suite); its ``time`` is the
-test's seconds (the task that certified every δ and α of it), a testsuite's the sum over its
+One testcase per **pair** (audit point × neighbouring pair: :attr:`AuditPoint.tests
+<dpaudit.results.hierarchy.AuditPoint.tests>`, walked suite by suite; the words are
+:mod:`dpaudit.report.glossary`'s, so a JUnit "test" of a CI system is a dpaudit pair, with
+one or two dpaudit tests and one certificate per δ and α); its ``time`` is the pair's
+seconds (the task that certified every δ and α of it), a testsuite's the sum over its
 testcases.  A malformed suite file is a testsuite named after the
 file with one errored testcase.  An error takes precedence over a failure.  The testsuite and
 testsuites counts are those of their testcases.  Escaping is :mod:`xml.etree.ElementTree`'s.
@@ -37,6 +41,7 @@ from pathlib import Path
 from dpaudit.atomic import write_text_atomic
 from dpaudit.coverage import FLOAT_FIXES
 from dpaudit.numbers import PLAIN_INFINITY, format_number
+from dpaudit.report.explain import pair_text
 from dpaudit.report.json_report import RunReport
 
 _PROPERTIES = ("epsilon_lower_bound", "white_box_epsilon_lower_bound", "claimed_epsilon",
@@ -118,7 +123,8 @@ def _testcase(parent: ET.Element, point, test) -> str | None:
                    f"{detail}")
         element = ET.SubElement(case, "failure", {"message": message,
                                                   "type": "unmet-expectation"})
-        element.text = "\n".join(_evidence(c) for c in test.certificates)
+        element.text = "\n".join([pair_text(test.pair, test.pair_name)]
+                                 + [_evidence(c) for c in test.certificates])
         if any(c.floating_point for c in test.certificates):
             element.text += f"\n{FLOAT_FIXES}"
         return "failure"
@@ -160,14 +166,17 @@ def render_junit(report: RunReport) -> str:
             counts = [1, 0, 0, 0.0]
         else:
             props = ET.SubElement(element, "properties")
+            points = report.run.points_of(suite)
+            tests = [(point, test) for point in points
+                     for test in point.tests if test.certificates]
             for key, value in (("file", suite.file), ("confidence", suite.confidence),
                                ("tests", suite.tests_run),
                                ("family_size", suite.family_size),
                                ("per_test_confidence", suite.per_certificate_confidence),
-                               ("seed", suite.seed)):
+                               ("seed", suite.seed), ("audit_points", len(points)),
+                               ("pairs", len(tests)),
+                               ("certificates", sum(len(t.certificates) for _, t in tests))):
                 ET.SubElement(props, "property", {"name": key, "value": _value(value)})
-            tests = [(point, test) for point in report.run.points_of(suite)
-                     for test in point.tests if test.certificates]
             outcomes = [_testcase(element, point, test) for point, test in tests]
             counts = [len(outcomes), outcomes.count("failure"), outcomes.count("error"),
                       sum(test.seconds for _, test in tests)]

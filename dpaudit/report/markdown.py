@@ -4,24 +4,22 @@ It never computes a certified number: every value comes from the
 :class:`~dpaudit.report.json_report.RunReport` that results.json is written from, so the two
 cannot disagree.  Layout, most important first:
 
-1. a header of at most six lines: the result line (``✅ 69/69 audits met their expectation``
-   or ``❌ …``), the certificates by verdict, the run's facts (command, date, samples,
-   workers, wall time);
+1. the headline (:mod:`dpaudit.report.headline`: ``✅ PASS — 71/71 expectations met — 22
+   known bugs detected, 0 unexpected violations``, or ``❌ FAIL — …`` saying what failed),
+   the four counts (:mod:`dpaudit.report.glossary`) with the certificates by verdict, the
+   run's facts (command, date, samples, workers, wall time);
 2. unmet expectations, then errors — one line per distinct (suite, audit, message), not one
-   per δ — then the certified violations as a compact table, then the exact violations that
-   could not be certified;
+   per δ — then the unexpected violations as a table, the known bugs detected (violations of
+   audit points that expect one) as a table inside ``<details>``, then the exact violations
+   that could not be certified;
 3. the parameters the audits left at their mechanisms' defaults (a row per audit; inside
    ``<details>`` when more than :data:`~dpaudit.results.defaults.MAX_AUDIT_LINES` audits do);
-4. the full table (one row per certificate: audit × pair × δ or α) and the suites' Bonferroni
-   families inside ``<details>`` (a blank line after ``<summary>`` so GitHub renders the
-   Markdown table inside);
-5. figures and closed-form series.
+4. the full table (one row per certificate, ✓/✗ first) and the suites' Bonferroni families
+   inside ``<details>`` (a blank line after ``<summary>`` so GitHub renders the Markdown
+   table inside);
+5. figures and closed-form series; the glossary of the counts, inside ``<details>``.
 
-Vocabulary: a **certificate** is one record (``report.summary.certificates``); a **test** is
-one curve certificate, a member of its suite's Bonferroni family
-(:attr:`~dpaudit.results.records.SuiteSummary.tests` of them, each at 1 − (1 − confidence)/N
-for N = :attr:`~dpaudit.results.records.SuiteSummary.family_size` shares; a schema-2 file has no
-``tests`` and N = tests).
+Vocabulary: :data:`dpaudit.report.glossary.GLOSSARY` (audit point, pair, test, certificate).
 
 Figure links: ``results.json`` stores each figure relative to its own directory.  Pass
 ``out_dir`` — the output directory *as given on the command line* — and each link becomes
@@ -40,11 +38,13 @@ from dpaudit.atomic import write_text_atomic
 from dpaudit.coverage import FLOAT_FIXES
 from dpaudit.numbers import format_number
 from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
+from dpaudit.report.glossary import GLOSSARY, ReportCounts, plural
+from dpaudit.report.headline import headline, verdict_counts, violation_kind
 from dpaudit.report.json_report import RunReport
 from dpaudit.report.md_escape import md_code, md_text
 
-_COLUMNS = ("audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
-            "white-box ε_LB", "exact ε", "detectable ε", "verdict", "expected", "✓/✗")
+_COLUMNS = ("✓/✗", "audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
+            "white-box ε_LB", "exact ε", "detectable ε", "verdict", "expected")
 
 
 def _num(value, digits: int = 4) -> str:
@@ -109,27 +109,19 @@ def figure_link(path: str, out_dir: str | Path | None) -> str:
 
 def _header(report: RunReport) -> list[str]:
     run, summary, prov = report.run, report.summary, report.provenance
-    ok = summary.audits_met == summary.audits and summary.errors == 0
-    verdicts = summary.verdicts
-    tests = sum(s.tests_run
-                for s in run.suites if not (s.error or s.skipped))
     skipped = sum(1 for s in run.suites if s.skipped)
-    facts = (f"{summary.certificates} certificates: {verdicts.get('violation', 0)} violation, "
-             f"{verdicts.get('consistent', 0)} consistent, {verdicts.get('error', 0)} error"
-             f" · {len(summary.exact_only_violations)} exact-only violation(s) · "
-             f"{len(run.suites)} suite file(s), {tests} tests"
+    counts = ReportCounts.of(run)
+    facts = (f"{counts.text()}: {verdict_counts(report)} · "
+             f"{plural(len(summary.exact_only_violations), 'exact-only violation')} · "
+             f"{plural(len(run.suites), 'suite file')}"
              + (f", {summary.suite_errors} malformed" if summary.suite_errors else "")
              + (f", {skipped} skipped" if skipped else "")
              + f" · exit status {summary.exit_status}")
     only = ([f"Only audits matching {', '.join(md_code(p) for p in run.only)} (`--only`; "
              "families and seeds are those of the full suites)"]
             if getattr(run, "only", ()) else [])
-    result = (f"{'✅' if ok else '❌'} {summary.audits_met}/{summary.audits} audits met their "
-              "expectation")
-    if run.incomplete is not None:  # a stopped run: say so before anything else
-        result = (f"⚠️ INCOMPLETE: {run.incomplete.tests_finished} of "
-                  f"{run.incomplete.tests_planned} tests finished ({run.incomplete.reason}; "
-                  f"`dpaudit run … --resume` continues) · {result}")
+    line = headline(report)
+    result = f"{line.mark} {md_text(line.text())}"  # a stopped run says so, and why
     return [f"## {result}", "", facts,
             f"{md_code(prov.command)} · {md_text(prov.created)} · "
             f"dpaudit {prov.dpaudit_version} · "
@@ -168,7 +160,7 @@ def _problems(report: RunReport) -> list[str]:
             if test.error:
                 messages[test.error] = messages.get(test.error, 0) + len(test.certificates)
         errors += [f"- {_point(point.suite, point.audit, point.sweep)}: {_cell(message)}"
-                   + (f" ({count} certificates)" if count > 1 else "")
+                   + (f" ({plural(count, 'certificate')})" if count > 1 else "")
                    for message, count in messages.items()]
     if errors:
         lines += ["### Errors", "", *errors, ""]
@@ -200,34 +192,56 @@ def _warnings(points) -> list[str]:
     return lines + [""]
 
 
+_VIOLATION_COLUMNS = ("✓/✗", "audit", "pair", "at", "claimed ε", "certified ε_LB", "exact ε")
+
+
+def _violation_table(rows) -> list[str]:
+    """The table of violation certificates ``rows`` ((point, test, certificate) each), ✓/✗
+    (the audit point's) first."""
+    lines = ["| " + " | ".join(_VIOLATION_COLUMNS) + " |",
+             "|" + "|".join("---" for _ in _VIOLATION_COLUMNS) + "|"]
+    for point, test, c in rows:
+        bound = _num(c.bound) + (" (floating point)" if c.floating_point else "")
+        lines.append("| " + " | ".join((
+            "✓" if point.met_expectation else "✗", _audit_label(point),
+            _cell(test.pair_name or "—"), _at(c), _num(c.claimed_epsilon), bound,
+            _num(c.exact_epsilon))) + " |")
+    return lines + [""]
+
+
 def _violations(report: RunReport) -> list[str]:
+    """The unexpected violations (a table), the known bugs detected (a table inside
+    ``<details>``), the floating-point findings, the exact violations not certified."""
     lines = []
     violations = [(point, test, c) for point in report.run.points
                   for test, c in point.certificates() if c.verdict == "violation"]
-    if violations:
-        lines += [f"### Violations ({len(violations)} certificates)", "",
-                  "| audit | pair | at | claimed ε | certified ε_LB | exact ε | expected |",
-                  "|---|---|---|---|---|---|---|"]
-        for point, test, c in violations:
-            expected = f"{point.expect} {'✓' if point.met_expectation else '✗'}"
-            bound = _num(c.bound) + (" (floating point)" if c.floating_point else "")
-            lines.append("| " + " | ".join((
-                _audit_label(point), _cell(test.pair_name or "—"), _at(c),
-                _num(c.claimed_epsilon), bound, _num(c.exact_epsilon), expected))
-                + " |")
+    unexpected = [v for v in violations if violation_kind(v[0], v[2]) == "unexpected"]
+    expected = [v for v in violations if violation_kind(v[0], v[2]) == "expected"]
+    if unexpected:
+        points = len({id(p) for p, _, _ in unexpected})
+        lines += [f"### ❌ Unexpected violations ({plural(len(unexpected), 'certificate')} of "
+                  f"{plural(points, 'audit point')} expected consistent)", "",
+                  *_violation_table(unexpected)]
+    if expected:
+        points = len({id(p) for p, _, _ in expected})
+        lines += [f"<details><summary>Known bugs detected as expected: "
+                  f"{plural(len(expected), 'violation')} of "
+                  f"{plural(points, 'audit point')} expecting one</summary>", "",
+                  *_violation_table(expected), "</details>", ""]
+    floating = [(point, test, c) for point, test, c in violations if c.floating_point]
+    if floating:
+        lines += ["### Floating-point violations", "",
+                  "Certified only by an event on the outputs' float64 representation: "
+                  "the value-level bound is within the claim. " + _cell(FLOAT_FIXES) + ".",
+                  ""]
+        for point, test, c in floating:
+            expected_text = (" (detected as expected)"
+                             if violation_kind(point, c) == "expected" else "")
+            lines.append(f"- {_audit_label(point)} pair {md_code(test.pair_name or '—')} "
+                         f"{_at(c)}{expected_text}: ε_LB = {_num(c.bound)}, value-level "
+                         f"ε_LB = {_num(c.value_epsilon_lower_bound)}: "
+                         f"{_cell(c.floating_point_finding)}")
         lines.append("")
-        floating = [(point, test, c) for point, test, c in violations if c.floating_point]
-        if floating:
-            lines += ["### Floating-point violations", "",
-                      "Certified only by an event on the outputs' float64 representation: "
-                      "the value-level bound is within the claim. " + _cell(FLOAT_FIXES) + ".",
-                      ""]
-            for point, test, c in floating:
-                lines.append(f"- {_audit_label(point)} pair {md_code(test.pair_name or '—')} "
-                             f"{_at(c)}: ε_LB = {_num(c.bound)}, value-level ε_LB = "
-                             f"{_num(c.value_epsilon_lower_bound)}: "
-                             f"{_cell(c.floating_point_finding)}")
-            lines.append("")
     exact_only = report.summary.exact_only_violations
     if exact_only:
         lines += ["### Exact violations not certified at this sample size", "",
@@ -259,10 +273,25 @@ def _defaults(report: RunReport) -> list[str]:
     return [f"<details><summary>{title}</summary>", "", *table, "</details>", ""]
 
 
+def certificate_verdict(point, c) -> str:
+    """A certificate's verdict as the full table shows it: an unexpected violation in bold,
+    a violation of an audit point that expects one "detected as expected"."""
+    kind = violation_kind(point, c)
+    what = "floating-point violation" if c.floating_point else "violation"
+    if kind == "unexpected":
+        return f"**{what}**"
+    if kind == "expected":
+        return f"{what}, detected as expected"
+    if c.exact_verdict == "violation":
+        return f"{c.verdict} (exact ε > claim, not certifiable here)"
+    return c.verdict
+
+
 def _full_table(report: RunReport) -> list[str]:
     run, certificates = report.run, report.summary.certificates
-    lines = [f"<details><summary>All {certificates} certificates ({report.summary.audits} "
-             f"audit points in {len(run.suites)} suite file(s))</summary>", ""]
+    lines = [f"<details><summary>All {plural(certificates, 'certificate')} "
+             f"({plural(report.summary.audits, 'audit point')} in "
+             f"{plural(len(run.suites), 'suite file')})</summary>", ""]
     for s in run.suites:
         if s.error:
             lines.append(f"- suite {md_code(s.file)}: **malformed** (see Errors)")
@@ -272,7 +301,7 @@ def _full_table(report: RunReport) -> list[str]:
             tests = s.tests_run
             shares = ("" if tests == s.family_size else f"N = {s.family_size} shares, ")
             lines.append(f"- suite {md_code(s.file)} ({md_text(s.name)}): family-wise confidence "
-                         f"{s.confidence:g} over {tests} tests ({shares}each at "
+                         f"{s.confidence:g} over {plural(tests, 'test')} ({shares}each at "
                          f"{s.per_certificate_confidence:.6g}), seed {s.seed}")
     lines.append("")
     if certificates:
@@ -280,27 +309,28 @@ def _full_table(report: RunReport) -> list[str]:
         lines.append("|" + "|".join("---" for _ in _COLUMNS) + "|")
         for point in run.points:
             for test, c in point.certificates():
-                verdict = c.verdict
-                if verdict == "violation":
-                    verdict = ("**floating-point violation**" if c.floating_point
-                               else "**violation**")
-                elif c.exact_verdict == "violation":
-                    verdict = "consistent (exact ε > claim, not certifiable here)"
-                row = [_audit_label(point), _cell(point.mechanism),
-                       _cell(test.pair_name or "—"), _at(c),
+                row = ["✓" if point.met_expectation else "✗", _audit_label(point),
+                       _cell(point.mechanism), _cell(test.pair_name or "—"), _at(c),
                        _num(c.claimed_epsilon), _num(c.epsilon_lower_bound),
                        _num(c.white_box_epsilon_lower_bound), _num(c.exact_epsilon),
-                       _num(c.detectable_epsilon), verdict, point.expect,
-                       "✓" if point.met_expectation else "✗"]
+                       _num(c.detectable_epsilon), certificate_verdict(point, c),
+                       point.expect]
                 lines.append("| " + " | ".join(row) + " |")
-        lines += ["", "ε_LB holds with the suite's family-wise confidence over its tests (one "
-                  "test per curve certificate: audit × pair, black- or white-box); ✓/✗ is per "
-                  "audit (an expected violation is met when any of the audit's pairs/δs "
-                  "certifies one).  White-box: the same certificate from the exact likelihood "
-                  "ratio, where the mechanism has a log-density.  For RDP rows the numbers are "
-                  "Rényi ε(α).  Detectable ε: the smallest true ε(δ) the same test would "
-                  "certify with probability ≥ 1/2 at these samples (dpaudit.stats.power)."]
+        lines += ["", "✓/✗ is per audit point (an expected violation is met when any of its "
+                  "pairs, δs or αs certifies one).  ε_LB holds with the suite's family-wise "
+                  "confidence over its tests.  White-box: the same certificate from the "
+                  "exact likelihood ratio, where the mechanism has a log-density.  For RDP "
+                  "rows the numbers are Rényi ε(α).  Detectable ε: the smallest true ε(δ) "
+                  "the same test would certify with probability ≥ 1/2 at these samples "
+                  "(dpaudit.stats.power); ∞ when no event of the test could certify a "
+                  "violation at these samples."]
     return lines + ["", "</details>", ""]
+
+
+def _glossary() -> list[str]:
+    """The glossary of the counts (:data:`~dpaudit.report.glossary.GLOSSARY`), folded."""
+    return ["<details><summary>Glossary: audit point, pair, test, certificate</summary>", "",
+            *(f"- **{t.word}**: {md_text(t.meaning)}" for t in GLOSSARY), "", "</details>", ""]
 
 
 def _figures_and_series(report: RunReport, out_dir) -> list[str]:
@@ -344,7 +374,7 @@ def _figures_and_series(report: RunReport, out_dir) -> list[str]:
 def render_markdown(report: RunReport, *, out_dir: str | Path | None = None) -> str:
     """The summary.md text of a run report (layout and ``out_dir`` in the module docstring)."""
     lines = (_header(report) + _problems(report) + _violations(report) + _defaults(report)
-             + _full_table(report) + _figures_and_series(report, out_dir))
+             + _full_table(report) + _figures_and_series(report, out_dir) + _glossary())
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -354,4 +384,5 @@ def write_markdown(report: RunReport, path: str | Path, *,
     return write_text_atomic(path, render_markdown(report, out_dir=out_dir))
 
 
-__all__ = ["figure_link", "link_base", "render_markdown", "write_markdown"]
+__all__ = ["certificate_verdict", "figure_link", "link_base", "render_markdown",
+           "write_markdown"]

@@ -1,23 +1,47 @@
-"""The power figure of one ε(δ) certificate: how large a true ε its test would have caught.
+"""The power figure of one pair: how large a true ε its test would have caught.
 
-For a certificate (:class:`~dpaudit.results.hierarchy.Certificate`, or a flat record) with
-``notion = "dp"`` and an estimator certificate, the figure plots P(certify) — the
+One figure per pair of an audit point (not per certificate): for each of the pair's
+consistent ε(δ) certificates (:class:`~dpaudit.results.hierarchy.Certificate`, or a flat
+record, with ``notion = "dp"`` and an estimator certificate) it plots P(certify) — the
 probability that the same test (same events, certification samples, per-bound significance
 and δ) certifies ε_LB > claimed ε — against the true ε(δ), from
 :func:`dpaudit.stats.power.certificate_power_curve` (the larger of the black- and white-box
-tests' curves), with vertical lines at the claimed ε, the certified ε_LB (black-box and, when
-there is one, white-box), the record's ``detectable_epsilon`` (where the curve crosses 1/2)
-and the pair's exact ε when known.  Every marked value is read from the certificate; only the
-curve is computed, with the same pure-shift assumption ``detectable_epsilon`` is defined by.
+tests' curves), with vertical lines at the claimed ε (solid), the certified ε_LB (the larger
+of black- and white-box; dotted), the certificate's ``detectable_epsilon`` (dashed: where the
+curve crosses 1/2) and the pair's exact ε when known (dash-dot) — in red, blue, purple and
+black for a pair with one δ; for a pair with several, one colour per δ for its curve and its
+marks.  Every marked value is read from the certificate; only the curve is computed,
+with the same pure-shift assumption ``detectable_epsilon`` is defined by.  A certificate
+whose detectable ε is ∞ has no curve (no event of its test could certify a violation at
+these samples: the curve is 0 everywhere); the page says so in words instead.
+
+Speed: a report has a power figure for every pair with a consistent certificate (about 150
+in the default run), so :class:`PowerPlot` draws them all on one reused matplotlib figure —
+its axes, ticks and fonts are built once; each figure only replaces the curves and marks —
+and the key is the HTML caption (:func:`power_caption`), not a legend drawn per figure.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
+from dpaudit.numbers import format_number
 from dpaudit.stats.power import certificate_power_curve
+
+#: one colour per δ of a pair with several (a pair has at most a handful of δs)
+COLOURS = ("tab:purple", "tab:green", "tab:orange", "tab:blue", "tab:brown", "tab:olive",
+           "tab:cyan", "tab:pink", "tab:gray", "tab:red")
+COLOUR_NAMES = ("purple", "green", "orange", "blue", "brown", "olive", "cyan", "pink", "grey",
+                "red")
+#: (what, line style, colour and its name when the pair has one δ) of the vertical marks, in
+#: the order the caption names them
+MARKS = (("claimed ε", "-", "tab:red", "red"), ("certified ε_LB", ":", "tab:blue", "blue"),
+         ("detectable ε", "--", "tab:purple", "purple"),
+         ("exact ε", "-.", "black", "black"))
+_STYLE_NAMES = {"-": "solid", ":": "dotted", "--": "dashed", "-.": "dash-dot"}
 
 
 def _finite(value) -> float | None:
@@ -52,39 +76,112 @@ def power_curve(record, points: int = 81) -> tuple[np.ndarray, np.ndarray] | Non
     return grid, np.max(curves, axis=0)
 
 
-def power_figure(record, *, audit: str, pair: str | None):
-    """The :class:`matplotlib.figure.Figure` of :func:`power_curve` with the certificate's
-    marked values (see the module docstring), titled with its ``audit`` and ``pair`` names, or
-    None when the certificate has no power curve."""
-    curve = power_curve(record)
-    if curve is None:
-        return None
-    from matplotlib.figure import Figure
-
-    grid, power = curve
-    fig = Figure(figsize=(5.6, 2.9))
-    ax = fig.subplots()
-    ax.plot(grid, power, "-", color="tab:purple", lw=1.6, label="P(certify) at true ε")
-    marks = (("claimed ε", record.claimed_epsilon, "tab:red", "-"),
-             ("ε_LB black-box", record.epsilon_lower_bound, "tab:blue", ":"),
-             ("ε_LB white-box", record.white_box_epsilon_lower_bound, "tab:green", ":"),
-             ("detectable ε", record.detectable_epsilon, "tab:purple", "--"),
-             ("exact ε", record.exact_epsilon, "black", "-."))
-    for label, value, colour, style in marks:
-        x = _finite(value)
-        if x is not None and grid[0] <= x <= grid[-1]:
-            ax.axvline(x, color=colour, ls=style, lw=1.1, label=f"{label} = {x:.3g}")
-    ax.axhline(0.5, color="grey", lw=0.6)
-    ax.set_xlim(grid[0], grid[-1])
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel(f"true ε at δ = {record.delta:g}")
-    ax.set_ylabel("P(certify)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    ax.set_title(f"power: {audit} / {pair}", fontsize=8.5,
-                 parse_math=False)
-    fig.subplots_adjust(left=0.11, right=0.66, bottom=0.17, top=0.9)  # fixed: no layout pass
-    return fig
+def has_power(certificate) -> bool:
+    """Whether a certificate gets a curve in its pair's power figure: a consistent ε(δ)
+    certificate with an estimator certificate whose detectable ε is not ∞."""
+    return (certificate.verdict == "consistent" and certificate.notion == "dp"
+            and certificate.certificate is not None
+            and certificate.detectable_epsilon != math.inf)
 
 
-__all__ = ["power_curve", "power_figure"]
+def undetectable(certificate) -> bool:
+    """A consistent ε(δ) certificate whose test could certify no violation at these samples
+    (detectable ε = ∞)."""
+    return (certificate.verdict == "consistent" and certificate.notion == "dp"
+            and certificate.detectable_epsilon == math.inf)
+
+
+@dataclass(frozen=True)
+class PowerCurve:
+    """One certificate's curve in its pair's power figure."""
+
+    certificate: object
+    grid: np.ndarray
+    power: np.ndarray
+
+
+def pair_power_curves(certificates) -> list[PowerCurve]:
+    """The curves of a pair's certificates that have one (:func:`has_power`), in order."""
+    out = []
+    for c in certificates:
+        if has_power(c):
+            curve = power_curve(c)
+            if curve is not None:
+                out.append(PowerCurve(c, *curve))
+    return out
+
+
+def _marks(certificate) -> list[float | None]:
+    """The values of :data:`MARKS` for one certificate (None where unknown or infinite)."""
+    return [_finite(certificate.claimed_epsilon), _finite(certificate.bound),
+            _finite(certificate.detectable_epsilon), _finite(certificate.exact_epsilon)]
+
+
+def power_caption(curves: list[PowerCurve]) -> str:
+    """The figure's key and values in words: which line is which (one δ: a colour per mark;
+    several: a colour per δ, a line style per mark), then per δ the marked values."""
+    if len(curves) == 1:
+        key = ", ".join(f"{what} ({colour}, {_STYLE_NAMES[style]})"
+                        for what, style, _, colour in MARKS)
+    else:
+        key = ", ".join(f"{what} ({_STYLE_NAMES[style]})" for what, style, _, _ in MARKS)
+        key += "; one colour per δ"
+    parts = []
+    for i, curve in enumerate(curves):
+        c = curve.certificate
+        values = ", ".join(f"{mark[0]} {format_number(v)}" for mark, v
+                           in zip(MARKS, _marks(c)) if v is not None)
+        colour = f" ({COLOUR_NAMES[i % len(COLOUR_NAMES)]})" if len(curves) > 1 else ""
+        parts.append(f"δ = {format_number(c.delta)}{colour}: {values}")
+    return f"vertical lines: {key}. " + "; ".join(parts)
+
+
+class PowerPlot:
+    """Draws power figures on one reused :class:`matplotlib.figure.Figure` (see the module
+    docstring).  :meth:`figure` returns that same figure each time, redrawn: turn it into SVG
+    (:func:`dpaudit.report.svg.figure_svg`) before asking for the next."""
+
+    def __init__(self) -> None:
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import FixedLocator, MaxNLocator
+
+        self.fig = Figure(figsize=(5.6, 2.5))
+        ax = self.ax = self.fig.subplots()
+        ax.axhline(0.5, color="grey", lw=0.6)
+        ax.set_ylim(-0.02, 1.02)
+        ax.yaxis.set_major_locator(FixedLocator([0.0, 0.5, 1.0]))
+        ax.xaxis.set_major_locator(MaxNLocator(7))
+        ax.set_xlabel("true ε(δ)")
+        ax.set_ylabel("P(certify)")
+        ax.grid(alpha=0.3)
+        self.fig.subplots_adjust(left=0.11, right=0.98, bottom=0.2, top=0.96)  # no layout pass
+        self._drawn: list = []
+
+    def figure(self, curves: list[PowerCurve]):
+        """The figure of one pair's ``curves`` (non-empty), replacing the previous pair's."""
+        ax = self.ax
+        for artist in self._drawn:
+            artist.remove()
+        self._drawn = []
+        low = min(float(c.grid[0]) for c in curves)
+        high = max(float(c.grid[-1]) for c in curves)
+        lines = []
+        for i, curve in enumerate(curves):
+            colour = COLOURS[i % len(COLOURS)]
+            (line,) = ax.plot(curve.grid, curve.power, "-", color=colour, lw=1.6)
+            lines.append(line)
+            self._drawn.append(line)  # tracked at once: a failure never leaves it behind
+            for (_, style, one, _), x in zip(MARKS, _marks(curve.certificate)):
+                if x is not None and low <= x <= high:
+                    self._drawn.append(ax.axvline(x, color=one if len(curves) == 1 else colour,
+                                                  ls=style, lw=1.1))
+        if len(curves) > 1:
+            self._drawn.append(ax.legend(
+                lines, [f"δ = {format_number(c.certificate.delta)}" for c in curves],
+                fontsize=7, loc="lower right", frameon=False))
+        ax.set_xlim(low, high)
+        return self.fig
+
+
+__all__ = ["COLOURS", "MARKS", "PowerCurve", "PowerPlot", "has_power", "pair_power_curves",
+           "power_caption", "power_curve", "undetectable"]

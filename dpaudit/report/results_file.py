@@ -27,7 +27,11 @@ layout; schema 3 splits ``audits`` into ``points`` + ``certificates`` and adds t
       "platform": "Linux-...",
       "options": {"profile": "default", "samples": null, "seed": null, "workers": 2,
                   "backend": "local",               # or e.g. "dask: local cluster, 2 workers"
-                  "only": null},                   # --only patterns (list), null: all audits
+                  "only": null},                   # --only patterns (list), null: all audits;
+                                                   #   dpaudit diff compares profile, samples,
+                                                   #   seed, only and dpaudit_version of two
+                                                   #   runs (dpaudit.report.comparable); a file
+                                                   #   without "options": profile default, all
       "seconds": 123.4,                            # wall time of the whole run
       "incomplete": {"reason": "interrupted by SIGTERM",  # only in a partial run: its
                      "tests_finished": 57,                 #   unfinished tests are "not run"

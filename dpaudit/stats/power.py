@@ -77,19 +77,33 @@ def _claim_threshold(claimed_epsilon: float, ucb: float, delta: float) -> float:
     return scale * ucb + delta
 
 
+#: counts evaluated at once per step of :func:`_certifying_count`'s search
+_SEARCH_WIDTH = 64
+
+
 def _certifying_count(threshold: float, samples: int, significance: float) -> int | None:
-    """The smallest k with LCB(k, n, s) > threshold, None if even k = n does not."""
+    """The smallest k with LCB(k, n, s) > threshold, None if even k = n does not.
+
+    LCB increases in k, so the answer is unique; it is found by a 64-ary search (each step
+    evaluates LCB at up to 63 counts inside the bracket in one vectorised call and keeps the
+    sub-bracket where it crosses the threshold), which ends at the same k as a bisection in
+    about a quarter of the calls (3–4 instead of ~20 for n = 10⁶)."""
     if float(clopper_pearson_lower(samples, samples, significance)) <= threshold:
         return None
     lo, hi = 0, samples  # LCB(lo) <= threshold < LCB(hi)
     if threshold < 0:
         return 0
     while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if float(clopper_pearson_lower(mid, samples, significance)) > threshold:
-            hi = mid
-        else:
-            lo = mid
+        inside = np.unique(np.linspace(lo, hi, min(hi - lo + 1, _SEARCH_WIDTH + 1))
+                           .round().astype(np.int64))[1:-1]
+        above = np.atleast_1d(clopper_pearson_lower(inside, samples, significance)) > threshold
+        if not above.any():
+            lo = int(inside[-1])
+            continue
+        first = int(np.argmax(above))
+        hi = int(inside[first])
+        if first > 0:
+            lo = int(inside[first - 1])
     return hi
 
 

@@ -4,7 +4,9 @@ counts, the figure phase, --quiet, and silence from the Python API."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import math
 
 import pytest
 
@@ -63,6 +65,19 @@ def test_plain_lines_when_not_a_terminal(tiny_suite):
     records = lines[5:]
     assert [line.split(" ", 1)[0] for line in records] == ["[1/2]", "[2/2]"]
     assert records == [f"[{k}/2] {format_progress(r)}" for k, r in enumerate(run.records, 1)]
+    by_audit = {r.audit: r for r in run.records}
+    # a violation says whether its audit point expected it (a known bug) or not (a failure)
+    bug = by_audit["bug"]
+    assert bug.expect == "violation" and " violation (expected) (" in format_progress(bug)
+    unexpected = format_progress(dataclasses.replace(bug, expect="consistent"))
+    assert " VIOLATION (unexpected) (" in unexpected
+    # a consistent one says what its test could have caught; an ∞ says so in words
+    fine = by_audit["fine"]
+    assert " consistent (" in format_progress(fine)
+    assert "could detect ε ≥ " in format_progress(fine)
+    lost = format_progress(dataclasses.replace(fine, detectable_epsilon=math.inf))
+    assert lost.endswith("(no event of this test could certify a violation at these samples)")
+    assert "could detect" not in lost and "inf" not in lost
 
 
 def test_bar_on_a_terminal_prints_only_noteworthy_records(tiny_suite):
@@ -112,4 +127,9 @@ def test_cli_plain_lines_and_quiet(tiny_suite, tmp_path, capsys):
                  "--quiet"]) == 0
     captured = capsys.readouterr()
     assert captured.err == ""
-    assert "2/2 audits met their expectation" in captured.out
+    lines = captured.out.splitlines()
+    assert lines[0] == ("2 audit points, 2 pairs, 4 tests, 2 certificates: 1 violation (1 "
+                        f"expected, 0 unexpected), 1 consistent, 0 errors — {lines[0][-5:]}")
+    # the headline is the run's last line
+    assert lines[-1] == "PASS — 2/2 expectations met — 1 known bug detected, 0 unexpected " \
+                        "violations"

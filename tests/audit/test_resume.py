@@ -258,7 +258,7 @@ def test_a_killed_run_leaves_reports_that_say_so_and_resumes(tmp_path):
     os.kill(run.pid, signal.SIGKILL)
     run.communicate(timeout=30)
     summary = (out / "summary.md").read_text(encoding="utf-8")
-    assert summary.startswith("## ⚠️ INCOMPLETE: 0 of 8 tests finished (in progress")
+    assert summary.startswith("## ⚠️ INCOMPLETE — 0 of 8 tests finished (in progress")
     records_at_start = read_document(out / "results.json")["audits"]
     assert all(r["error"].startswith("not run yet") for r in records_at_start)
 

@@ -243,7 +243,7 @@ def test_cli_cluster_local_2_end_to_end(tmp_path, capsys):
     assert main(["run", str(suite), "--out", str(tmp_path / "local"), "--workers", "1"]) == 0
     assert main(["run", str(suite), "--out", str(tmp_path / "dask"), "--cluster", "local:2"]) == 0
     out = capsys.readouterr().out
-    assert "1/1 audits met their expectation" in out
+    assert "PASS — 1/1 expectations met" in out
     docs = [json.loads((tmp_path / d / "results.json").read_text()) for d in ("local", "dask")]
     volatile = ("created", "command", "seconds", "options")
     local, dask = ({k: without_timing(v) for k, v in d.items() if k not in volatile}

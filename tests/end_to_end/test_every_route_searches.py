@@ -66,7 +66,8 @@ def test_dpaudit_run_fails_the_bug_and_the_doubles_and_passes_the_twin(project):
     # the bug is found by a searched pair; the natural pair alone stays consistent
     buggy = [line for line in done.stderr.splitlines() if "] buggy pair=" in line]
     assert any("pair=add-upper" in line and " consistent " in line for line in buggy)
-    assert any("pair=searched-" in line and " violation " in line for line in buggy)
+    assert any("pair=searched-" in line and " VIOLATION (unexpected) " in line
+               for line in buggy)
 
 
 def test_pytest_fixture_and_suite_items_agree(project):

@@ -4,6 +4,7 @@ two certificates' own intervals do not overlap; the exit status and the PR comme
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 from pathlib import Path
@@ -13,8 +14,10 @@ import pytest
 from dpaudit.results.records import exit_status
 from dpaudit.api import run_suites
 from dpaudit.cli.commands import main
+from dpaudit.report.comparable import selects
 from dpaudit.report.diff import diff_reports
-from dpaudit.report.json_report import build_report
+from dpaudit.report.json_report import RunSummary, build_report
+from dpaudit.results.options import RunOptions
 from dpaudit.report.tightness import epsilon_interval
 
 HEAD = """
@@ -158,6 +161,111 @@ def test_json_form_is_plain_json(edited):
     assert change["old"]["interval"][1] < change["new"]["interval"][0]
 
 
+def _selected(report, *patterns):
+    """``report`` as an ``--only`` run of ``patterns`` gives it: the selected audit points,
+    numbers unchanged (dpaudit.audit.select: selection happens after planning, so a selected
+    audit's numbers are bit-identical to the full run's), ``only`` recorded."""
+    from dpaudit.audit.select import AuditFilter
+
+    run = report.run
+    kept = [p for p in run.points if AuditFilter(patterns).matches(p.suite, p.audit)]
+    run = dataclasses.replace(run, points=kept, options=RunOptions(only=patterns))
+    return dataclasses.replace(report, run=run, summary=RunSummary.of(run, 0))
+
+
+def test_an_only_run_against_a_full_baseline_compares_only_what_both_selected(edited):
+    full, _ = edited
+    only = _selected(full, "tiny/lap", "bug")
+    assert {p.audit for p in only.run.points} == {"lap", "bug"}
+    diff = diff_reports(full, only)
+    # the deselected audits are not "removed": they are not compared, and the header says so
+    assert diff.removed_points == diff.added_points == () and diff.regressions == ()
+    assert diff.comparison.not_selected_new == ("tiny / control", "tiny / gone")
+    assert diff.comparison.compared_points == 2 and diff.compared == 3  # lap ×2 δ, bug
+    assert [d.text() for d in diff.comparison.differences] == [
+        "selection (all audits → --only 'tiny/lap' 'bug')"]
+    text = diff.to_markdown()
+    assert "⚠️ The runs differ in selection (all audits → --only 'tiny/lap' 'bug')." in text
+    assert ("Compared: the 2 audit points both runs selected. Not compared (neither added "
+            "nor removed): 2 audit points of the old run that the new run's --only did not "
+            "select.") in text
+    assert "### Audit points removed" not in text
+    assert "<details><summary>Not compared: not selected by the new run's --only (2 audit " \
+           "points)</summary>" in text
+    # the other way round: a full run against an --only baseline adds nothing either
+    back = diff_reports(only, full)
+    assert back.added_points == () and back.new_violations == () and back.regressions == ()
+    assert back.comparison.not_selected_old == ("tiny / control", "tiny / gone")
+    # a point the --only run did select but does not have is still a removal
+    lap_only = _selected(full, "tiny/lap", "bug", "gone")
+    lap_only = dataclasses.replace(lap_only, run=dataclasses.replace(
+        lap_only.run, points=[p for p in lap_only.run.points if p.audit != "gone"]))
+    assert diff_reports(full, lap_only).removed_points == ("tiny / gone",)
+    # a suite file the new run did not run at all: removed, and the header names the file
+    none = dataclasses.replace(full, run=dataclasses.replace(full.run, points=[], suites=[]))
+    diff = diff_reports(full, none)
+    assert len(diff.removed_points) == 4 and diff.comparison.suites_only_old == (("tiny", 4),)
+    assert "Suites only the old run ran: tiny (4 audit points), listed as removed." in \
+        diff.to_markdown()
+    back = diff_reports(none, full)  # a new suite file: its points are added and judged
+    assert len(back.added_points) == 4
+    assert "Suites only the new run ran: tiny (4 audit points), listed as added." in \
+        back.to_markdown()
+
+
+def _with_samples(report, samples: int, profile: str):
+    """``report`` with every test at ``samples`` per side and ``profile`` recorded."""
+    run = report.run
+    points = [p.with_tests(dataclasses.replace(t, samples=samples) for t in p.tests).judged()
+              for p in run.points]
+    run = dataclasses.replace(run, points=points, options=RunOptions(profile=profile))
+    return dataclasses.replace(report, run=run)
+
+
+def test_other_samples_are_not_compared_for_epsilon_and_the_header_says_why(edited):
+    old, new = edited
+    assert diff_reports(old, new).significant_changes  # at equal samples: control moved
+    quick = _with_samples(new, 400, "quick")
+    diff = diff_reports(old, quick)
+    assert diff.significant_changes == ()  # other samples: not a measure of one quantity
+    assert diff.comparison.samples_differ == diff.compared == 4
+    # verdicts are still compared: the new violation of control is still a regression
+    assert [c.where for c in diff.new_violations] == ["tiny / control / add-max-record @ δ=0"]
+    assert diff.regressions and diff.exit_status == 1
+    text = diff.to_markdown()
+    assert "⚠️ The runs differ in profile (default → quick)." in text
+    assert ("Samples per side differ for 4 of the 4 certificates in both runs: their ε_LB "
+            "differ by design and are not compared (ε is compared for the other 0).") in text
+    assert "a run with fewer samples has less power" in text
+    assert "| tiny / control / add-max-record @ δ=0 (samples 4,000 → 400) | 0.5 |" in text
+    document = diff.to_json()["comparison"]
+    assert document["differences"] == [{"what": "profile", "old": "default", "new": "quick"}]
+    assert document["samples_differ"] == 4
+
+
+def test_same_settings_say_so(edited):
+    old, _ = edited
+    notes = diff_reports(old, old).comparison.notes(len(old.records))
+    assert notes == ["Same settings (profile, samples, seeds, selection, dpaudit version): "
+                     "every certificate in both runs is compared."]
+
+
+def test_selection_rule_is_the_only_option_s():
+    """dpaudit.report.comparable.selects (report may not import dpaudit.audit) decides as
+    dpaudit.audit.select.AuditFilter does."""
+    from types import SimpleNamespace
+
+    from dpaudit.audit.select import AuditFilter
+
+    names = [("classic", "laplace-eps1"), ("classic", "svt-lyu3"), ("sgld", "posterior"),
+             ("sgld", "sgld-interim-leak")]
+    for patterns in [(), ("classic/*",), ("sgld*",), ("posterior", "classic/svt-*"),
+                     ("*/laplace-eps?",), ("nothing",)]:
+        report = SimpleNamespace(run=SimpleNamespace(only=patterns))
+        for suite, audit in names:
+            assert selects(report, suite, audit) == AuditFilter(patterns).matches(suite, audit)
+
+
 def test_interval_brackets_the_certified_bound(edited):
     old, _ = edited
     for record in old.records:
@@ -227,6 +335,30 @@ def test_diff_and_baseline_commands(tmp_path, capsys):
     target = tmp_path / "comment.md"
     assert main(["diff", str(old), str(new), "--out", str(target)]) == 1
     assert target.read_text(encoding="utf-8") == diff_md
+
+
+@pytest.mark.slow
+def test_baseline_of_an_only_run_and_of_a_quick_run_say_what_differs(tmp_path, capsys):
+    text = HEAD.format(seed=5) + LAP.format(epsilon=1.0) + BUG + CONTROL.format(epsilon=1.5)
+    status, full = _run(tmp_path, "full", text)
+    assert status == 0
+    status, only = _run(tmp_path, "only", text, "--only", "tiny/lap", "--baseline", str(full))
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "0 audit point(s) added, 0 removed" in out
+    assert "  ⚠️ The runs differ in selection (all audits → --only 'tiny/lap')." in out
+    comment = (only / "diff.md").read_text(encoding="utf-8")
+    assert "### Audit points removed" not in comment
+    assert "2 audit points of the old run that the new run's --only did not select" in comment
+    status, quick = _run(tmp_path, "quick", text, "--profile", "quick", "--baseline",
+                         str(full))
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "  ⚠️ The runs differ in profile (default → quick)." in out
+    comment = (quick / "diff.md").read_text(encoding="utf-8")
+    assert "0 significant ε change(s)" in comment
+    assert "Samples per side differ for 4 of the 4 certificates in both runs" in comment
+    assert "PASS — 3/3 expectations met" in out.splitlines()[-1]
 
 
 @pytest.mark.slow

@@ -105,7 +105,9 @@ class Rows(HTMLParser):
 
 
 def external_urls(text: str) -> list[str]:
-    """Every src/href/url()/@import that names another address (scheme or //host)."""
+    """Every src/href/url()/@import that names another address (scheme or //host); an
+    embedded PNG (``src="data:image/png;base64,…"``, what the figures are) is not one."""
+    text = re.sub(r'src="data:image/png;base64,[A-Za-z0-9+/=]*"', "", text)
     found = re.findall(r"""(?:src|href|action|poster|data)\s*=\s*["']?\s*([a-z][a-z0-9+.-]*:|//)""",
                        text, flags=re.I)
     found += re.findall(r"url\(\s*['\"]?\s*([a-z][a-z0-9+.-]*:|//)", text, flags=re.I)
@@ -135,16 +137,30 @@ def test_one_row_per_certificate_and_the_overview_counts_match_the_summary(repor
             sum(1 for r in rows if r["verdict"] == verdict)
     assert summary.verdicts["violation"] >= 1 and summary.verdicts["error"] >= 1
     violation = next(r for r in rows if "verdict-violation" in r["class"])
-    assert violation["cells"][0] == HOSTILE and violation["cells"][-1] == "✓"
+    # ✓/✗ first; the hostile audit expects its violation: a known bug, not red
+    assert violation["cells"][0] == "✓" and violation["cells"][1] == HOSTILE
+    assert "expected-violation" in violation["class"]
+    assert "unexpected-violation" not in violation["class"]
+    assert "detected as expected" in violation["cells"][-2]
     cards = dict((what, n) for n, what in re.findall(
         r'<div class="n">([^<]+)</div><div class="what">([^<]+)', page))
-    assert cards["certificates (audit point × pair × δ or α)"] == str(summary.certificates)
-    assert cards["certified violations"] == str(summary.verdicts["violation"])
-    assert cards["audit points met their expectation"] == \
+    assert cards["expectations met (audit points)"] == \
         f"{summary.audits_met} / {summary.audits}"
+    assert cards["known bugs detected (audit points expecting a violation)"] == "1"
+    assert cards["unexpected violations (audit points expected consistent)"] == "0"
     family = sum(s.tests_run for s in report.run.suites if not s.error)
-    assert cards["tests (curve certificates, one per audit point × pair and box)"] == str(family)
+    pairs = len({(r.audit, r.pair_name) for r in report.run.records})
+    counts = (f"3 audit points · {pairs} pairs · {family} tests · {summary.certificates} "
+              "certificates")
+    assert f'<p class="counts"><b>{counts}</b>' in page
     assert f"over {family} tests" in page and f"over {family} certificates" not in page
+    # the headline comes first; the glossary defines the words
+    assert page.index('class="headline fail"') < page.index('id="overview"')
+    assert re.search(r'<span class="status">FAIL</span> 2/3 expectations met — 1 known bug '
+                     r'detected, 0 unexpected violations, 2 errors \(suite file ', page)
+    assert '<section id="glossary">' in page
+    for word in ("audit point", "pair", "test", "certificate"):
+        assert f"<dt>{word}</dt>" in page
 
 
 def test_errors_unmet_expectations_and_certificate_details(report, page):
@@ -199,6 +215,20 @@ def test_without_matplotlib_the_page_says_figures_need_the_report_extra(report, 
     assert len(Rows(text).rows) == report.summary.certificates
 
 
+def test_figures_that_cannot_be_drawn_at_all_cost_only_the_figures(report, monkeypatch):
+    """E.g. a matplotlib left half-imported by a signal: the page without figures, saying
+    why."""
+    import dpaudit.report.html as html
+
+    def broken(*args, **kwargs):
+        raise AttributeError("module 'matplotlib' has no attribute 'get_data_path'")
+
+    monkeypatch.setattr(html, "_attach_figures", broken)
+    text = render_html(report)
+    assert "The figures could not be drawn: AttributeError: module &#39;matplotlib&#39;" in text
+    assert "<svg" not in text and len(Rows(text).rows) == report.summary.certificates
+
+
 def test_committed_example_is_rendered_from_its_results_json():
     from dpaudit.report.results_file import read_document
 
@@ -206,26 +236,36 @@ def test_committed_example_is_rendered_from_its_results_json():
     text = (EXAMPLE / "report.html").read_text(encoding="utf-8")
     rows = Rows(text).rows
     assert len(rows) == document["summary"]["certificates"] == len(document["audits"])
-    assert all(r["cells"][0].startswith(a["audit"]) for r, a in zip(rows, document["audits"]))
+    assert all(r["cells"][1].startswith(a["audit"]) for r, a in zip(rows, document["audits"]))
+    assert all(r["cells"][0] == ("✓" if a["met_expectation"] else "✗")
+               for r, a in zip(rows, document["audits"]))
     assert sum("verdict-violation" in r["class"] for r in rows) == \
         document["summary"]["verdicts"]["violation"]
     assert document["created"] in text and external_urls(text) == []
 
 
+def _pairs_with_power(report) -> int:
+    """Pairs with a power figure: one per pair with a consistent ε(δ) certificate whose
+    detectable ε is finite (not one per certificate)."""
+    from dpaudit.report.power_figure import has_power
+
+    return sum(1 for p in report.run.points for t in p.tests
+               if any(has_power(c) for c in t.certificates))
+
+
 @pytest.mark.slow
 def test_figures_are_inline_svg_with_document_unique_ids(report):
     text = render_html(report)
-    consistent_dp = [r for r in report.run.records
-                     if r.verdict == "consistent" and r.notion == "dp"]
-    assert text.count("<svg") == len(report.run.curves) + len(consistent_dp)
+    assert _pairs_with_power(report) >= 2
+    assert text.count("<svg") == len(report.run.curves) + _pairs_with_power(report)
+    assert text.count('<figure class="power">') == _pairs_with_power(report)
     assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<metadata" not in text
     assert external_urls(text) == []
     ids = re.findall(r'\sid="([^"]+)"', text)
     assert len(ids) == len(set(ids))
     for ref in set(re.findall(r'href="#([^"]+)"', text)):
         assert ref in ids, ref
-    assert HOSTILE not in text  # figure titles are escaped too
-    assert "power: laplace-$\\frac$" in text  # the name as plain text, not mathtext
+    assert HOSTILE not in text  # figure captions are escaped too
 
 
 @pytest.mark.slow
@@ -239,8 +279,7 @@ def test_a_figure_that_fails_to_draw_costs_only_that_figure(report):
     text = render_html(dataclasses.replace(report, run=run))
     assert "The figure could not be drawn: " in text
     assert len(Rows(text).rows) == report.summary.certificates
-    assert text.count("<svg") == sum(1 for r in report.run.records
-                                     if r.verdict == "consistent" and r.notion == "dp")
+    assert text.count("<svg") == _pairs_with_power(report)
 
 
 @pytest.mark.parametrize("folder", [EXAMPLE, EXAMPLE.parent / "sgld",
@@ -253,7 +292,7 @@ def test_committed_reports_render_the_same_from_results_json(folder):
     committed = (folder / "report.html").read_text(encoding="utf-8")
 
     def normal(page: str) -> str:  # the figures aside (matplotlib's output varies by version)
-        page = re.sub(r"<figure>.*?</figure>", "", page, flags=re.S)
+        page = re.sub(r"<figure[^>]*>.*?</figure>", "", page, flags=re.S)
         page = re.sub(r'<h3>Figures</h3>\s*<div class="figs">\s*</div>', "", page)
         return " ".join(page.split())
 
@@ -298,10 +337,24 @@ def test_report_in_headless_chromium(report, tmp_path):
             assert problems == []
             assert requests == [url]
 
+            # the verdict first, at the top of the page
+            headline = page.locator("#headline")
+            assert headline.is_visible() and headline.bounding_box()["y"] < 200
+            assert headline.inner_text().startswith("FAIL ")
+
             table = page.locator("table.certs").first
             violation = table.locator("tbody tr.verdict-violation").first
             assert violation.is_visible()
-            assert "verdict-violation" in violation.get_attribute("class")
+            assert "expected-violation" in violation.get_attribute("class")
+            # a known bug detected is not painted as a failure; ✓/✗ is the first column,
+            # on screen without scrolling sideways
+            background = violation.evaluate("r => getComputedStyle(r).backgroundColor")
+            assert background not in ("rgb(253, 236, 234)",), background  # --bad-bg
+            assert violation.locator(".badge.expected").inner_text() == "detected as expected"
+            mark = violation.locator("td").first
+            assert mark.inner_text() == "✓"
+            box = mark.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 1300
 
             def column(index: int) -> list[str]:
                 return table.locator(f"tbody tr td:nth-child({index})").all_inner_texts()
@@ -309,19 +362,23 @@ def test_report_in_headless_chromium(report, tmp_path):
             def numbers(index: int) -> list[float]:
                 return [float(c.replace("∞", "inf")) for c in column(index) if c != "—"]
 
-            before, header = column(1), table.locator("thead th").nth(5)
+            before, header = column(2), table.locator("thead th").nth(6)
             header.locator("button").click()  # ε_LB ascending, unknown (—) last
-            assert numbers(6) == sorted(numbers(6)) and column(6)[-1] == "—"
+            assert numbers(7) == sorted(numbers(7)) and column(7)[-1] == "—"
             assert header.get_attribute("aria-sort") == "ascending"
             header.locator("button").click()  # descending, unknown still last
-            assert numbers(6) == sorted(numbers(6), reverse=True) and column(6)[-1] == "—"
+            assert numbers(7) == sorted(numbers(7), reverse=True) and column(7)[-1] == "—"
             assert header.get_attribute("aria-sort") == "descending"
-            assert column(1) != before  # the rows moved, not only the numbers
+            assert column(2) != before  # the rows moved, not only the numbers
 
             page.locator("select[data-verdict-for]").first.select_option("violation")
             consistent = table.locator("tbody tr.verdict-consistent")
             assert consistent.count() >= 1
             assert all(not consistent.nth(i).is_visible() for i in range(consistent.count()))
+            assert violation.is_visible()
+            page.locator("select[data-verdict-for]").first.select_option("unexpected-violation")
+            assert not violation.is_visible()
+            page.locator("select[data-verdict-for]").first.select_option("expected-violation")
             assert violation.is_visible()
             page.locator("input[data-filter-for]").first.fill("no-such-audit")
             assert not violation.is_visible()
@@ -332,11 +389,12 @@ def test_report_in_headless_chromium(report, tmp_path):
             violation.locator("a").click()  # the row's link opens its audit's <details>
             # the page's hashchange handler opens it: wait for it (bounded), a loaded machine
             # may run the handler after the click returns (seen once in a full run under load)
-            page.locator("details.audit[open] .cert .badge.violation").first.wait_for(
+            page.locator("details.audit[open] .cert .badge.expected").first.wait_for(
                 state="visible", timeout=10_000)
             assert page.locator("details.audit[open] math").first.is_visible()
             page.locator("details.audit").evaluate_all("ds => ds.forEach(d => d.open = true)")
-            assert page.locator("figure svg").first.is_visible()
+            assert page.locator("figure.power svg").first.is_visible()
+            assert page.locator("#glossary dt").count() >= 4
             assert problems == [] and requests == [url]
             page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
         finally:

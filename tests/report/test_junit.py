@@ -4,6 +4,7 @@ consistent at every level; what CI reporters parse (ElementTree and junitparser)
 
 from __future__ import annotations
 
+import json
 import textwrap
 import xml.etree.ElementTree as ET
 
@@ -84,6 +85,9 @@ def test_one_testcase_per_audit_point_and_pair(report):
                                     "nan-data / fine"])
     assert {c.get("classname") for c in cases.values()} == {"tiny"}
     props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
+    assert int(props["pairs"]) == len(cases)  # a JUnit testcase is a dpaudit pair
+    assert int(props["audit_points"]) == len(report.run.points_of(report.run.suites[0]))
+    assert int(props["certificates"]) == len(report.records)
     assert int(props["family_size"]) == report.run.suites[0].family_size
     assert int(props["tests"]) == report.run.suites[0].tests
     assert float(props["per_test_confidence"]) == \
@@ -126,6 +130,9 @@ def test_failure_error_and_malformed_suite(report):
     missed = next(r for r in report.records if r.audit.startswith("missed"))
     assert f"ε_LB {missed.epsilon_lower_bound:.4g}" in message and "claimed 0.5" in message
     assert "draws of" in failure.text  # the certifying event's counts
+    # the pair and its two datasets first: the failure is reproducible from the CI log
+    d0, d1 = (json.dumps(missed.pair[k], separators=(",", ":")) for k in ("d0", "d1"))
+    assert failure.text.splitlines()[0] == f"pair 'add-max-record' (d0 = {d0}, d1 = {d1})"
     error = cases["nan-data / nan"].find("error")
     assert error is not None and failure is not None
     record = next(r for r in report.records if r.pair_name == "nan")

@@ -5,6 +5,7 @@ once per message, links from the repository root)."""
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import re
 import textwrap
@@ -69,19 +70,41 @@ def report(tmp_path_factory):
 def test_summary_is_a_pull_request_comment(report):
     text = render_markdown(report)
     lines = text.splitlines()
-    assert lines[0] == "## ❌ 2/4 audits met their expectation"
+    # the headline first: what failed, by name; known bugs are not failures
+    assert lines[0] == ("## ❌ FAIL — 2/4 expectations met — 1 known bug detected, "
+                        "1 unexpected violation (tiny/missed), 1 error (tiny/nan-data)")
     header = lines[:lines.index("### Unmet expectations")]
     assert len(header) <= 6
     s = report.summary
-    assert (f"{s.certificates} certificates: {s.verdicts['violation']} violation, "
-            f"{s.verdicts['consistent']} consistent, {s.verdicts['error']} error") in header[2]
-    order = [lines.index(h) for h in ("### Unmet expectations", "### Errors",
-                                      "### Violations (3 certificates)")]
+    family = report.run.suites[0].tests
+    assert header[2].startswith(
+        f"4 audit points · 4 pairs · {family} tests · {s.certificates} certificates: "
+        f"3 violations (2 expected, 1 unexpected), {s.verdicts['consistent']} consistent, "
+        f"{s.verdicts['error']} errors · ")
+    order = [lines.index(h) for h in (
+        "### Unmet expectations", "### Errors",
+        "### ❌ Unexpected violations (1 certificate of 1 audit point expected consistent)",
+        "<details><summary>Known bugs detected as expected: 2 violations of 1 audit point "
+        "expecting one</summary>")]
     assert order == sorted(order)
-    details = lines.index(next(line for line in lines if line.startswith("<details>")))
-    assert details > order[-1] and lines[details + 1] == ""  # GitHub renders the table
-    assert lines[details + 3] == ""
+    unexpected = lines[order[2] + 2:order[2] + 5]
+    assert unexpected[0].startswith("| ✓/✗ | audit |") and unexpected[2].startswith("| ✗ | missed")
+    details = order[3]
+    assert lines[details + 1] == ""  # GitHub renders the table
+    assert lines[details + 3] == "|---|---|---|---|---|---|---|"
+    assert lines[details + 4].startswith("| ✓ | bug-curve")
     assert "</details>" in lines[details:]
+    full = lines.index("| " + " | ".join((
+        "✓/✗", "audit", "mechanism", "pair", "at", "claimed ε", "certified ε_LB",
+        "white-box ε_LB", "exact ε", "detectable ε", "verdict", "expected")) + " |")
+    rows = lines[full + 2:lines.index("", full)]
+    assert all(row.startswith(("| ✓ |", "| ✗ |")) for row in rows)
+    assert any("| violation, detected as expected | violation |" in row for row in rows)
+    assert any(row.startswith("| ✗ | missed") and "| **violation** | consistent |" in row
+               for row in rows)
+    # the glossary closes the comment, folded
+    assert lines[-1] == "</details>" and "<details><summary>Glossary: audit point, pair, " \
+        "test, certificate</summary>" in lines
     # one error line for the three δs of the same audit and message
     errors = [line for line in lines if line.startswith("- `tiny` / `nan-data`")]
     assert len(errors) == 1 and errors[0].endswith("(3 certificates)")
@@ -101,7 +124,8 @@ def test_all_met_has_a_check_mark(tmp_path):
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     run = run_suites([str(path)], workers=1)
     text = render_markdown(build_report(run, command="t", exit_status=exit_status(run)))
-    assert text.startswith("## ✅ 2/2 audits met their expectation\n")
+    assert text.startswith("## ✅ PASS — 2/2 expectations met — 1 known bug detected, "
+                           "0 unexpected violations\n")
     assert "### Errors" not in text and "### Unmet" not in text
     # a fixed family: N shares, of which the file plans fewer tests
     tests = run.suites[0].tests
@@ -158,14 +182,20 @@ def test_report_command_re_renders_byte_identical(tmp_path, capsys, monkeypatch)
     Path("tiny.toml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
     assert main(["run", "tiny.toml", "--out", "reports/latest", "--workers", "1"]) == 2
     out = Path("reports/latest")
-    written = {name: (out / name).read_bytes() for name in ("summary.md", "junit.xml")}
+    written = {name: (out / name).read_bytes()
+               for name in ("summary.md", "junit.xml", "report.html")}
+    # report.html embeds the PNGs the run drew (not drawn twice): one per figure file
+    pngs = sorted(Path(out / "figures").glob("*.png"))
+    page = written["report.html"].decode()
+    assert pngs and page.count('<img src="data:image/png;base64,') == len(pngs)
+    assert "<svg" in page  # the power figures
     # figure links resolve from the directory the command ran in (the repository root)
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", written["summary.md"].decode())
     assert links and all(link.startswith("reports/latest/figures/") and Path(link).is_file()
                          for link in links)
     for name in written:
         (out / name).unlink()
-    assert main(["report", "reports/latest"]) == 0
+    assert main(["report", "reports/latest"]) == 0  # byte-identical, report.html too
     assert {name: (out / name).read_bytes() for name in written} == written
     # another output directory: the links still point at the figures next to results.json
     assert main(["report", "reports/latest/results.json", "--format", "md",
@@ -173,6 +203,22 @@ def test_report_command_re_renders_byte_identical(tmp_path, capsys, monkeypatch)
     assert Path("elsewhere/summary.md").read_bytes() == written["summary.md"]
     assert not Path("elsewhere/junit.xml").exists()
     assert "wrote elsewhere/summary.md" in capsys.readouterr().out
+
+
+def test_png_data_uri_embeds_only_pngs_inside_the_directory(tmp_path):
+    from dpaudit.report.html import png_data_uri
+
+    png = b"\x89PNG\r\n\x1a\n" + b"rest"
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "a.png").write_bytes(png)
+    (tmp_path / "figures" / "fake.png").write_bytes(b"<svg>not a png</svg>")
+    (tmp_path.parent / "outside.png").write_bytes(png)
+    uri = png_data_uri(tmp_path, "figures/a.png")
+    assert uri == "data:image/png;base64," + base64.b64encode(png).decode()
+    for path in ("figures/fake.png", "figures/missing.png", "../outside.png",
+                 str(tmp_path.parent / "outside.png"), None, ""):
+        assert png_data_uri(tmp_path, path) is None, path
+    assert png_data_uri(None, "figures/a.png") is None
 
 
 def test_html_format(tmp_path, report, capsys):

@@ -186,3 +186,33 @@ def test_finite_claims_keep_their_exact_values():
             threshold = math.exp(claim) * float(clopper_pearson_upper(k, n, s)) + delta
             assert (got == math.inf) == (threshold >= 1.0)
             assert math.isfinite(got) and got > claim
+
+
+def test_the_certifying_count_is_the_smallest_count_whose_lower_bound_clears_the_threshold():
+    """The vectorised search ends where a plain bisection does: the smallest k with
+    LCB(k, n, s) > threshold (None when even k = n does not), at every size, including the
+    brackets narrower than one search step and thresholds at 0, 1 and below 0."""
+    from dpaudit.stats.intervals import clopper_pearson_lower
+    from dpaudit.stats.power import _certifying_count
+
+    def bisection(threshold, n, s):
+        if float(clopper_pearson_lower(n, n, s)) <= threshold:
+            return None
+        if threshold < 0:
+            return 0
+        lo, hi = 0, n
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if float(clopper_pearson_lower(mid, n, s)) > threshold:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    rng = np.random.default_rng(7)
+    cases = [(threshold, n, 1e-6) for n in (1, 3, 64, 65, 123_457, 4_000_000)
+             for threshold in (-0.1, 0.0, 0.02, 0.999, 1.0)]
+    cases += [(float(t), int(n), 0.05) for t, n in zip(rng.random(6),
+                                                       rng.integers(2, 10 ** 6, 6))]
+    for case in cases:
+        assert _certifying_count(*case) == bisection(*case), case
