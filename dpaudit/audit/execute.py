@@ -14,6 +14,7 @@ the backend's business (:mod:`dpaudit.backends`); no number depends on it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import os
@@ -88,7 +89,8 @@ def run_task(task: Task, counter: EventCounter | None = None) -> TestResult:
                       samples=task.samples, seed=task.seed,
                       seconds=time.perf_counter() - start, warnings=tuple(caught_text),
                       error=error,
-                      certificates=tuple(r.certificate_of(error) for r in measured.readings),
+                      certificates=tuple(_powered(r.certificate_of(error), task.stopping)
+                                         for r in measured.readings),
                       curve=curve, search=measured.search,
                       sequential=None if measured.rounds is None else measured.rounds.to_json())
 
@@ -103,6 +105,14 @@ def _warning_text(w) -> str:
     if os.path.abspath(w.filename).startswith(_PACKAGE + os.sep):
         return text
     return f"{text} ({os.path.basename(w.filename)}:{w.lineno})"
+
+
+def _powered(certificate: Certificate, rule) -> Certificate:
+    """The certificate with its ``underpowered`` flag under the test's stopping rule (its
+    audit point sets the same when judged; progress lines need it before)."""
+    return dataclasses.replace(certificate, underpowered=rule.is_underpowered(
+        certificate.verdict, certificate.notion, certificate.claimed_epsilon,
+        certificate.detectable_epsilon))
 
 
 def _number(x):

@@ -52,9 +52,10 @@ def _display_number(x) -> str:
 def verdict_text(record: CertificateRecord) -> str:
     """A certificate's verdict as a progress line says it: a violation of an audit point
     that expects one is ``violation (expected)`` — a known bug, detected — any other violation
-    ``VIOLATION (unexpected)``; otherwise the verdict itself."""
+    ``VIOLATION (unexpected)``; a consistent certificate below its power target
+    ``consistent (UNDERPOWERED)``; otherwise the verdict itself."""
     if record.verdict != "violation":
-        return record.verdict
+        return "consistent (UNDERPOWERED)" if record.underpowered else record.verdict
     return ("violation (expected)" if record.expect == "violation"
             else "VIOLATION (unexpected)")
 
@@ -68,6 +69,18 @@ def power_text(record: CertificateRecord) -> str:
     if record.detectable_epsilon == float("inf"):
         return " (no event of this test could certify a violation at these samples)"
     return f" could detect ε ≥ {_display_number(record.detectable_epsilon)}"
+
+
+def looks_text(record: CertificateRecord) -> str:
+    """How a sequential test spent its budget, when it stopped before it:
+    ``[31,264/1,000,000 samples: power target]``; "" for a fixed-n test or one that spent
+    its budget."""
+    seq = record.sequential
+    if not seq or seq.get("stopped") in ("fixed", "budget"):
+        return ""
+    reason = {"power": "power target", "violation": "violation"}.get(seq["stopped"],
+                                                                     seq["stopped"])
+    return f" [{int(seq['samples']):,}/{int(seq['budget']):,} samples: {reason}]"
 
 
 def format_progress(record: CertificateRecord) -> str:
@@ -92,6 +105,7 @@ def format_progress(record: CertificateRecord) -> str:
                  f"{_display_number(record.value_epsilon_lower_bound)} — "
                  f"{record.floating_point_finding}")
     line += power_text(record)
+    line += looks_text(record)
     if record.exact_verdict == "violation" and record.verdict != "violation":
         line += f" [exact ε={_display_number(record.exact_epsilon)} > claim: not certifiable here]"
     if record.warnings:

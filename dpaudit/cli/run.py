@@ -274,8 +274,10 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
     for point in run.points:
         if not point.met_expectation:
             at = "" if point.sweep is None else f"[{point.sweep.parameter}={point.sweep.value}]"
+            got = (f"{point.verdict}, underpowered (require_power)"
+                   if point.verdict == point.expect else point.verdict)
             print(f"  unmet: {point.suite}/{point.audit}{at}: expected {point.expect}, "
-                  f"got {point.verdict}")
+                  f"got {got}")
     for series in run.series:  # a series is not a certificate: say here that it failed
         if isinstance(series, dict) and series.get("error"):
             print(f"dpaudit: error: {series.get('suite')}/series {series.get('name')}: "

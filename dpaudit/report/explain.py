@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 from dpaudit.coverage import FLOAT_FIXES
+from dpaudit.results.power_text import stop_text, underpowered_text
 from dpaudit.jsonable import to_jsonable
 from dpaudit.numbers import PLAIN_INFINITY, format_number
 from dpaudit.results.defaults import format_values
@@ -79,13 +80,19 @@ def explain_record(record: CertificateRecord) -> str:
                      f"{cert.get('n_numerator')} times, {den} in E "
                      f"{cert.get('k_denominator')}/{cert.get('n_denominator')} times "
                      f"(one-sided Clopper–Pearson)")
+    if record.underpowered:  # "underpowered: this test could only detect …", shouted
+        why = underpowered_text(record.claimed_epsilon, record.detectable_epsilon,
+                                (record.power or {}).get("power"))
+        lines.append("  UNDERPOWERED" + why[len("underpowered"):])
+    if record.sequential:
+        lines.append(f"  {stop_text(record.sequential)}")
     if record.white_box_epsilon_lower_bound is not None:
         lines.append(f"  white-box ε_LB = {_num(record.white_box_epsilon_lower_bound)}")
     if record.exact_epsilon is not None:
         lines.append(f"  exact ε = {_num(record.exact_epsilon)}")
     lines.append(f"  confidence {record.per_certificate_confidence:.6g} for this certificate "
-                 f"(family-wise {record.confidence:g}), {record.samples} samples per side, "
-                 f"seed {record.seed}")
+                 f"(family-wise {record.confidence:g}), budget {record.samples} samples per "
+                 f"side, seed {record.seed}")
     return "\n".join(lines)
 
 

@@ -58,6 +58,14 @@ GLOSSARY: tuple[Term, ...] = (
     Term("detectable ε", "the smallest true ε the same test would certify with probability "
                          "≥ 1/2 at these samples; ∞ when no event of the test could certify "
                          "a violation at these samples."),
+    Term("underpowered", "a consistent certificate whose detectable ε is above its power "
+                         "target (1.1 × the claim by default): its test spent its sample "
+                         "budget without being able to catch a leak that size, so "
+                         "'consistent' says little. It fails its audit point only with "
+                         "require_power = true."),
+    Term("budget", "a suite's samples per side: the most a test may draw. Tests draw in looks "
+                   "of growing size and stop at a certified violation or at their power "
+                   "target (sequential certification); --fixed-n draws the whole budget."),
 )
 
 

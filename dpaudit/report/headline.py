@@ -54,9 +54,12 @@ def verdict_counts(report) -> str:
     violations = verdicts.get("violation", 0)
     split = (f" ({kinds.count('expected')} expected, {kinds.count('unexpected')} unexpected)"
              if violations else "")
+    weak = sum(1 for point in report.run.points for _, c in point.certificates()
+               if c.underpowered)
     return (f"{plural(violations, 'violation')}{split}, "
-            f"{verdicts.get('consistent', 0):,} consistent, "
-            f"{plural(verdicts.get('error', 0), 'error')}")
+            f"{verdicts.get('consistent', 0):,} consistent"
+            + (f" ({weak} underpowered)" if weak else "")
+            + f", {plural(verdicts.get('error', 0), 'error')}")
 
 
 def point_label(point) -> str:
@@ -86,6 +89,8 @@ class Headline:
       known_bugs: audit points expecting a violation that certified one.
       unexpected: labels of the audit points expecting consistent that certified a violation.
       missed: labels of the audit points expecting a violation that certified none.
+      underpowered: labels of the audit points that failed only because a certificate did not
+        reach its power target (``require_power``).
       errors: labels of what errored: audit points, malformed suite files, series.
       finished, planned, reason: the tests of an incomplete run that finished, of all
         planned, and why it is incomplete ("in progress", "interrupted by SIGTERM").
@@ -97,6 +102,7 @@ class Headline:
     known_bugs: int
     unexpected: tuple[str, ...] = ()
     missed: tuple[str, ...] = ()
+    underpowered: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     finished: int | None = None
     planned: int | None = None
@@ -121,6 +127,9 @@ class Headline:
         if self.missed:
             found.append(_named(len(self.missed), "known bug not detected", self.missed,
                                 "known bugs not detected"))
+        if self.underpowered:
+            found.append(_named(len(self.underpowered), "underpowered audit point",
+                                self.underpowered) + " (require_power)")
         if self.errors:
             found.append(_named(len(self.errors), "error", self.errors))
         met = ("no audit point ran" if self.points == 0
@@ -153,6 +162,8 @@ def headline(report) -> Headline:
                          if p.expect == "consistent" and p.verdict == "violation"),
         missed=tuple(point_label(p) for p in points
                      if p.expect == "violation" and p.verdict == "consistent"),
+        underpowered=tuple(point_label(p) for p in points
+                           if p.expect == p.verdict == "consistent" and not p.met_expectation),
         errors=tuple(errors),
         finished=None if incomplete is None else incomplete.tests_finished,
         planned=None if incomplete is None else incomplete.tests_planned,

@@ -75,12 +75,15 @@ def _verdict_text(point, c) -> str:
 
 def badge(point, c) -> tuple[str, str]:
     """(CSS class, text) of a certificate's verdict badge: a known bug detected is
-    ``expected`` "detected as expected", an unexpected violation ``violation``."""
+    ``expected`` "detected as expected", an unexpected violation ``violation``, a consistent
+    certificate below its power target ``underpowered``."""
     kind = violation_kind(point, c)
     if kind == "expected":
         return "expected", "detected as expected"
     if kind == "unexpected":
         return "violation", "unexpected violation"
+    if c.underpowered:
+        return "underpowered", "consistent, underpowered"
     return c.verdict, c.verdict
 
 

@@ -70,6 +70,9 @@ def _numbers(c) -> str:
     if c.floating_point:
         return (text + f" → floating-point violation (value-level ε_LB "
                 f"{format_number(c.value_epsilon_lower_bound)}: {c.floating_point_finding})")
+    if c.underpowered:
+        return (text + f" → consistent, underpowered (could detect ε ≥ "
+                f"{format_number(c.detectable_epsilon)})")
     return text + f" → {c.verdict}"
 
 
@@ -119,8 +122,9 @@ def _testcase(parent: ET.Element, point, test) -> str | None:
         return "error"
     if not point.met_expectation:
         detail = "; ".join(_numbers(c) for c in test.certificates)
-        message = (f"expected {point.expect}, got {point.verdict} for the audit: "
-                   f"{detail}")
+        got = (f"{point.verdict}, underpowered (require_power)"
+               if point.verdict == point.expect else point.verdict)
+        message = f"expected {point.expect}, got {got} for the audit: {detail}"
         element = ET.SubElement(case, "failure", {"message": message,
                                                   "type": "unmet-expectation"})
         element.text = "\n".join([pair_text(test.pair, test.pair_name)]

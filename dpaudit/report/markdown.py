@@ -284,6 +284,8 @@ def certificate_verdict(point, c) -> str:
         return f"{what}, detected as expected"
     if c.exact_verdict == "violation":
         return f"{c.verdict} (exact ε > claim, not certifiable here)"
+    if c.underpowered:
+        return f"{c.verdict}, underpowered"
     return c.verdict
 
 

@@ -129,7 +129,8 @@ def test_cli_plain_lines_and_quiet(tiny_suite, tmp_path, capsys):
     assert captured.err == ""
     lines = captured.out.splitlines()
     assert lines[0] == ("2 audit points, 2 pairs, 4 tests, 2 certificates: 1 violation (1 "
-                        f"expected, 0 unexpected), 1 consistent, 0 errors — {lines[0][-5:]}")
+                        f"expected, 0 unexpected), 1 consistent (1 underpowered), 0 errors — "
+                        f"{lines[0][-5:]}")
     # the headline is the run's last line
     assert lines[-1] == "PASS — 2/2 expectations met — 1 known bug detected, 0 unexpected " \
                         "violations"

@@ -72,7 +72,8 @@ def test_the_first_run_creates_the_baseline(green, tmp_path, capsys):
     note = (out / "diff.md").read_text(encoding="utf-8")
     assert note.startswith("# No baseline") and "was written there as the baseline" in note
     assert f"wrote this run's results to {base.as_posix()} -- commit it" in stdout
-    assert str(out / "diff.md") in stdout.splitlines()[-1]  # listed among the files written
+    written = next(line for line in stdout.splitlines() if line.startswith("wrote "))
+    assert str(out / "diff.md") in written  # listed among the files written
 
 
 @pytest.mark.slow

@@ -79,8 +79,8 @@ def test_summary_is_a_pull_request_comment(report):
     family = report.run.suites[0].tests
     assert header[2].startswith(
         f"4 audit points · 4 pairs · {family} tests · {s.certificates} certificates: "
-        f"3 violations (2 expected, 1 unexpected), {s.verdicts['consistent']} consistent, "
-        f"{s.verdicts['error']} errors · ")
+        f"3 violations (2 expected, 1 unexpected), {s.verdicts['consistent']} consistent "
+        f"(1 underpowered), {s.verdicts['error']} errors · ")
     order = [lines.index(h) for h in (
         "### Unmet expectations", "### Errors",
         "### ❌ Unexpected violations (1 certificate of 1 audit point expected consistent)",
