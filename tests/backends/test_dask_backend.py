@@ -52,6 +52,7 @@ SUITE = textwrap.dedent("""\
     params = { epsilon = 1.0 }
     samples = 1500000
     delta = [0.0, 1e-3]
+    sequential = false              # fixed n: the whole budget in one look, so it is split
 
     [[audit]]
     name = "gaussian"
