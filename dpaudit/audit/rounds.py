@@ -15,8 +15,10 @@ after each look applies the **stopping rules**, in this order:
    look certifies half the time) is ≤ ``power`` × its claim.  A test with no such
    certificate (Rényi only, every claim infinite) or no power target stops only on 1 and 2.
 
-A fixed-n test has one look and stops with ``"fixed"``.  What it did is the test's
-``sequential`` record (:func:`rounds_record`).
+A fixed-n test has one look and stops with ``"fixed"``.  Between looks,
+:func:`predicted_size` proposes the next look's size from the detectable ε of this one (it may
+shorten the schedule's step, never lengthen it; no bound depends on it).  What a test did is
+its :class:`Rounds`, whose :meth:`Rounds.to_json` is the test's ``sequential`` record.
 """
 
 from __future__ import annotations
