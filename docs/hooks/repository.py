@@ -11,6 +11,10 @@ inside the fence::
 
     --8<-- "examples/ci/github-actions.yml"
 
+and a line ``<!-- glossary -->`` shows the glossary of the reports, the terms of
+``dpaudit/report/glossary.py`` (``GLOSSARY``) as a Markdown list: summary.md, report.html and
+the documentation read the same words from one place.
+
 Links.  Every relative link, in a page or in what it includes, is read relative to the file it
 is written in and rewritten for the page that shows it: to a page of the site (a ``docs/``
 file, or the page that includes the linked Markdown file), else to a copy of the linked
@@ -24,14 +28,18 @@ page shows, :func:`included_files` which repository files a page includes.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import posixpath
 import re
+import sys
 from pathlib import Path
 
 INCLUDE = re.compile(r"^<!-- include: (?P<path>\S+)(?: level=(?P<level>[1-6]))? -->\s*$")
 HEADING = re.compile(r"^(#{1,6}) ")
+GLOSSARY = re.compile(r"^<!-- glossary -->\s*$")
+GLOSSARY_MODULE = "dpaudit/report/glossary.py"
 SNIPPET = re.compile(r'^(?P<indent>\s*)--8<-- "(?P<path>[^"]+)"\s*$')
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
 #: an inline link or image: [text](target "title")
@@ -71,6 +79,26 @@ def _rebase(line: str, source: str) -> str:
         return match[0] if inside else link(match)
 
     return LINK.sub(outside_code, line)
+
+
+def glossary(repo: Path) -> str:
+    """The terms of :data:`GLOSSARY_MODULE` as a Markdown list (``- **word** — meaning``).
+
+    The module is loaded from its file (it imports nothing of dpaudit), so the site shows the
+    glossary of the checkout it is built from, whatever dpaudit the environment has.
+    """
+    spec = importlib.util.spec_from_file_location("_dpaudit_docs_glossary", repo / GLOSSARY_MODULE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+    except OSError as exc:
+        raise SiteError(f"cannot show the glossary: {exc.strerror or exc}") from None
+    finally:
+        del sys.modules[spec.name]
+    escape = str.maketrans({"[": r"\[", "]": r"\]", "*": r"\*", "_": r"\_"})
+    return "\n".join(f"- **{term.word}** — {term.meaning.translate(escape)}"
+                     for term in module.GLOSSARY)
 
 
 def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0) -> str:
@@ -114,6 +142,9 @@ def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0
                 out.extend(pad + snippet["indent"] + item if item else item for item in lines)
                 continue
             out.append(pad + line if line else line)
+            continue
+        if GLOSSARY.match(line):
+            out.append(glossary(repo))
             continue
         if include := INCLUDE.match(line):
             shift = _shift + int(include["level"] or 1) - 1
