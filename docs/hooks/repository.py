@@ -6,8 +6,8 @@ One source of truth.  A page includes a Markdown file of the repository (the REA
     <!-- include: reports/dpsgd/README.md -->
 
 (``<!-- include: PATH level=2 -->`` makes the included file's ``#`` title a ``##`` heading, and
-its other headings one level deeper), and a fenced block shows a file of the repository (a CI configuration) with a line of its own
-inside the fence::
+its other headings one level deeper), and a fenced block shows a file of the repository (a CI
+configuration) with a line of its own inside the fence::
 
     --8<-- "examples/ci/github-actions.yml"
 
@@ -39,6 +39,8 @@ from pathlib import Path
 INCLUDE = re.compile(r"^<!-- include: (?P<path>\S+)(?: level=(?P<level>[1-6]))? -->\s*$")
 HEADING = re.compile(r"^(#{1,6}) ")
 GLOSSARY = re.compile(r"^<!-- glossary -->\s*$")
+#: an HTML comment (a test directive) on a line of its own in a list item, indented 2 or 3
+COMMENT_IN_ITEM = re.compile(r"^ {2,3}<!--.*-->\s*$")
 GLOSSARY_MODULE = "dpaudit/report/glossary.py"
 SNIPPET = re.compile(r'^(?P<indent>\s*)--8<-- "(?P<path>[^"]+)"\s*$')
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
@@ -125,7 +127,8 @@ def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0
         if fence is None and opened:
             fence = opened["fence"]
             # a fence in a list item indented as CommonMark allows (2 or 3 spaces) is indented
-            # to the 4 spaces Python-Markdown needs to keep it inside the item
+            # to the 4 spaces Python-Markdown needs to keep it inside the item (and so is an
+            # HTML comment line before it: COMMENT_IN_ITEM)
             pad = " " * (4 - len(opened["indent"])) if len(opened["indent"]) in (2, 3) else ""
             out.append(pad + line)
             continue
@@ -146,6 +149,8 @@ def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0
         if GLOSSARY.match(line):
             out.append(glossary(repo))
             continue
+        if COMMENT_IN_ITEM.match(line):  # as a fence in a list item: kept inside the item
+            line = " " * (4 - len(line) + len(line.lstrip(" "))) + line
         if include := INCLUDE.match(line):
             shift = _shift + int(include["level"] or 1) - 1
             out.append(expand(include["path"], repo, _seen + (source,), shift))

@@ -151,6 +151,8 @@ def _program(words: list[str]) -> str:
         return "benchmark"
     if name in ("python", "python3") and words[1:3] == ["-m", "venv"]:
         return "venv"
+    if name in ("python", "python3") and words[1:3] == ["-m", "pip"]:
+        return "pip"
     return name
 
 

@@ -80,3 +80,14 @@ def test_a_refused_suite_must_not_parse(tmp_path):
                  ("refused", "audits/good.toml"))
     with pytest.raises(AssertionError, match="shown as refused, but it parses"):
         session.block(good)
+
+
+def test_installs_are_checked_not_run_however_pip_is_called():
+    from tests.docs.blocks import plan_command
+
+    for command in ('pip install "dpaudit[report] @ git+https://example.org/d.git@abc"',
+                    'python -m pip install "$DPAUDIT_SPEC" pytest',
+                    '.venv/bin/python -m pip install -e ".[opacus]"'):
+        assert plan_command(command) == ("check", "installs: extras checked against "
+                                                  "pyproject.toml"), command
+    assert plan_command("python -m pytest -q tests/test_counts.py")[0] == "run"

@@ -151,3 +151,10 @@ def test_the_glossary_line_shows_the_reports_glossary(repo):
     assert page.rstrip().endswith("After.")
     (repo / "docs" / "index.md").write_text("```md\n<!-- glossary -->\n```\n")
     assert "**audit point**" not in hooks.expand("docs/index.md", repo)  # code is left alone
+
+
+def test_a_fence_and_its_test_comment_in_a_list_item_stay_inside_the_item(repo):
+    (repo / "docs" / "index.md").write_text(
+        "1. Step:\n\n   <!-- test: covered x -->\n\n   ```sh\n   ls\n   ```\n")
+    page = hooks.expand("docs/index.md", repo)
+    assert "\n    <!-- test: covered x -->\n\n    ```sh\n    ls\n    ```\n" in page
