@@ -6,10 +6,14 @@ One source of truth.  A page includes a Markdown file of the repository (the REA
     <!-- include: reports/dpsgd/README.md -->
 
 (``<!-- include: PATH level=2 -->`` makes the included file's ``#`` title a ``##`` heading, and
-its other headings one level deeper), and a fenced block shows a file of the repository (a CI configuration) with a line of its own
-inside the fence::
+its other headings one level deeper), and a fenced block shows a file of the repository (a CI
+configuration) with a line of its own inside the fence::
 
     --8<-- "examples/ci/github-actions.yml"
+
+and a line ``<!-- glossary -->`` shows the glossary of the reports, the terms of
+``dpaudit/report/glossary.py`` (``GLOSSARY``) as a Markdown list: summary.md, report.html and
+the documentation read the same words from one place.
 
 Links.  Every relative link, in a page or in what it includes, is read relative to the file it
 is written in and rewritten for the page that shows it: to a page of the site (a ``docs/``
@@ -24,14 +28,20 @@ page shows, :func:`included_files` which repository files a page includes.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import posixpath
 import re
+import sys
 from pathlib import Path
 
 INCLUDE = re.compile(r"^<!-- include: (?P<path>\S+)(?: level=(?P<level>[1-6]))? -->\s*$")
 HEADING = re.compile(r"^(#{1,6}) ")
+GLOSSARY = re.compile(r"^<!-- glossary -->\s*$")
+#: an HTML comment (a test directive) on a line of its own in a list item, indented 2 or 3
+COMMENT_IN_ITEM = re.compile(r"^ {2,3}<!--.*-->\s*$")
+GLOSSARY_MODULE = "dpaudit/report/glossary.py"
 SNIPPET = re.compile(r'^(?P<indent>\s*)--8<-- "(?P<path>[^"]+)"\s*$')
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
 #: an inline link or image: [text](target "title")
@@ -73,6 +83,26 @@ def _rebase(line: str, source: str) -> str:
     return LINK.sub(outside_code, line)
 
 
+def glossary(repo: Path) -> str:
+    """The terms of :data:`GLOSSARY_MODULE` as a Markdown list (``- **word** — meaning``).
+
+    The module is loaded from its file (it imports nothing of dpaudit), so the site shows the
+    glossary of the checkout it is built from, whatever dpaudit the environment has.
+    """
+    spec = importlib.util.spec_from_file_location("_dpaudit_docs_glossary", repo / GLOSSARY_MODULE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+    except OSError as exc:
+        raise SiteError(f"cannot show the glossary: {exc.strerror or exc}") from None
+    finally:
+        del sys.modules[spec.name]
+    escape = str.maketrans({"[": r"\[", "]": r"\]", "*": r"\*", "_": r"\_"})
+    return "\n".join(f"- **{term.word}** — {term.meaning.translate(escape)}"
+                     for term in module.GLOSSARY)
+
+
 def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0) -> str:
     """The Markdown of the repository file ``source`` as the site shows it: includes and
     snippets expanded, every relative link a ``repo:/PATH`` link.
@@ -97,7 +127,8 @@ def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0
         if fence is None and opened:
             fence = opened["fence"]
             # a fence in a list item indented as CommonMark allows (2 or 3 spaces) is indented
-            # to the 4 spaces Python-Markdown needs to keep it inside the item
+            # to the 4 spaces Python-Markdown needs to keep it inside the item (and so is an
+            # HTML comment line before it: COMMENT_IN_ITEM)
             pad = " " * (4 - len(opened["indent"])) if len(opened["indent"]) in (2, 3) else ""
             out.append(pad + line)
             continue
@@ -115,6 +146,11 @@ def expand(source: str, repo: Path, _seen: tuple[str, ...] = (), _shift: int = 0
                 continue
             out.append(pad + line if line else line)
             continue
+        if GLOSSARY.match(line):
+            out.append(glossary(repo))
+            continue
+        if COMMENT_IN_ITEM.match(line):  # as a fence in a list item: kept inside the item
+            line = " " * (4 - len(line) + len(line.lstrip(" "))) + line
         if include := INCLUDE.match(line):
             shift = _shift + int(include["level"] or 1) - 1
             out.append(expand(include["path"], repo, _seen + (source,), shift))

@@ -10,6 +10,8 @@ above the fence (invisible in the rendered page):
 
 * ``<!-- test: file PATH -->`` — a file the reader writes: it is written to PATH in the
   sandbox (a ``.py`` file is compiled, a ``.toml`` file is parsed as a suite);
+* ``<!-- test: refused PATH -->`` — a suite file shown for the error it gets: it is written to
+  PATH and must *not* parse (the commands after it show the message);
 * ``<!-- test: covered TEST -->`` — run by another test, named by its path, which reads the
   block from this source (the walkthrough between ``<!-- walkthrough:start/end -->`` is
   covered by tests/end_to_end/test_walkthrough.py);
@@ -149,6 +151,8 @@ def _program(words: list[str]) -> str:
         return "benchmark"
     if name in ("python", "python3") and words[1:3] == ["-m", "venv"]:
         return "venv"
+    if name in ("python", "python3") and words[1:3] == ["-m", "pip"]:
+        return "pip"
     return name
 
 

@@ -81,6 +81,8 @@ class Session:
             return  # tests/docs/test_blocks.py checks that the named test reads this source
         if kind == "file":
             return self.write(block, arg)
+        if kind == "refused":
+            return self.write(block, arg, refused=True)
         if kind == "tree":
             return self.tree(block)
         if kind == "scheduler":
@@ -101,22 +103,27 @@ class Session:
         raise AssertionError(f"{block.where}: a {block.lang or 'plain'} block with no "
                              f"<!-- test: ... --> saying what tests it")
 
-    def write(self, block: Block, relative: str) -> None:
+    def write(self, block: Block, relative: str, refused: bool = False) -> None:
         path = (self.root / relative).resolve()
         assert path.is_relative_to(self.root.resolve()), f"{block.where}: {relative} escapes"
+        assert not refused or path.suffix == ".toml", f"{block.where}: refused: a suite file"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(block.text, encoding="utf-8")
         if path.suffix == ".py":
             compile(block.text, str(path), "exec")
         elif path.suffix == ".toml":
-            self.suite(block, path)
+            self.suite(block, path, refused=refused)
 
-    def suite(self, block: Block, path: Path) -> None:
+    def suite(self, block: Block, path: Path, refused: bool = False) -> None:
         if not path.exists():
             path.write_text(block.text, encoding="utf-8")
         done = self.sh(f"{sys.executable} -c 'import sys; from dpaudit.suite.spec import "
                        f"load_suite; load_suite(sys.argv[1])' {path}")
-        assert done.returncode == 0, f"{block.where}: the suite does not parse:\n{done.stdout}"
+        if refused:
+            assert done.returncode != 0 and "SuiteError" in done.stdout, (
+                f"{block.where}: the suite is shown as refused, but it parses:\n{done.stdout}")
+        else:
+            assert done.returncode == 0, f"{block.where}: the suite does not parse:\n{done.stdout}"
 
     def python(self, block: Block, scheduler: str = "") -> None:
         script = self.root / f".docs-block-{block.line}.py"

@@ -66,3 +66,28 @@ def test_the_output_comparison_can_fail():
     for source in SOURCES if blocks(source)])
 def test_source_blocks_run(source, tmp_path):
     Session(source, tmp_path / "sandbox").run()
+
+
+@pytest.mark.slow  # starts python to parse the suites
+def test_a_refused_suite_must_not_parse(tmp_path):
+    from tests.docs.blocks import Block
+
+    session = Session("docs/suite-files.md", tmp_path / "sandbox")
+    bad = Block("page.md", 1, "toml", '[[audit]]\nname = "a"\nmechanism = "laplac"\n',
+                ("refused", "audits/bad.toml"))
+    session.block(bad)  # refused, as shown
+    good = Block("page.md", 5, "toml", '[[audit]]\nname = "a"\nmechanism = "laplace"\n',
+                 ("refused", "audits/good.toml"))
+    with pytest.raises(AssertionError, match="shown as refused, but it parses"):
+        session.block(good)
+
+
+def test_installs_are_checked_not_run_however_pip_is_called():
+    from tests.docs.blocks import plan_command
+
+    for command in ('pip install "dpaudit[report] @ git+https://example.org/d.git@abc"',
+                    'python -m pip install "$DPAUDIT_SPEC" pytest',
+                    '.venv/bin/python -m pip install -e ".[opacus]"'):
+        assert plan_command(command) == ("check", "installs: extras checked against "
+                                                  "pyproject.toml"), command
+    assert plan_command("python -m pytest -q tests/test_counts.py")[0] == "run"

@@ -135,3 +135,26 @@ def test_a_broken_link_or_an_unshown_markdown_file_is_an_error(repo):
     (repo / "docs" / "index.md").write_text("<!-- include: docs/index.md -->\n")
     with pytest.raises(hooks.SiteError, match="include cycle"):
         hooks.expand("docs/index.md", repo)
+
+
+def test_the_glossary_line_shows_the_reports_glossary(repo):
+    from dpaudit.report.glossary import GLOSSARY
+
+    (repo / "dpaudit" / "report").mkdir(parents=True)
+    (repo / "dpaudit" / "report" / "glossary.py").write_bytes(
+        (REPO / "dpaudit" / "report" / "glossary.py").read_bytes())
+    (repo / "docs" / "index.md").write_text("# Words\n\n<!-- glossary -->\n\nAfter.\n")
+    page = hooks.expand("docs/index.md", repo)
+    shown = [line for line in page.splitlines() if line.startswith("- **")]
+    assert [line.split("**")[1] for line in shown] == [term.word for term in GLOSSARY]
+    assert "one \\[\\[audit\\]\\] of a suite file" in page and "require\\_power" in page
+    assert page.rstrip().endswith("After.")
+    (repo / "docs" / "index.md").write_text("```md\n<!-- glossary -->\n```\n")
+    assert "**audit point**" not in hooks.expand("docs/index.md", repo)  # code is left alone
+
+
+def test_a_fence_and_its_test_comment_in_a_list_item_stay_inside_the_item(repo):
+    (repo / "docs" / "index.md").write_text(
+        "1. Step:\n\n   <!-- test: covered x -->\n\n   ```sh\n   ls\n   ```\n")
+    page = hooks.expand("docs/index.md", repo)
+    assert "\n    <!-- test: covered x -->\n\n    ```sh\n    ls\n    ```\n" in page
