@@ -40,7 +40,7 @@ CORRECT = [
     ("laplace", {"epsilon": 1.0}, 0.0),
     ("gaussian", {"epsilon": 1.0, "delta": 1e-3}, 1e-3),
     ("randomized-response", {"epsilon": 1.0}, 0.0),
-    ("diffprivlib-histogram", {"epsilon": 1.0}, 0.0),  # a vector output (3 noisy counts)
+    ("sparse-vector", {"epsilon": 1.0}, 0.0),  # a vector output (6 answers)
 ]
 
 
