@@ -8,9 +8,11 @@
   selection pass (fits the statistics, keeps the events) and then counts the certification
   split through a :class:`~dpaudit.backends.dask_counter.DaskCounter`, which cuts a large split
   into chunk-range tasks across the workers and sums their counts (small certificates are
-  counted in the task; the rule is in :mod:`dpaudit.backends.dask_counter`).  The
-  non-certifying jobs (dense exact curves, series) are one task each.  Larger certificates are
-  submitted first.
+  counted in the task; the rule is in :mod:`dpaudit.backends.dask_counter`).  A sequential
+  test's looks (:mod:`dpaudit.audit.rounds`) run one after the other inside its task, so a
+  test that stops early costs one task and no round trip; only a look above the split rule's
+  size sends chunk tasks.  The non-certifying jobs (dense exact curves, series) are one task
+  each.  Larger certificates are submitted first.
 * **What the workers need.**  dpaudit (same version) and numpy/scipy/scikit-learn importable,
   and the mechanism's code: registered mechanisms come with dpaudit; a ``module:Class``
   reference must be importable on the workers (installed, or on their ``PYTHONPATH``); code
