@@ -1,21 +1,29 @@
-"""Scale-out on Dask: 1 vs 2 workers, one very large certificate, and a 100-worker estimate.
+"""Scale-out on Dask: the default run on a local pool vs a Dask LocalCluster, 1 vs 2 workers,
+one very large certificate, and a 100-worker estimate.
 
-Everything runs on Dask ``LocalCluster``\\ s of worker processes on this machine
-(``DaskBackend.local_cluster``; the cluster start is not timed).
+Everything runs on this machine: Dask ``LocalCluster``\\ s of worker processes
+(``DaskBackend.local_cluster``) and the local process pool.
 
-1. **Suite**: ``run_suites(SUITES)`` on 1 and on 2 workers; wall time and speed-up, and a
-   check that the two runs' records are identical (all fields but the timings).
-2. **One certificate** of ``--certificate`` samples per side (Laplace ε = 1, black-box only):
-   in-process (the local backend, the reference), then on 1 and on 2 Dask workers; its
-   certification split is cut into chunk-range tasks across the workers.
-3. **Large certificate** of ``--large`` samples per side on 2 workers, with every worker's
-   peak resident memory during the run (VmHWM after a reset through ``/proc/self/clear_refs``,
-   Linux), next to the same at ``--certificate`` samples: flat, because chunks stream.
+0. **Local pool vs Dask, end to end** (issue 24): ``dpaudit run SUITES --workers 2`` against
+   ``dpaudit run SUITES --cluster local:2``, each a fresh process (imports, planning, the
+   cluster's start and close, the reports: what a user waits for), in ``--pairs`` interleaved
+   pairs (the order alternates), with each pair's ratio, and a check that the two runs' results
+   are identical (all fields but the timings and the backend's name).
+1. **Suite**: ``run_suites(SUITES)`` on 1 and on 2 Dask workers (cluster start not timed);
+   wall time and speed-up, and a check that the two runs' records are identical.
+2. **One certificate** of ``--certificate`` samples per side (Laplace ε = 1, black-box only,
+   fixed n: one look at the budget, as the per-sample figures below need): in-process (the
+   local backend, the reference), then on 1 and on 2 Dask workers; its certification split is
+   cut into chunk-range tasks across the workers.
+3. **Large certificate** of ``--large`` samples per side (fixed n) on 2 workers, with every
+   worker's peak resident memory during the run (VmHWM after a reset through
+   ``/proc/self/clear_refs``, Linux), next to the same at ``--certificate`` samples: flat,
+   because chunks stream.
 4. **On paper**: from the large run's per-sample cost (worker-seconds per sample drawn and
    counted, both sides), what ``--workers-on-paper`` workers would take for ``--paper``
    samples per side (the selection pass, capped at 10⁶ per side, runs once on one worker).
 
-    python benchmarks/dask_scaling.py            # full sizes: ~5-8 min on a quiet 2-core box
+    python benchmarks/dask_scaling.py            # full sizes: ~8-10 min on a quiet 2-core box
     python benchmarks/dask_scaling.py --quick    # small sizes: ~2-4 min, checks it all works
 
 The section "Scale-out on Dask" of RESULTS.md is replaced unless ``--no-write``.
@@ -24,8 +32,12 @@ The section "Scale-out on Dask" of RESULTS.md is replaced unless ``--no-write``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,6 +53,8 @@ LOADED = (" — **a shared, loaded machine** (other engineers' test runs and ben
           "read the identical-records column and the memory, and re-run on a quiet machine "
           "for the timings")
 TIMING = {"seconds", "selection_seconds"}
+#: fields of results.json that differ between two runs of the same suites and seeds
+VOLATILE = ("created", "command", "seconds", "options")
 
 
 def without_timing(value):
@@ -69,12 +83,79 @@ def _memory_kb() -> dict:
 def certificate(samples: int, backend, seed: int = 1):
     start = time.perf_counter()
     result = audit_mechanism("laplace", params={"epsilon": 1.0}, samples=samples, seed=seed,
-                             white_box=False, backend=backend)
+                             white_box=False, backend=backend, sequential=False)
     seconds = time.perf_counter() - start
     record_ = result.records[0]
     if record_.error:
         raise SystemExit(f"the certificate failed: {record_.error}")
     return seconds, record_
+
+
+def cli_run(suites, profile: str, where: list[str], out: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of its whole process tree) of ``dpaudit run SUITES --profile
+    PROFILE --out OUT WHERE`` in a fresh process (exit status 0 or 1: a run whose expectations
+    fail is still a run).  The CPU is each process's user + system time, read with psutil
+    every 0.2 s (the pool's and the cluster's workers are not all waited for by the run, so
+    the OS's children accounting misses them; a process's last 0.2 s may be missed)."""
+    import threading
+
+    import psutil
+
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "dpaudit.cli", "run", *suites, "--profile",
+                             profile, "--out", out, "-q", *where], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cpu, stop = {}, threading.Event()
+
+    def poll(root=psutil.Process(proc.pid)):
+        while not stop.is_set():
+            try:
+                tree = [root] + root.children(recursive=True)
+            except psutil.Error:
+                tree = [root]
+            for member in tree:
+                try:
+                    times = member.cpu_times()
+                    cpu[member.pid] = times.user + times.system
+                except psutil.Error:
+                    pass
+            stop.wait(0.2)
+
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    _, err = proc.communicate()
+    seconds = time.perf_counter() - start
+    stop.set()
+    poller.join()
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"dpaudit run {' '.join(where)} failed:\n{err[-3000:]}")
+    return seconds, sum(cpu.values())
+
+
+def results_numbers(out: str) -> dict:
+    """results.json of a run without what differs between identical runs."""
+    document = json.loads((Path(out) / "results.json").read_text(encoding="utf-8"))
+    return {k: without_timing(v) for k, v in document.items() if k not in VOLATILE}
+
+
+def pool_vs_dask(suites, profile: str, pairs: int, workers: int = 2):
+    """[{"pool": (wall, cpu), "dask": (wall, cpu)}] of ``pairs`` interleaved pairs of
+    end-to-end runs (:func:`cli_run`), and whether every run's results equal the first's."""
+    times, reference, same = [], None, True
+    where = {"pool": ["--workers", str(workers)], "dask": ["--cluster", f"local:{workers}"]}
+    with tempfile.TemporaryDirectory(prefix="dask-scaling-") as tmp:
+        for k in range(pairs):
+            pair = {}
+            for name in (("pool", "dask") if k % 2 == 0 else ("dask", "pool")):
+                out = os.path.join(tmp, f"{name}-{k}")
+                pair[name] = cli_run(suites, profile, where[name], out)
+                numbers = results_numbers(out)
+                reference = numbers if reference is None else reference
+                same = same and numbers == reference
+                print(f"pair {k + 1}: {name} {pair[name][0]:.1f} s wall, "
+                      f"{pair[name][1]:.1f} s CPU", flush=True)
+            times.append(pair)
+    return times, same
 
 
 def parse_args(argv):
@@ -89,6 +170,8 @@ def parse_args(argv):
                                                      "comparison (default 1e8; --quick 1e7)")
     p.add_argument("--large", type=float, help="samples per side of the large certificate "
                                                "(default 1e9; --quick 1e8)")
+    p.add_argument("--pairs", type=int, help="interleaved pairs of local pool vs Dask runs "
+                                             "(default 3; --quick 1)")
     p.add_argument("--paper", type=float, default=1e11, help="samples per side on paper")
     p.add_argument("--workers-on-paper", type=int, default=100)
     p.add_argument("--no-write", action="store_true", help="print only")
@@ -98,6 +181,7 @@ def parse_args(argv):
     args.profile = args.profile or ("quick" if args.quick else "default")
     args.certificate = int(args.certificate or (1e7 if args.quick else 1e8))
     args.large = int(args.large or (1e8 if args.quick else 1e9))
+    args.pairs = args.pairs or (1 if args.quick else 3)
     return args
 
 
@@ -116,6 +200,7 @@ def main(argv=None) -> int:
     print(f"sizes: suite {args.suite} at profile {args.profile}; one certificate "
           f"{args.certificate:.0e}; large {args.large:.0e} per side", flush=True)
 
+    pairs, same_end_to_end = pool_vs_dask(suites, args.profile, args.pairs)
     certificate(200_000, None)  # warm-up: imports and first calls, as the workers had
     local_seconds, local_record = certificate(args.certificate, None)
     print(f"one certificate in-process: {local_seconds:.1f} s", flush=True)
@@ -148,6 +233,14 @@ def main(argv=None) -> int:
              cert[1][0], cert[2][0], cert[1][0] / cert[2][0], same_cert]]
     table = markdown_table(["work", "in-process s", "1 worker s", "2 workers s", "speed-up",
                             "identical records"], rows)
+    pair_rows = [[k + 1, p["pool"][0], p["dask"][0], p["dask"][0] / p["pool"][0],
+                  p["pool"][1], p["dask"][1], p["dask"][1] / p["pool"][1]]
+                 for k, p in enumerate(pairs)]
+    if len(pairs) > 1:
+        pair_rows.append(["median"] + [statistics.median(row[i] for row in pair_rows)
+                                       for i in range(1, 7)])
+    pair_table = markdown_table(["pair", "pool wall s", "Dask wall s", "Dask / pool",
+                                 "pool CPU s", "Dask CPU s", "Dask / pool (CPU)"], pair_rows)
 
     cert_info = large_record.certificate
     n_cert = cert_info["certification_samples"]
@@ -170,11 +263,22 @@ certificate {args.large:.0e} per side.  Dask LocalClusters of 1 and 2 worker pro
 thread each) on this machine; cluster start not timed; wall times of one run each.  Load
 average (1 min) at the start and the end: {load[0]:.1f} and {load[1]:.1f} on
 {os.cpu_count()} cores{LOADED if max(load) > 1.5 * (os.cpu_count() or 1) else ""}.
-Full sizes: `python benchmarks/dask_scaling.py` (about 5–8 min on a quiet 2-core machine).
+Full sizes: `python benchmarks/dask_scaling.py` (about 8–10 min on a quiet 2-core machine).
+
+**The run as a user waits for it**: `dpaudit run {shown} --profile {args.profile}` with
+`--workers 2` (the local process pool) against `--cluster local:2` (a Dask LocalCluster of 2
+worker processes, started while the run plans and closed after it), each a fresh process
+timed from start to exit, in {args.pairs} interleaved pair(s) (the order alternates); CPU:
+user + system seconds of the run's whole process tree (the workers included); identical
+results (results.json but the timings): {same_end_to_end}.
+
+{pair_table}
+
+**Scale-out** (cluster start not timed; one run each):
 
 {table}
 
-Large certificate: Laplace ε = 1, {args.large:.0e} samples per side on 2 workers:
+Large certificate: Laplace ε = 1, {args.large:.0e} samples per side (fixed n) on 2 workers:
 {large_seconds:.1f} s (selection pass {selection:.1f} s on one worker), certified
 ε_LB = {large_record.epsilon_lower_bound:.5f}.  Peak resident memory of each worker during
 the run (VmHWM, reset before each certificate):

@@ -97,6 +97,8 @@ def run_audits(paths: Iterable[str], options: RunOptions, *, backend,
         suites, loaded, tasks, all_points = _plan(paths, options, selection, reporter,
                                                   on_suite_error, on_suite_skipped)
         jobs = plan_jobs(loaded, tasks)
+        # before the journal: a backend still starting (a local Dask cluster) may fail here
+        workers, where = max(1, backend.workers), backend.describe()
         if journal is not None:
             fingerprint = dataclasses.replace(fingerprint, code=code_digests(loaded))
             if book is not None:  # the code the suites name, now that they are loaded
@@ -104,8 +106,7 @@ def run_audits(paths: Iterable[str], options: RunOptions, *, backend,
             else:
                 # created once planning succeeded: a run refused before it starts writes nothing
                 book = RunJournal.start(journal, fingerprint)
-        run = AuditRun(suites=suites, options=options, workers=max(1, backend.workers),
-                       backend=backend.describe())
+        run = AuditRun(suites=suites, options=options, workers=workers, backend=where)
         return _execute(run, tasks, jobs, backend, reporter, book, on_started, start,
                         all_points, len(loaded))
     finally:

@@ -63,6 +63,10 @@ def make_backend(*, scheduler: str | None = None, cluster: str | None = None,
                  workers: int = 1, timeout: float = 5.0) -> Backend:
     """The backend the CLI flags ask for (at most one of ``scheduler`` and ``cluster``).
 
+    A local cluster starts in the background (:meth:`DaskBackend.local_cluster
+    <dpaudit.backends.dask_backend.DaskBackend.local_cluster>` with ``wait=False``): a cluster
+    that does not start is a BackendError at the backend's first use.
+
     Raises:
       BackendError: both given, a malformed cluster, dask missing, an unreachable scheduler.
     """
@@ -71,9 +75,9 @@ def make_backend(*, scheduler: str | None = None, cluster: str | None = None,
     if scheduler is not None:
         from dpaudit.backends.dask_backend import DaskBackend
         return DaskBackend.connect(scheduler, timeout=timeout)
-    if cluster is not None:
+    if cluster is not None:  # started in the background while the run plans its suites
         from dpaudit.backends.dask_backend import DaskBackend
-        return DaskBackend.local_cluster(parse_cluster(cluster))
+        return DaskBackend.local_cluster(parse_cluster(cluster), wait=False)
     from dpaudit.backends.local import LocalBackend
     return LocalBackend(workers)
 

@@ -24,7 +24,6 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from distributed import Client, LocalCluster  # noqa: E402
 
 from dpaudit.api import audit_sampler  # noqa: E402
 from dpaudit.api import run_suites  # noqa: E402
@@ -51,6 +50,7 @@ SUITE = textwrap.dedent("""\
     mechanism = "laplace"
     params = { epsilon = 1.0 }
     samples = 1500000
+    sequential = false              # one look at the budget (sequential: a small look stops)
     delta = [0.0, 1e-3]
     sequential = false              # fixed n: the whole budget in one look, so it is split
 
@@ -94,9 +94,9 @@ def numbers(records):
 
 @pytest.fixture(scope="module")
 def cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        yield cluster, client
+    """The local cluster ``--cluster local:2`` starts (its settings, its warmed workers)."""
+    with DaskBackend.local_cluster(2) as backend:
+        yield backend.cluster, backend.client
 
 
 def wait_for_workers(client, n, timeout=60.0):
@@ -109,6 +109,13 @@ def wait_for_workers(client, n, timeout=60.0):
 @pytest.mark.slow
 def test_suite_on_dask_equals_local_on_two_and_one_workers(tmp_path, cluster):
     local_cluster, client = cluster
+    # the workers were warmed, and run without Dask's MALLOC_TRIM_THRESHOLD_ (a quarter more
+    # CPU: every array above 128 KiB a fresh mmap); the parent's own setting passes through
+    assert all(client.run(lambda: "dpaudit.distinguish.lower_bound" in sys.modules).values())
+    import dask.config
+    assert dask.config.get("distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_")
+    assert set(client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_").values()) == \
+        {os.environ.get("MALLOC_TRIM_THRESHOLD_")}
     suite = tmp_path / "small.toml"
     suite.write_text(SUITE)
     local = run_suites([str(suite)], workers=1)
@@ -136,7 +143,8 @@ def test_a_worker_killed_mid_run_changes_no_number(tmp_path, cluster):
     wait_for_workers(client, 2)
     (tmp_path / "sleepy.py").write_text(SLEEPY)
     reference = str(tmp_path / "sleepy.py") + ":sampler"  # re-imported by path on workers
-    common = dict(pairs=[(0.0, 1.0)], epsilon=1.0, samples=2_000_000, seed=5)
+    # fixed n: one look at 2M, split into chunk tasks (a sequential test stops on a small look)
+    common = dict(pairs=[(0.0, 1.0)], epsilon=1.0, samples=2_000_000, seed=5, sequential=False)
     local = audit_sampler(reference, **common)
     # only the current workers sleep (a restarted one does not): the run is in flight long
     # enough to kill one of them while chunk tasks are running
@@ -212,7 +220,7 @@ def test_ctrl_c_cancels_every_task_of_the_run_on_the_cluster(tmp_path, cluster):
     try:
         with pytest.raises(KeyboardInterrupt):
             audit_sampler(str(tmp_path / "sleepy.py") + ":sampler", pairs=[(0.0, 1.0)],
-                          epsilon=1.0, samples=3_000_000, seed=5,
+                          epsilon=1.0, samples=3_000_000, seed=5, sequential=False,
                           backend=DaskBackend(client, chunks_per_task=4))
         start = time.monotonic()
         while dpaudit_keys(client):
@@ -298,6 +306,39 @@ def test_ctrl_c_cancels_the_run_and_leaves_no_cluster_process(tmp_path):
     document = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
     assert document["incomplete"] == {"reason": "interrupted by SIGINT", "tests_finished": 0,
                                       "tests_planned": 1}  # what finished, marked incomplete
+
+
+def test_a_local_cluster_starts_while_the_run_plans_and_its_failure_is_a_clean_error(
+        tmp_path, capsys, monkeypatch):
+    """``--cluster local:N`` returns a backend at once and starts the cluster in a thread; a
+    start that fails is the run's one-line error (exit 2), before the journal is written."""
+    import threading
+
+    from dpaudit.backends import dask_backend
+
+    release, calls = threading.Event(), []
+
+    def failing_start(distributed, n_workers, threads_per_worker):
+        calls.append(n_workers)
+        release.wait(10)
+        raise BackendError(f"cannot start a local Dask cluster of {n_workers} workers: boom")
+
+    monkeypatch.setattr(dask_backend, "_start_local_cluster", failing_start)
+    backend = make_backend(cluster="local:1")  # returns while the start waits
+    assert calls == [1] and backend._starting is not None and not backend._starting.done()
+    release.set()
+    with pytest.raises(BackendError, match="boom"):
+        backend.workers
+    with pytest.raises(BackendError, match="boom"):  # the same error at every use
+        backend.run([], [])
+    backend.close()  # nothing to close
+    (tmp_path / "s.toml").write_text(SUITE.split("[[audit]]\nname = \"gaussian\"")[0])
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "s.toml"), "--out", str(out), "--cluster",
+                 "local:1"]) == 2
+    assert "dpaudit: error: cannot start a local Dask cluster of 1 workers: boom" in \
+        capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())
 
 
 def test_cli_rejects_two_places_and_a_bad_cluster(tmp_path, capsys):
