@@ -363,7 +363,7 @@ def test_the_workflows_run_in_a_new_project_first_green_then_red(dpaudit_venv, t
     lab = run_gitlab(dpaudit_venv, project, stubs_dir(tmp_path / "gitlab"))
 
     assert lab.statuses == [("script", 0), ("after_script", 0)], lab.output
-    assert "1 passed" in lab.output and "2/2 audits met their expectation" in lab.output
+    assert "1 passed" in lab.output and "PASS — 2/2 expectations met" in lab.output
     assert baseline.read_bytes() == (project / "reports/ci/results.json").read_bytes()
     args, body = lab.posted("curl")
     assert args[-1] == "https://gitlab.example/api/v4/projects/42/merge_requests/3/notes"

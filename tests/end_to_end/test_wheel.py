@@ -120,7 +120,7 @@ def test_dpaudit_check_of_the_scaffold_passes(dpaudit_venv, project):
 
 def test_dpaudit_run_of_the_scaffold_suite_passes(dpaudit_venv, project):
     result = dpaudit_venv.run(["dpaudit", "run", "audits/", "--out", "reports"], cwd=project)
-    assert "2/2 audits met their expectation" in result.stdout, result.stdout
+    assert "PASS — 2/2 expectations met" in result.stdout, result.stdout
     for name in ("results.json", "summary.md", "junit.xml", "report.html"):
         assert (project / "reports" / name).is_file(), name
     # report.html's figures are drawn by matplotlib, which the `report` extra installed

@@ -32,9 +32,18 @@ def test_classic_suite_meets_every_expectation(tmp_path):
                                     cert["k_denominator"], cert["n_denominator"],
                                     delta=r["delta"], significance=cert["per_bound_significance"])
         assert again == r["epsilon_lower_bound"]
-        # Bonferroni: the suite's 5% is split over its certificates, then over 2K bounds
-        assert math.isclose(cert["per_bound_significance"] * cert["family_size"] * family,
-                            1 - report["suites"][0]["confidence"], rel_tol=1e-9)
+        # Bonferroni: the suite's 5% is split over its tests, each test's share over its
+        # looks (dpaudit.stats.sequential: a look below the budget spends α·n/(2N), the look
+        # at the budget what is left), then over the look's 2K bounds
+        test_alpha = (1 - report["suites"][0]["confidence"]) / family
+        spent = cert["per_bound_significance"] * cert["family_size"]
+        seq = r["sequential"]
+        if seq["samples"] < seq["budget"]:
+            assert math.isclose(spent, test_alpha * seq["samples"] / (2 * seq["budget"]),
+                                rel_tol=1e-9)
+        else:
+            earlier = sum(test_alpha * n / (2 * seq["budget"]) for n in seq["looks"][:-1])
+            assert math.isclose(spent, test_alpha - earlier, rel_tol=1e-9)
         exact = r["exact_epsilon"]
         if exact not in (None, "inf"):
             assert r["epsilon_lower_bound"] <= exact + 1e-9

@@ -260,6 +260,8 @@ class OpacusDPSGD(ExternalMechanism):
     audit_representation = False
     poisson_sampling: ClassVar[bool] = True
     #: the dpsgd family's mechanism with the same batch sampler (exact curves)
+    #: the class of the same pipeline in :mod:`dpaudit.mechanisms.dpsgd.mechanisms` (a name: that
+    #: module is imported only when an exact curve is asked for)
     twin: ClassVar[str] = ""
 
     n = _count(100, "dataset size n", 2)
@@ -326,10 +328,11 @@ class OpacusDPSGD(ExternalMechanism):
 
     def exact_epsilon(self, d0, d1, delta: float = 0.0):
         """The ``dpsgd`` twin's ε(δ) of the pair (module docstring), or ``None``."""
-        from dpaudit.mechanisms.registry import create_mechanism
-        twin = create_mechanism(self.twin, n=self.n, batch_size=self.batch_size,
-                                epochs=self.epochs, noise_multiplier=self.noise_multiplier,
-                                clip_norm=self.clip_norm, view=self.view)
+        from dpaudit.mechanisms.dpsgd import mechanisms as family  # imported when used
+
+        twin = getattr(family, self.twin)(
+            n=self.n, batch_size=self.batch_size, epochs=self.epochs,
+            noise_multiplier=self.noise_multiplier, clip_norm=self.clip_norm, view=self.view)
         try:
             return twin.exact_epsilon(twin.validate_dataset(d0), twin.validate_dataset(d1),
                                       delta)
@@ -393,7 +396,7 @@ class OpacusPoisson(OpacusDPSGD):
 
     name = "opacus-poisson"
     poisson_sampling = True
-    twin = "dpsgd-poisson"
+    twin = "PoissonABLQ"
 
 
 class OpacusShuffle(OpacusDPSGD):
@@ -402,7 +405,7 @@ class OpacusShuffle(OpacusDPSGD):
 
     name = "opacus-shuffle"
     poisson_sampling = False
-    twin = "dpsgd-shuffle"
+    twin = "ShuffleABLQ"
 
 
 MECHANISMS = (OpacusPoisson, OpacusShuffle)
