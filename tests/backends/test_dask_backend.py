@@ -52,7 +52,6 @@ SUITE = textwrap.dedent("""\
     samples = 1500000
     sequential = false              # one look at the budget (sequential: a small look stops)
     delta = [0.0, 1e-3]
-    sequential = false              # fixed n: the whole budget in one look, so it is split
 
     [[audit]]
     name = "gaussian"
