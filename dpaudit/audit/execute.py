@@ -166,7 +166,7 @@ def _measure(task: Task, measured: _Measured, counter: EventCounter | None = Non
         confidence=task.point.per_certificate_confidence, white_box=task.white_box,
         claims=[e.claimed_epsilon for e in measured.readings if e.notion == "dp"],
         renyi_claims=[e.claimed_epsilon for e in measured.readings if e.notion == "rdp"],
-        rule=task.stopping)
+        rule=task.stopping, stop_on_power=task.point.expect != "violation")
     measured.rounds = rounds
     black, white = rounds.black, rounds.white
     dp = [e for e in measured.readings if e.notion == "dp"]

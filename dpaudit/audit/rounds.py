@@ -10,7 +10,8 @@ after each look applies the **stopping rules**, in this order:
    black- and white-box bounds above the claim, as the verdict reads it,
    :func:`~dpaudit.results.records.judge_certificate`);
 2. ``"budget"``: the look was the last (``samples``, now the budget, is spent);
-3. ``"power"``: every ε(δ) certificate with a finite claim is *powered* — its detectable ε
+3. ``"power"`` (audit points expecting ``consistent`` only: a known bug is looked for until
+   it is found or the budget is spent): every ε(δ) certificate with a finite claim is *powered* — its detectable ε
    (:func:`~dpaudit.results.records.record_detectable_epsilon`, the smallest true ε the same
    look certifies half the time) is ≤ ``power`` × its claim.  A test with no such
    certificate (Rényi only, every claim infinite) or no power target stops only on 1 and 2.
@@ -78,7 +79,7 @@ def detectables(black, white, claims) -> list[tuple[float, float | None]]:
 
 
 def stop_reason(black, white, claims, renyi_claims, rule: StoppingRule, *, last: bool,
-                powers=None) -> str | None:
+                powers=None, stop_on_power: bool = True) -> str | None:
     """The rule that stops a test after a look (module docstring), None to go on.
 
     Args:
@@ -88,6 +89,9 @@ def stop_reason(black, white, claims, renyi_claims, rule: StoppingRule, *, last:
       rule: the test's stopping rule.
       last: whether the look was the budget.
       powers: :func:`detectables` of the look, when already computed.
+      stop_on_power: whether reaching the power target stops the test (False for an audit
+        point that expects a violation: a known bug is looked for until it is found or the
+        budget is spent — its leak may be smaller than the power target).
     """
     for i, claim in enumerate(claims):
         bound = certified_bound(black.points[i].epsilon,
@@ -101,7 +105,7 @@ def stop_reason(black, white, claims, renyi_claims, rule: StoppingRule, *, last:
             return "violation"
     if last:
         return "fixed" if not rule.sequential else "budget"
-    if rule.power is None:
+    if rule.power is None or not stop_on_power:
         return None
     powers = detectables(black, white, claims) if powers is None else powers
     if powers and all(rule.is_underpowered("consistent", "dp", c, d) is False
@@ -133,7 +137,8 @@ def predicted_size(size: int, powers, rule: StoppingRule) -> int | None:
 
 
 def certify_in_rounds(estimate, *, samples: int, seed: int, confidence: float,
-                      white_box: bool, claims, renyi_claims, rule: StoppingRule) -> Rounds:
+                      white_box: bool, claims, renyi_claims, rule: StoppingRule,
+                      stop_on_power: bool = True) -> Rounds:
     """Run a test's looks until a stopping rule fires (the schedule and the validity of the
     certificate it stops at: :mod:`dpaudit.stats.sequential`).
 
@@ -145,7 +150,7 @@ def certify_in_rounds(estimate, *, samples: int, seed: int, confidence: float,
       samples: the budget (outputs per side); seed: the test's seed (white-box: seed + 1).
       confidence: the test's confidence 1 − α; each look runs at 1 − α_r.
       white_box: also certify the white-box curve at every look.
-      claims, renyi_claims, rule: as for :func:`stop_reason`.
+      claims, renyi_claims, rule, stop_on_power: as for :func:`stop_reason`.
     """
     schedule = rule.schedule
     alpha = 1.0 - confidence
@@ -163,7 +168,7 @@ def certify_in_rounds(estimate, *, samples: int, seed: int, confidence: float,
         drawn += size
         powers = detectables(black, white, claims) if rule.power is not None else []
         reason = stop_reason(black, white, claims, renyi_claims, rule, last=size >= samples,
-                             powers=powers)
+                             powers=powers, stop_on_power=stop_on_power)
         if reason is not None:
             return Rounds(black=black, white=white, stopped=reason, looks=tuple(looks),
                           rounds=len(looks), drawn=drawn, budget=int(samples))

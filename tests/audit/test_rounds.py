@@ -111,3 +111,13 @@ def test_each_look_certifies_at_its_share_of_alpha():
         assert point.confidence == pytest.approx(1 - share, rel=1e-12)
     assert early.black.points[0].per_bound_significance * early.black.points[0].family_size \
         == pytest.approx(alpha * early.looks[-1] / 2e6, rel=1e-9)
+
+
+def test_a_known_bug_is_looked_for_until_found_or_the_budget_is_spent():
+    """An audit point expecting a violation never stops at the power target: a leak just
+    above the claim (smaller than 1.1 × claim) is still looked for with the whole budget."""
+    rounds = certify_in_rounds(partial(_estimate, partial(laplace, 1.0)), samples=100_000,
+                               seed=7, confidence=0.99, white_box=False, claims=[1.0],
+                               renyi_claims=[], rule=StoppingRule(power=1.2),
+                               stop_on_power=False)
+    assert rounds.stopped == "budget" and rounds.looks[-1] == 100_000
