@@ -16,9 +16,9 @@ look at the budget draws from the test's seed itself) — at significance α_r:
 of the test's family-wise α = 1 − confidence (:meth:`Schedule.spend`).  The sizes grow by at
 least 2× and at most 8× (:data:`GROWTH`) per look, from n_1 = max(:data:`FIRST_LOOK`,
 ⌈N/512⌉): 8× unless the previous look predicts that less reaches the power target, and to N
-once that is ≥ N/2 (:meth:`Schedule.next_look`).  Since the looks below N add up to < N, they spend < α/2
-in all and the budget look keeps more than half of α — in practice ≥ 85 % (looks at N/512,
-N/64, N/8 spend 7 %).  After each look a stopping rule (:mod:`dpaudit.audit.rounds`: a
+once that is ≥ N/2 (:meth:`Schedule.next_look`).  Since the looks below N add up to < N,
+they spend < α/2 in all and the budget look keeps more than half of α — in practice ≥ 85 %
+(looks at N/512, N/64, N/8 spend 7 %).  After each look a stopping rule (:mod:`dpaudit.audit.rounds`: a
 violation is certified; the power target is reached; the budget is spent) decides whether to
 go on and, through the next size, how far.
 
