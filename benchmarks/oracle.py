@@ -39,6 +39,8 @@ For each case:
   (certification luck).
 
     python benchmarks/oracle.py [--seeds 50] [--samples 1000000] [--no-write]
+
+Takes about 2 minutes at 50 seeds on 2 cores.
 """
 
 from __future__ import annotations

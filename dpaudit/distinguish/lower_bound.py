@@ -272,7 +272,9 @@ def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: in
     n_full = selection_size(samples, width, selection_fraction, max_selection)
     n_pilot = selection_size(samples, width, min(pilot_fraction, selection_fraction),
                              max_selection)
-    sizes = ((n_pilot, n_full) if n_pilot < n_full
+    # no pilot when the float64 representation is audited: a pilot of value events would be
+    # kept before a rare representation leak, which the full split may show, could be selected
+    sizes = ((n_pilot, n_full) if n_pilot < n_full and not representation
              and distinguisher.may_fit_thresholds_only(width) else (n_full,))
     for n_sel in sizes:
         n_cert = samples - n_sel

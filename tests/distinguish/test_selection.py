@@ -173,6 +173,15 @@ def test_vector_outputs_draw_the_full_selection_split_at_once():
     assert sel.selection_samples == calls.d1 == 4_000
 
 
+def test_no_pilot_when_the_float64_representation_is_tested_too():
+    # a pilot would be kept for the value events alone (above); a rare floating-point leak
+    # may show only in the full selection split
+    calls = Calls(gaussian)
+    sel = select(calls, 0.0, 1.0, get_distinguisher("auto"), deltas=[0.0, 1e-5],
+                 samples=40_000, confidence=0.95, seed=3, representation=True)
+    assert sel.selection_samples == calls.d1 == 8_000
+
+
 def test_a_smaller_selection_fraction_than_the_pilot_is_respected():
     calls = Calls(gaussian)
     sel = select(calls, 0.0, 1.0, get_distinguisher("auto"), deltas=[1e-5],
