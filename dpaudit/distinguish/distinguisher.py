@@ -81,6 +81,13 @@ class Distinguisher(abc.ABC):
     #: whether :meth:`fit` needs ``FitContext.log_density`` (white-box)
     needs_log_density: ClassVar[bool] = False
 
+    def may_fit_thresholds_only(self, width: int) -> bool:
+        """Whether :meth:`fit` may return only statistics that are ``threshold_only``
+        (:class:`~dpaudit.distinguish.statistics.Statistic`) for outputs of ``width`` values,
+        so that a short (pilot) selection split may be enough
+        (:func:`dpaudit.distinguish.lower_bound.select`).  False unless a subclass says so."""
+        return False
+
     @abc.abstractmethod
     def fit(self, x0: np.ndarray, x1: np.ndarray, context: FitContext) -> FittedStatistics:
         """Fit on the selection outputs ``x0`` (drawn on d0) and ``x1`` (on d1).
@@ -95,6 +102,9 @@ class StatisticsDistinguisher(Distinguisher):
     """``statistics``: the fitted statistics of :func:`fit_auto_statistics` only."""
 
     name = "statistics"
+
+    def may_fit_thresholds_only(self, width):
+        return width == 1  # the output itself, and the two-sided spread statistics
 
     def fit(self, x0, x1, context):
         stats, kind = fit_auto_statistics(x0, x1, representation=context.representation)
@@ -111,6 +121,9 @@ class AutoDistinguisher(Distinguisher):
     fitted statistics only."""
 
     name = "auto"
+
+    def may_fit_thresholds_only(self, width):
+        return width == 1  # the output itself, and the two-sided spread statistics
 
     def fit(self, x0, x1, context):
         stats, kind = fit_auto_statistics(x0, x1, representation=context.representation)
@@ -159,6 +172,9 @@ class WhiteBoxDistinguisher(Distinguisher):
 
     name = "white-box"
     needs_log_density = True
+
+    def may_fit_thresholds_only(self, width):
+        return True  # the privacy loss: nothing is fitted
 
     def fit(self, x0, x1, context):
         if context.log_density is None:

@@ -110,6 +110,7 @@ class PrivacyLoss(Statistic):
     """White-box: s(o) = log p₀(o) − log p₁(o) from the mechanism's ``log_density``."""
 
     name = "privacy loss log p0(o) − log p1(o) (white-box)"
+    threshold_only = True  # nothing is fitted: the selection split only places a threshold
 
     # The loss is rounded to LOSS_DECIMALS decimals.  Without rounding, the exact ties of the
     # ideal loss (e.g. L = Δ/b on a whole Laplace tail) are broken by floating-point rounding

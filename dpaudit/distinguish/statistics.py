@@ -35,11 +35,16 @@ FIT_ROWS = 200_000
 class Statistic:
     """A fitted real-valued function of outputs; ``discrete`` if it takes few values;
     ``reads_representation`` if it reads the float64 representation of the outputs (their
-    bits) rather than only their values (:mod:`dpaudit.distinguish.floating`)."""
+    bits) rather than only their values (:mod:`dpaudit.distinguish.floating`);
+    ``threshold_only`` if it is a fixed function of a scalar output up to at most a few
+    location/scale parameters (or the white-box privacy loss), so that the selection split
+    only has to place a threshold on it: a short selection split may then do
+    (:func:`dpaudit.distinguish.lower_bound.select`)."""
 
     name = "statistic"
     discrete = False
     reads_representation = False
+    threshold_only = False
 
     def __call__(self, x: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -82,6 +87,7 @@ class Coordinate(Statistic):
         self.index = index
         self.discrete = discrete
         self.name = "output" if index is None else f"output[{index}]"
+        self.threshold_only = index is None
 
     def __call__(self, x):
         x = np.asarray(x)
@@ -145,6 +151,7 @@ class ScalarLogRatio(Statistic):
     against a wider one or a mixture), which one-sided thresholds on o cannot express."""
 
     name = "scalar-gaussian-log-ratio"
+    threshold_only = True
 
     def __init__(self, mu0, var0, mu1, var1, sanitizer: Sanitizer):
         self.mu0, self.mu1 = float(mu0), float(mu1)
@@ -167,6 +174,7 @@ class Distance(Statistic):
     symmetric two-sided tails {|o − c| ≥ t} and central intervals {|o − c| ≤ t}."""
 
     name = "distance from the pooled median"
+    threshold_only = True
 
     def __init__(self, center: float, sanitizer: Sanitizer):
         self.center = float(center)
