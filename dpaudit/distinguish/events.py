@@ -182,20 +182,76 @@ def _median_of_neighbours(pred: np.ndarray) -> np.ndarray:
     return np.median(windows, axis=1)
 
 
-def score_candidates(stats, sel0, sel1, *, delta, n_certify, significance):
-    """All candidates of every statistic, scored by their predicted certified ε.  One row
-    per (statistic, op, numerator side): ``(stat_index, op, numerator, thresholds, predicted
-    ε, (k_num, n_num, k_den, n_den), model)`` with the count arrays over the thresholds.
+@dataclass(frozen=True)
+class ScoredThresholds:
+    """One (statistic, op, numerator side) of :func:`score_statistics`: its thresholds and
+    the parts of their predictions that do not depend on δ.
+
+    A prediction is ln(L − δ) − ln U (0 where ``present`` is false or L ≤ δ), with L the
+    lower and U the upper Clopper–Pearson bound at ``significance`` on ``n_certify`` outputs
+    at the (pessimistic or modelled) expected counts; only the subtraction of δ differs over
+    a δ grid, so L and U are computed once (:meth:`at` gives the same floats as
+    :func:`predict_epsilon` / :func:`predict_from_probabilities` at each δ)."""
+
+    stat_index: int
+    op: str
+    numerator: int
+    thresholds: np.ndarray
+    #: (k_num, n_num, k_den, n_den) over the thresholds (expected counts under the laws)
+    counts: tuple
+    lower: np.ndarray
+    upper: np.ndarray
+    present: np.ndarray
+    #: median over neighbouring thresholds (a continuous ``threshold_only`` statistic)
+    smooth: bool
+    #: (P_num, P_den) under fitted normal laws over the thresholds, or None (counts)
+    model: tuple | None
+    n_certify: int
+    significance: float
+
+    def at(self, delta: float) -> tuple:
+        """The row of :func:`score_candidates` at ``delta``."""
+        lcb = self.lower - delta
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pred = np.where(self.present & (lcb > 0),
+                            np.log(np.maximum(lcb, 1e-300)) - np.log(self.upper), 0.0)
+        if self.smooth:
+            pred = _median_of_neighbours(pred)
+        model = None
+        if self.model is not None:
+            pn, pd = self.model
+            _, nn, _, nd = self.counts
+
+            def rank(i):  # predict_epsilon of the expected selection counts, at threshold i
+                return float(predict_epsilon(pn[i] * nn, nn, pd[i] * nd, nd, delta=delta,
+                                             n_certify=self.n_certify,
+                                             significance=self.significance))
+            model = (pn, pd, rank)
+        return (self.stat_index, self.op, self.numerator, self.thresholds,
+                np.asarray(pred, float), self.counts, model)
+
+
+def _bounds_from_counts(k_num, n_num, k_den, n_den, *, n_certify, significance):
+    """(L, U, present) of :func:`predict_epsilon` before δ is subtracted."""
+    k_num = np.asarray(k_num, float)
+    p_num = _cp_lower(k_num, n_num, SELECTION_SIGNIFICANCE)
+    p_den = _cp_upper(k_den, n_den, SELECTION_SIGNIFICANCE)
+    return (_cp_lower(p_num * n_certify, n_certify, significance),
+            _cp_upper(p_den * n_certify, n_certify, significance), k_num > 0)
+
+
+def score_statistics(stats, sel0, sel1, *, n_certify, significance) -> list[ScoredThresholds]:
+    """Every statistic's candidate thresholds, scored up to δ (:class:`ScoredThresholds`).
 
     The prediction is :func:`predict_epsilon` from the counts, except for a continuous
     statistic whose values on both sides pass :func:`~dpaudit.distinguish.parametric.
     fit_normal_pair`: its thresholds (the empirical ones and a grid on the fitted laws' scale)
     are scored by :func:`predict_from_probabilities` under the fitted laws, the counts become
-    the laws' expected counts and ``model`` is ``(P_num, P_den, rank)`` over the thresholds,
-    ``rank`` being :func:`predict_epsilon` of the expected counts (None for count-scored
-    rows).  A continuous ``threshold_only`` statistic's count-based predictions are smoothed
-    over neighbouring thresholds (:func:`_median_of_neighbours`)."""
-    cands = []
+    the laws' expected counts and the row carries the laws' (P_num, P_den); such a row is
+    ranked against the others by :func:`predict_epsilon` of its expected counts
+    (:func:`select_candidates`).  A continuous ``threshold_only`` statistic's count-based
+    predictions are smoothed over neighbouring thresholds (:func:`_median_of_neighbours`)."""
+    rows = []
     for si, stat in enumerate(stats):
         skip = getattr(stat, "fit_rows", 0)
         if min(len(sel0), len(sel1)) - skip < 1000:
@@ -216,30 +272,37 @@ def score_candidates(stats, sel0, sel1, *, delta, n_certify, significance):
                 q0, q1 = normal.probabilities(ts, op)
                 for numerator, (pn, nn, pd, nd) in ((0, (q0, n0, q1, n1)),
                                                     (1, (q1, n1, q0, n0))):
-                    pred = predict_from_probabilities(pn, pd, delta=delta,
-                                                      n_certify=n_certify,
-                                                      significance=significance)
-                    # ranked against other rows as counts are: the expected selection
-                    # counts under the laws, shrunk by one standard error
-                    rank = predict_epsilon(pn * nn, nn, pd * nd, nd, delta=delta,
-                                           n_certify=n_certify, significance=significance)
-                    cands.append((si, op, numerator, ts, np.asarray(pred, float),
-                                  (np.rint(pn * nn), nn, np.rint(pd * nd), nd),
-                                  (pn, pd, np.asarray(rank, float))))
+                    pn = np.asarray(pn, float)
+                    rows.append(ScoredThresholds(
+                        si, op, numerator, ts, (np.rint(pn * nn), nn, np.rint(pd * nd), nd),
+                        _cp_lower(pn * n_certify, n_certify, significance),
+                        _cp_upper(np.asarray(pd, float) * n_certify, n_certify, significance),
+                        pn > 0, False, (pn, pd), n_certify, significance))
             continue
         ge0 = n0 - np.searchsorted(v0, ts, side="left")
         ge1 = n1 - np.searchsorted(v1, ts, side="left")
         le0 = np.searchsorted(v0, ts, side="right")
         le1 = np.searchsorted(v1, ts, side="right")
+        smooth = getattr(stat, "threshold_only", False) and not stat.discrete
         for op, c0, c1 in (("ge", ge0, ge1), ("le", le0, le1)):
             for numerator, (kn, nn, kd, nd) in ((0, (c0, n0, c1, n1)), (1, (c1, n1, c0, n0))):
-                pred = predict_epsilon(kn, nn, kd, nd, delta=delta, n_certify=n_certify,
-                                       significance=significance)
-                if getattr(stat, "threshold_only", False) and not stat.discrete:
-                    pred = _median_of_neighbours(pred)
-                cands.append((si, op, numerator, ts, np.asarray(pred, float), (kn, nn, kd, nd),
-                              None))
-    return cands
+                lower, upper, present = _bounds_from_counts(
+                    kn, nn, kd, nd, n_certify=n_certify, significance=significance)
+                rows.append(ScoredThresholds(si, op, numerator, ts, (kn, nn, kd, nd), lower,
+                                             upper, present, smooth, None, n_certify,
+                                             significance))
+    return rows
+
+
+def score_candidates(stats, sel0, sel1, *, delta, n_certify, significance):
+    """All candidates of every statistic, scored by their predicted certified ε at ``delta``
+    (:func:`score_statistics`).  One row per (statistic, op, numerator side):
+    ``(stat_index, op, numerator, thresholds, predicted ε, (k_num, n_num, k_den, n_den),
+    model)`` with the count arrays over the thresholds; ``model`` is None for count-scored
+    rows, else ``(P_num, P_den, rank)`` with ``rank(i)`` the prediction of threshold i's
+    expected selection counts."""
+    return [row.at(delta) for row in score_statistics(stats, sel0, sel1, n_certify=n_certify,
+                                                      significance=significance)]
 
 
 def select_candidates(scored, how_many: int) -> list[Candidate]:
@@ -250,7 +313,7 @@ def select_candidates(scored, how_many: int) -> list[Candidate]:
     best = []
     for si, op, numerator, ts, pred, (kn, nn, kd, nd), model in scored:
         i = int(np.argmax(pred))
-        rank = pred[i] if model is None else model[2][i]
+        rank = pred[i] if model is None else model[2](i)
         best.append(Candidate(si, op, float(ts[i]), numerator, float(rank),
                               (int(kn[i]), int(nn), int(kd[i]), int(nd)),
                               () if model is None else (float(model[0][i]),

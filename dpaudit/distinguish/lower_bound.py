@@ -46,7 +46,7 @@ from dpaudit import validation
 from dpaudit.distinguish.counting import CountJob, EventCounter, ProcessCounter, SerialCounter
 from dpaudit.distinguish.distinguisher import (DISTINGUISHERS, Distinguisher, FitContext,
                                                get_distinguisher)
-from dpaudit.distinguish.events import (Candidate, adds_to, score_candidates,
+from dpaudit.distinguish.events import (Candidate, adds_to, score_statistics,
                                       select_candidates, with_value_event, worth_certifying)
 from dpaudit.distinguish.floating import describe_representation_event
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
@@ -195,9 +195,9 @@ def _choose_events(stats, sel0, sel1, *, deltas, n_cert, confidence, candidates
     def significance_for(kept):
         return (1.0 - confidence) / (2 * kept * len(deltas))
     chosen = []
+    rows = score_statistics(stats, sel0, sel1, n_certify=n_cert, significance=guess)
     for delta in deltas:
-        scored = score_candidates(stats, sel0, sel1, delta=delta, n_certify=n_cert,
-                                  significance=guess)
+        scored = [row.at(delta) for row in rows]
         picked = worth_certifying(select_candidates(scored, candidates), delta=delta,
                                   n_certify=n_cert, significance_for=significance_for)
         for cand in with_value_event(picked, scored, stats):
