@@ -11,7 +11,7 @@ Procedure, for a sampler and a neighbouring pair (d0, d1), at confidence 1 − �
    over d0), by the ε it would certify (:mod:`dpaudit.distinguish.events`; far tails of
    normal-looking statistics under fitted normal laws, :mod:`dpaudit.distinguish.parametric`).
    For each requested δ keep, of the best K (``candidates``), as many as are worth their
-   share of the family (:func:`~dpaudit.distinguish.events.worth_certifying`); the kept events
+   share of the family (:func:`~dpaudit.distinguish.event_choice.worth_certifying`); the kept events
    are the union over the δ grid.
 2. **Certification split** (:func:`count`).  Draw the remaining outputs afresh, in chunks,
    keeping only the count of each kept event on each side (memory does not grow with
@@ -46,8 +46,8 @@ from dpaudit import validation
 from dpaudit.distinguish.counting import CountJob, EventCounter, ProcessCounter, SerialCounter
 from dpaudit.distinguish.distinguisher import (DISTINGUISHERS, Distinguisher, FitContext,
                                                get_distinguisher)
-from dpaudit.distinguish.events import (Candidate, adds_to, score_statistics,
-                                      select_candidates, with_value_event, worth_certifying)
+from dpaudit.distinguish.event_choice import PILOT_FRACTION, choose_events, pilot_is_enough
+from dpaudit.distinguish.events import Candidate
 from dpaudit.distinguish.floating import describe_representation_event
 from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
 from dpaudit.distinguish.sampling import (CERTIFICATION, IGNORES_RNG, SELECTION, SamplerError,
@@ -172,54 +172,6 @@ class Selection:
     ignores_rng: bool = False
 
 
-#: the selection split first drawn, as a fraction of ``samples``, when the distinguisher may
-#: fit only threshold statistics (:func:`select`)
-PILOT_FRACTION = 0.1
-#: a pilot selection split is kept when every kept event holds at least this many of its
-#: outputs on each side (the event's two frequencies then have relative standard errors of
-#: at most 5 %)
-PILOT_COUNTS = 400
-
-
-def _choose_events(stats, sel0, sel1, *, deltas, n_cert, confidence, candidates
-                   ) -> list[Candidate]:
-    """The kept events (step 1 of the module docstring) for each δ, their union.
-
-    Candidates are scored with the significance a family of ``candidates`` per δ would get;
-    :func:`~dpaudit.distinguish.events.worth_certifying` then keeps the prefix of the best
-    ``candidates`` whose best certificate is expected to be largest, and
-    :func:`~dpaudit.distinguish.events.adds_to` keeps an event of a group already chosen for
-    another δ only if it gains more at its δ than one more event costs."""
-    guess = (1.0 - confidence) / (2 * candidates * len(deltas))
-
-    def significance_for(kept):
-        return (1.0 - confidence) / (2 * kept * len(deltas))
-    chosen = []
-    rows = score_statistics(stats, sel0, sel1, n_certify=n_cert, significance=guess)
-    for delta in deltas:
-        scored = [row.at(delta) for row in rows]
-        picked = worth_certifying(select_candidates(scored, candidates), delta=delta,
-                                  n_certify=n_cert, significance_for=significance_for)
-        for cand in with_value_event(picked, scored, stats):
-            key = (cand.stat_index, cand.op, cand.threshold, cand.numerator)
-            if key in {(c.stat_index, c.op, c.threshold, c.numerator) for c in chosen}:
-                continue
-            if adds_to(chosen, cand, delta=delta, n_certify=n_cert, confidence=confidence):
-                chosen.append(cand)
-    return chosen
-
-
-def _pilot_is_enough(chosen, stats) -> bool:
-    """Whether the events kept on a pilot selection split can be certified as they are: each
-    is a threshold on a ``threshold_only`` statistic and holds at least :data:`PILOT_COUNTS`
-    selection outputs on each side."""
-    return bool(chosen) and all(
-        getattr(stats[c.stat_index], "threshold_only", False)
-        and (bool(c.model_probabilities)
-             or min(c.selection_counts[0], c.selection_counts[2]) >= PILOT_COUNTS)
-        for c in chosen)
-
-
 def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: int,
            confidence: float, seed: int, selection_fraction: float = 0.2, candidates: int = 2,
            max_selection: int = 1_000_000, log_density=None,
@@ -234,7 +186,7 @@ def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: in
     keeps, for each δ in ``deltas``, the best ``candidates`` events scored by the ε they would
     certify on the remaining ``samples − n_sel`` outputs at the significance a family of
     ``candidates × len(deltas)`` events would get, or the shorter prefix of them worth its
-    share of the family (:func:`~dpaudit.distinguish.events.worth_certifying`); the kept
+    share of the family (:func:`~dpaudit.distinguish.event_choice.worth_certifying`); the kept
     events are the union over δ.
 
     Pilot: when the distinguisher may fit only ``threshold_only`` statistics for this output
@@ -295,9 +247,9 @@ def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: in
         fitted = distinguisher.fit(sel0, sel1, FitContext(d0, d1, seed, log_density,
                                                           representation))
         stats, kind = fitted.statistics, fitted.kind
-        chosen = _choose_events(stats, sel0, sel1, deltas=deltas, n_cert=n_cert,
+        chosen = choose_events(stats, sel0, sel1, deltas=deltas, n_cert=n_cert,
                                 confidence=confidence, candidates=int(candidates))
-        if n_sel == n_full or _pilot_is_enough(chosen, stats):
+        if n_sel == n_full or pilot_is_enough(chosen, stats):
             break
     if not chosen:  # every statistic value was NaN ("in no event"): nothing to certify with
         raise ValueError(

@@ -325,7 +325,8 @@ class RecordingLaplace:
 
 def test_select_draws_the_selection_split_only_and_keeps_its_best_events():
     from dpaudit.distinguish.distinguisher import FitContext, get_distinguisher
-    from dpaudit.distinguish.lower_bound import PILOT_FRACTION, _choose_events, select
+    from dpaudit.distinguish.event_choice import choose_events
+    from dpaudit.distinguish.lower_bound import PILOT_FRACTION, select
     from dpaudit.distinguish.sampling import CERTIFICATION, SELECTION, Stream, draw_stream
 
     sampler, seed, samples = RecordingLaplace(), 21, 30_000
@@ -350,7 +351,7 @@ def test_select_draws_the_selection_split_only_and_keeps_its_best_events():
     x0 = draw_stream(sampler, 0.0, Stream(seed, SELECTION, 0, n_sel), side="d0")
     x1 = draw_stream(sampler, 1.0, Stream(seed, SELECTION, 1, n_sel), side="d1")
     stats = get_distinguisher("statistics").fit(x0, x1, FitContext(0.0, 1.0, seed)).statistics
-    expected = _choose_events(stats, x0, x1, deltas=[0.0, 0.01], n_cert=n_cert,
+    expected = choose_events(stats, x0, x1, deltas=[0.0, 0.01], n_cert=n_cert,
                               confidence=0.9, candidates=2)
     assert sel.events == tuple(expected) and 1 <= len(sel.events) <= 4
     assert [s.describe() for s in sel.statistics] == [s.describe() for s in stats]

@@ -12,9 +12,9 @@ from scipy.stats import norm
 
 from dpaudit import estimate_epsilon_lower_bound
 from dpaudit.distinguish.distinguisher import get_distinguisher
-from dpaudit.distinguish.events import (Candidate, _median_of_neighbours, adds_to,
-                                        expected_maximum, score_candidates, select_candidates,
-                                        worth_certifying)
+from dpaudit.distinguish.event_choice import adds_to, expected_maximum, worth_certifying
+from dpaudit.distinguish.events import (Candidate, _median_of_neighbours, score_candidates,
+                                        select_candidates)
 from dpaudit.distinguish.lower_bound import PILOT_FRACTION, select
 from dpaudit.distinguish.parametric import fit_normal_pair
 from dpaudit.distinguish.statistics import Coordinate
