@@ -42,6 +42,9 @@ def test_suite_verdicts(tmp_path):
     assert shuffle["exact_epsilon"] > 5 * shuffle["claimed_epsilon"]
     assert max(shuffle["epsilon_lower_bound"], shuffle["white_box_epsilon_lower_bound"]) \
         > 2 * shuffle["claimed_epsilon"]
+    small = records["shuffle-small-gap"]   # σ = 2: a small gap, certified at 10⁶ per side
+    assert small["verdict"] == "violation" and small["samples"] == 1_000_000
+    assert small["claimed_epsilon"] < 0.1 < 0.14 < small["exact_epsilon"]
     assert records["poisson-pld"]["verdict"] == "consistent"
     assert records["deterministic-poisson-claim"]["verdict"] == "violation"
     # where the exact value is the pair's ε (deterministic: closed form; Poisson: the lower end
