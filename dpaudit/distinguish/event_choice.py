@@ -43,11 +43,12 @@ def choose_events(stats, sel0, sel1, *, deltas, n_cert, confidence, candidates
     """The kept events (step 1 of :mod:`dpaudit.distinguish.lower_bound`) for each δ, their
     union.
 
-    Candidates are scored with the significance a family of ``candidates`` per δ would get;
-    :func:`worth_certifying` then keeps the prefix of the best
-    ``candidates`` whose best certificate is expected to be largest, and
-    :func:`adds_to` keeps an event of a group already chosen for
-    another δ only if it gains more at its δ than one more event costs."""
+    Candidates are scored once for the whole δ grid
+    (:func:`~dpaudit.distinguish.events.score_statistics`) with the significance a family of
+    ``candidates`` per δ would get; at each δ :func:`worth_certifying` keeps the prefix of the
+    best ``candidates`` whose best certificate is expected to be largest, and :func:`adds_to`
+    keeps an event of a group already chosen for another δ only if it gains more at its δ
+    than one more event costs."""
     guess = (1.0 - confidence) / (2 * candidates * len(deltas))
 
     def significance_for(kept):
