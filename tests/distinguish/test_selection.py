@@ -129,6 +129,37 @@ def test_a_gaussian_tail_threshold_is_placed_by_the_normal_laws():
     assert best.threshold == pytest.approx(t_best, abs=0.05)
 
 
+@pytest.mark.parametrize("normal", [True, False], ids=["fitted-laws", "counts"])
+def test_one_scoring_serves_every_delta_of_a_grid_with_the_same_floats(normal):
+    """score_statistics computes the Clopper–Pearson bounds once for a δ grid; at each δ the
+    predictions are bit for bit those of the per-δ formulas (counts, or fitted laws with the
+    rank of the expected counts), so scoring once changed no certificate."""
+    from dpaudit.distinguish.events import (predict_epsilon, predict_from_probabilities,
+                                            score_statistics)
+
+    rng = np.random.default_rng(3)
+    draw = rng.normal if normal else rng.laplace
+    x0, x1 = draw(0.0, 1.0, 20_000), draw(0.6, 1.0, 20_000)
+    n_cert, sig = 80_000, 0.05 / 8
+    rows = score_statistics([Coordinate()], x0, x1, n_certify=n_cert, significance=sig)
+    assert rows and all((row.model is not None) == normal for row in rows)
+    for delta in (0.0, 1e-5, 1e-2):
+        for row in rows:
+            _, _, _, ts, pred, (kn, nn, kd, nd), model = row.at(delta)
+            if normal:
+                pn, pd, rank = model
+                want = predict_from_probabilities(pn, pd, delta=delta, n_certify=n_cert,
+                                                  significance=sig)
+                i = int(np.argmax(pred))
+                assert rank(i) == float(predict_epsilon(pn * nn, nn, pd * nd, nd, delta=delta,
+                                                        n_certify=n_cert,
+                                                        significance=sig)[i])
+            else:
+                want = _median_of_neighbours(predict_epsilon(
+                    kn, nn, kd, nd, delta=delta, n_certify=n_cert, significance=sig))
+            assert np.array_equal(pred, want)
+
+
 def predict_epsilon_exact(p_num, p_den, n, sig, delta=1e-5):
     from dpaudit.distinguish.events import predict_from_probabilities
     return predict_from_probabilities(p_num, p_den, delta=delta, n_certify=n, significance=sig)
