@@ -86,6 +86,23 @@ def expand_gradients(dataset) -> np.ndarray:
     return arr
 
 
+def gradient_dataset(dataset, n: int) -> np.ndarray:
+    """:func:`expand_gradients` of ``dataset``, checked to hold ``n`` finite records (the
+    datasets of every DP-SGD mechanism: this family's and the Opacus adapters')."""
+    arr = expand_gradients(dataset)
+    if arr.size != n:
+        raise ValueError(f"dataset has {arr.size} records; the mechanism has n = {n}")
+    validation.finite_entries("dataset", arr)
+    return arr
+
+
+def zero_out_relation() -> NeighbourRelation:
+    """The DP-SGD neighbouring relation: one record replaced by the zero record ⊥."""
+    return NeighbourRelation(
+        "zero-out", "replace one record by the zero record ⊥ (gradient 0), n fixed; for "
+        "Poisson sampling the same law as add/remove", zero_out_one_row)
+
+
 def canary_structure(values: np.ndarray) -> tuple[float, float, int] | None:
     """(v, u, i) when every record equals v except record i, which equals u (i = n − 1 and
     u = v when all are equal); None otherwise."""
@@ -130,16 +147,10 @@ class ABLQ(LogDensity, Mechanism):
                                 steps=self.steps, epochs=self.epochs)
 
     def relation(self) -> NeighbourRelation:
-        return NeighbourRelation(
-            "zero-out", "replace one record by the zero record ⊥ (gradient 0), n fixed; for "
-            "Poisson sampling the same law as add/remove", zero_out_one_row)
+        return zero_out_relation()
 
     def validate_dataset(self, dataset) -> np.ndarray:
-        arr = expand_gradients(dataset)
-        if arr.size != self.n:
-            raise ValueError(f"dataset has {arr.size} records; the mechanism has n = {self.n}")
-        validation.finite_entries("dataset", arr)
-        return arr
+        return gradient_dataset(dataset, self.n)
 
     def clipped(self, dataset) -> np.ndarray:
         """The records clipped to [−C, C], in units of C."""

@@ -94,7 +94,6 @@ from dpaudit.mechanisms.external.common import (ExternalMechanism, library_versi
                                                 seed_from)
 from dpaudit.mechanisms.parameters import choice_parameter
 from dpaudit.neighbours import NeighbourRelation
-from dpaudit.neighbours.zero_out import zero_out_one_row
 
 #: runs per vectorised training (a K × K feature matrix per step, 1 MB at K = 500; measured
 #: fastest among 125…2000 for b = 1)
@@ -301,18 +300,14 @@ class OpacusDPSGD(ExternalMechanism):
                            version=library_version("opacus"))
 
     def relation(self) -> NeighbourRelation:
-        return NeighbourRelation(
-            "zero-out", "replace one record by the zero record ⊥ (gradient 0), n fixed; for "
-            "Poisson sampling the same law as the accountants' add/remove", zero_out_one_row)
+        from dpaudit.mechanisms.dpsgd.mechanisms import zero_out_relation
+
+        return zero_out_relation()
 
     def validate_dataset(self, dataset) -> np.ndarray:
-        from dpaudit.mechanisms.dpsgd.mechanisms import expand_gradients
+        from dpaudit.mechanisms.dpsgd.mechanisms import gradient_dataset
 
-        arr = expand_gradients(dataset)
-        if arr.size != self.n:
-            raise ValueError(f"dataset has {arr.size} records; the mechanism has n = {self.n}")
-        validation.finite_entries("dataset", arr)
-        return arr
+        return gradient_dataset(dataset, self.n)
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         C = self.clip_norm
