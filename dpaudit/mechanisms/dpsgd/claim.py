@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from dpaudit import validation
 from dpaudit.claims import GDP, RDP, Claim, claim_expression
 from dpaudit.claims.certificates import load_formula
 
@@ -134,8 +135,7 @@ class PLDAccountantClaim(Claim):
     notion = "pld-accountant"
 
     def epsilon(self, delta: float) -> float:
-        if not 0.0 <= delta < 1.0:
-            raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+        delta = validation.delta("delta", delta)
         if delta == 0.0:
             return math.inf
         return pld_accountant_epsilon(self.noise_multiplier, self.sampling_prob, self.steps,

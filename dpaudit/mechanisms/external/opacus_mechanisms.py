@@ -227,8 +227,7 @@ class OpacusClaim(Claim):
     notion = "opacus-accountant"
 
     def epsilon(self, delta: float) -> float:
-        if not 0.0 <= delta < 1.0:
-            raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+        delta = validation.delta("delta", delta)
         if delta == 0.0:
             return float("inf")
         return accountant_epsilon(self.accountant, self.history, float(delta))
