@@ -32,7 +32,7 @@ import numpy as np
 from common import markdown_table, record
 
 from dpaudit import estimate_epsilon_lower_bound
-from dpaudit.processes import process_pool
+from dpaudit.util.processes import process_pool
 from dpaudit.exact import (DiscreteProfile, GaussianMixtureProfile, GaussianProfile,
                            IsotropicGaussianProfile, LaplaceProfile, equal_covariance_profile)
 

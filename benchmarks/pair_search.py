@@ -30,7 +30,7 @@ from common import markdown_table, record
 from dpaudit import audit_mechanism
 from dpaudit.check import examples
 from dpaudit.check.blackbox import audit_delta
-from dpaudit.coverage import SearchBudget
+from dpaudit.spec.coverage import SearchBudget
 from dpaudit.mechanisms import get_mechanism_class, mechanism_names
 from dpaudit.mechanisms.capabilities import SearchableDatasets
 

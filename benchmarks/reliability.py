@@ -191,7 +191,7 @@ def journal_costs() -> str:
 
 def memory_guard() -> str:
     from dpaudit.audit.memory import estimate_task_memory
-    from dpaudit.sizes import format_bytes
+    from dpaudit.util.sizes import format_bytes
     from dpaudit.api import audit_mechanism
     from dpaudit.mechanisms.registry import create_mechanism
 

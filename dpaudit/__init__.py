@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dpaudit import source_tree
+from dpaudit.util import source_tree
 
 # run from a source checkout (not installed), dpaudit.proofs is the checkout's proofs/ folder
 source_tree.map_source_proofs()
@@ -47,12 +47,12 @@ if TYPE_CHECKING:
     from dpaudit.mechanisms.capabilities import (CalibratedNoise, ClosedFormSeries,
                                                  DeterministicQuery, ExactRenyi, GreyBoxQuery,
                                                  LogDensity, SearchableDatasets)
-    from dpaudit.coverage import SearchBudget
+    from dpaudit.spec.coverage import SearchBudget
     from dpaudit.mechanisms.float_safe import gaussian_on_grid, laplace_on_grid
     from dpaudit.mechanisms.per_call import per_call_sampler
     from dpaudit.mechanisms.registry import register
     from dpaudit.neighbours import NeighbourPair, NeighbourRelation
-    from dpaudit.warnings_text import DpauditWarning
+    from dpaudit.results.recorded_warnings import DpauditWarning
 
 # The public names are imported on first use (PEP 562), so that ``import dpaudit`` -- paid by
 # every CLI call and, through the pytest plugin, by every pytest run -- does not import numpy's
@@ -72,8 +72,8 @@ _LAZY = {
                      "GreyBoxQuery", "LogDensity", "SearchableDatasets"),
                     "dpaudit.mechanisms.capabilities"),
     "register": "dpaudit.mechanisms.registry",
-    "DpauditWarning": "dpaudit.warnings_text",
-    "SearchBudget": "dpaudit.coverage",
+    "DpauditWarning": "dpaudit.results.recorded_warnings",
+    "SearchBudget": "dpaudit.spec.coverage",
     "laplace_on_grid": "dpaudit.mechanisms.float_safe",
     "gaussian_on_grid": "dpaudit.mechanisms.float_safe",
     "per_call_sampler": "dpaudit.mechanisms.per_call",

@@ -30,7 +30,7 @@ from dpaudit.results.options import RunOptions
 from dpaudit.stats.sequential import DEFAULT_POWER, StoppingRule
 from dpaudit.results.records import AuditOutcome, CertificateRecord, SuiteSummary
 from dpaudit.results.run import AuditRun
-from dpaudit.stopping import stop_status
+from dpaudit.util.stopping import stop_status
 from dpaudit.suite.spec import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED
 from dpaudit.suite.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_template
 
@@ -81,7 +81,7 @@ class AuditResult:
     def warnings(self) -> tuple[str, ...]:
         """The distinct warning texts the audit's tests recorded, in first-seen order (each
         test's own list is ``points[i].tests[j].warnings``)."""
-        from dpaudit.warnings_text import distinct_warnings
+        from dpaudit.results.recorded_warnings import distinct_warnings
 
         return tuple(dict.fromkeys(w.text for w in distinct_warnings(self.points)))
 
@@ -102,7 +102,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     require_power: bool = False) -> AuditResult:
     """Audit a mechanism against its own claim: its named pairs, a pair search of its
     dataset space, and — for code that is the implementation — its outputs' float64
-    representation (:mod:`dpaudit.coverage`), exactly as ``dpaudit run`` audits a suite.
+    representation (:mod:`dpaudit.spec.coverage`), exactly as ``dpaudit run`` audits a suite.
 
     Args:
       mechanism: a :class:`~dpaudit.mechanisms.base.Mechanism` subclass or instance, a
@@ -123,7 +123,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       memory_limit: refuse (as an ``error`` record) a test whose estimated peak memory exceeds
         this: bytes or a size such as ``"16GB"`` (default 4 GiB, :mod:`dpaudit.audit.memory`).
       search: the pair search of the mechanism's dataset space (when it has one): ``True``
-        (the default budget), ``False``, a :class:`dpaudit.coverage.SearchBudget` or a dict
+        (the default budget), ``False``, a :class:`dpaudit.spec.coverage.SearchBudget` or a dict
         such as ``{"candidates": 32, "keep": 2}``; its ``keep`` tests join the family.
       representation: read the outputs' float64 representation (floating-point leaks);
         None (default): on for a class defined outside dpaudit and for library adapters, off

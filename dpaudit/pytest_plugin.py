@@ -172,7 +172,7 @@ class AuditItem(pytest.Item):
 
     def runtest(self):
         from dpaudit.report.explain import explain_point
-        from dpaudit.warnings_text import issue_warnings
+        from dpaudit.results.recorded_warnings import issue_warnings
 
         issue_warnings([self.judged])  # in the call: pytest's summary lists them under this item
         if not self.judged.met_expectation:
@@ -223,7 +223,7 @@ class Auditor:
 
     @staticmethod
     def _judge(result):
-        from dpaudit.warnings_text import issue_warnings
+        from dpaudit.results.recorded_warnings import issue_warnings
 
         issue_warnings(result.points, stacklevel=4)  # attributed to the calling test
         if not result.met_expectation:

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from dpaudit.warnings_text import DpauditWarning, distinct_warnings, warning_lines
+from dpaudit.results.recorded_warnings import DpauditWarning, distinct_warnings, warning_lines
 
 # the in-process pytester runs below restore sys.modules afterwards: what an audit imports
 # (numpy.fft, scipy.linalg …) must be imported before them, or a later import in this
@@ -107,7 +107,7 @@ def test_warning_lines_dedupe_per_audit_and_cap():
 
 
 def test_issue_warnings_warns_dpaudit_warnings():
-    from dpaudit.warnings_text import issue_warnings
+    from dpaudit.results.recorded_warnings import issue_warnings
 
     with pytest.warns(DpauditWarning, match=r"dpaudit: s/a \(pair p\): W1"):
         issue_warnings([_point("a", ("p", ["W1"]))])

@@ -6,7 +6,7 @@ pair and the task's memory, certifies the black-box curve
 (:func:`dpaudit.distinguish.lower_bound.estimate_privacy_curve_lower_bound`) and, when the task
 asks for it, the white-box likelihood-ratio curve on the seed + 1 stream, reads one
 certificate per δ and per α off them with the pair's exact ε where it is known, and adds the
-figure's curve data, with one BLAS/OpenMP thread (:mod:`dpaudit.threads`).  It never raises:
+figure's curve data, with one BLAS/OpenMP thread (:mod:`dpaudit.util.threads`).  It never raises:
 a failure is the result's ``error``, with the numbers measured before it kept as evidence
 (never judged); warnings raised while auditing go into the result, not onto stderr.  Where a task runs — this process, a pool worker, a Dask worker — is
 the backend's business (:mod:`dpaudit.backends`); no number depends on it.
@@ -32,7 +32,7 @@ from dpaudit.distinguish.counting import EventCounter
 from dpaudit.mechanisms.capabilities import ExactRenyi
 from dpaudit.results.hierarchy import Certificate, TestResult
 from dpaudit.results.records import describe_exception
-from dpaudit.threads import one_numerical_thread
+from dpaudit.util.threads import one_numerical_thread
 
 
 @dataclass
@@ -151,7 +151,7 @@ def _measure(task: Task, measured: _Measured, counter: EventCounter | None = Non
                                            seed=task.seed, name=task.mechanism),
                       task.memory_limit)
     # code that *is* the implementation (user code, library adapters, the floating-point zoo)
-    # is audited on its float64 representation too (dpaudit.coverage)
+    # is audited on its float64 representation too (dpaudit.spec.coverage)
     def estimate(*, samples, seed, confidence, white):
         options = (dict(distinguisher="white-box", log_density=mechanism.log_density) if white
                    else dict(distinguisher=task.point.distinguisher,

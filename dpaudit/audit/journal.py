@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dpaudit.audit.plan import Task
-from dpaudit.jsonable import loads_json
+from dpaudit.util.jsonable import loads_json
 from dpaudit.results.hierarchy import TestResult
 from dpaudit.results.options import RunOptions
 
@@ -269,7 +269,7 @@ class RunJournal:
 
 
 def _plain(value):
-    from dpaudit.jsonable import to_jsonable
+    from dpaudit.util.jsonable import to_jsonable
 
     return to_jsonable(value)
 

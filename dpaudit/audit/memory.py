@@ -45,12 +45,12 @@ A task whose estimate exceeds its limit is refused by :func:`check_task_memory` 
 :class:`MemoryLimitError` — the task's records become ``error`` records; the other tasks
 run.  The dense exact ε of a sweep's figure (no sampling) is checked on the output space
 alone (:func:`check_output_space`): a refused value is missing from the figure, with the
-error in its job's errors.  The limit (:data:`dpaudit.sizes.DEFAULT_MEMORY_LIMIT` = 4 GiB) is per task, never divided by the
+error in its job's errors.  The limit (:data:`dpaudit.util.sizes.DEFAULT_MEMORY_LIMIT` = 4 GiB) is per task, never divided by the
 number of workers, so that whether an audit runs cannot depend on how many workers there are.
 It is 1/6 of the 24 GiB CI machine: its 2 workers at the limit, plus the main process, fit in
 less than half of it.  Users raise it with ``dpaudit run --memory-limit 16GB``, a ``[suite]
 memory_limit`` key or ``memory_limit=`` in the Python API; sizes are parsed by
-:func:`dpaudit.sizes.parse_memory_size`.
+:func:`dpaudit.util.sizes.parse_memory_size`.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ import numpy as np
 from dpaudit.distinguish.lower_bound import selection_size
 from dpaudit.distinguish.sampling import CHUNK_ROWS, draw
 from dpaudit.mechanisms.output_space import OutputSpace
-from dpaudit.sizes import MIB, format_bytes
+from dpaudit.util.sizes import MIB, format_bytes
 
 #: what a process holds before its task: interpreter, numpy, scipy, dpaudit (measured)
 BASELINE_BYTES = 200 * MIB

@@ -10,7 +10,7 @@ that does not match Δ.  :func:`search_pairs` proposes candidate neighbouring pa
   sizes), the two *extreme* pairs — every coordinate at the centre of the space but the last
   at either end (for a space of records: a neutral base dataset and one extreme
   added or replacing record, the pair that exposes clipping bugs) — and ``candidates``
-  random pairs (:class:`~dpaudit.coverage.SearchBudget`) (of random sizes); for spaces of query
+  random pairs (:class:`~dpaudit.spec.coverage.SearchBudget`) (of random sizes); for spaces of query
   answers (:class:`~dpaudit.neighbours.spaces.QueryAnswers`) also the StatDP input patterns
   of Ding et al. (CCS 2018) — one above, one below, one above rest below, one below rest
   above, half half, all above, all below, x-shape — scaled to the space's bound.  Every
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.coverage import SearchBudget
+from dpaudit.spec.coverage import SearchBudget
 from dpaudit.mechanisms.capabilities import SearchableDatasets
 from dpaudit.neighbours.pairs import NeighbourPair
 from dpaudit.neighbours.spaces import QueryAnswers

@@ -6,7 +6,7 @@ Contract and invariants:
   certificate (:func:`dpaudit.distinguish.lower_bound.estimate_privacy_curve_lower_bound`)
   that bounds ε(δ) at every δ of the audit and D_α at every α of the audit simultaneously; a
   mechanism with a log-density adds a second, white-box test for the same pair.  A point whose
-  mechanism has a dataset space and whose audit searches (:mod:`dpaudit.coverage`) adds
+  mechanism has a dataset space and whose audit searches (:mod:`dpaudit.spec.coverage`) adds
   ``keep`` black-box tests, one per rank of its pair search
   (:mod:`dpaudit.audit.pair_search`), whatever the search finds.  A test
   yields one *certificate* (one record) per δ and per α.  The suite's error budget
@@ -48,11 +48,11 @@ from typing import Any
 import numpy as np
 
 from dpaudit.audit import sweeps
-from dpaudit.coverage import SearchBudget, no_search_reason, representation_default
+from dpaudit.spec.coverage import SearchBudget, no_search_reason, representation_default
 from dpaudit.audit.sweeps import DenseExactJob, SeriesJob
 from dpaudit.results.datasets import dataset_entry
 from dpaudit.results.defaults import defaulted_values
-from dpaudit.sizes import DEFAULT_MEMORY_LIMIT
+from dpaudit.util.sizes import DEFAULT_MEMORY_LIMIT
 from dpaudit.results.options import RunOptions
 from dpaudit.results.hierarchy import AuditPoint, Certificate, TestResult
 from dpaudit.results.records import SuiteSummary, SweepPoint, describe_exception
@@ -216,7 +216,7 @@ class SearchedTest:
 
     Attributes:
       slot: the rank of the searched pair this test certifies (0: the best).
-      budget: the search's :class:`~dpaudit.coverage.SearchBudget`.
+      budget: the search's :class:`~dpaudit.spec.coverage.SearchBudget`.
       seed: the point's search seed (every searched test of the point screens alike).
       named: the point's named pairs, screened beside the candidates for comparison.
     """
@@ -290,7 +290,7 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
     ``options`` (:class:`~dpaudit.results.options.RunOptions`) may replace every audit's
     samples (``samples``, scaled by ``profile``), the suite's seed (``seed``) and its memory
     limit (``memory_limit``, which otherwise is the suite's, else
-    :data:`~dpaudit.sizes.DEFAULT_MEMORY_LIMIT`).
+    :data:`~dpaudit.util.sizes.DEFAULT_MEMORY_LIMIT`).
 
     Raises:
       SuiteError: the suite fixes a ``family_size`` smaller than the tests it plans.

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence, TextIO
 
-from dpaudit.numbers import PLAIN_INFINITY, format_number
+from dpaudit.util.numbers import PLAIN_INFINITY, format_number
 from dpaudit.results.defaults import AuditDefaults, planning_notes
 from dpaudit.results.records import CertificateRecord, SuiteSummary
 

@@ -19,7 +19,7 @@ series, and judges every audit point.  It is given its options
 API (:func:`dpaudit.api.run_suites`), the pytest plugin — and never chooses either.
 
 With a ``journal`` every finished test is journalled as it finishes; a run stopped by Ctrl-C or
-SIGTERM (:mod:`dpaudit.stopping`) returns the partial run — the finished tests, every other
+SIGTERM (:mod:`dpaudit.util.stopping`) returns the partial run — the finished tests, every other
 test as a "not run" error, and :attr:`~dpaudit.results.run.AuditRun.incomplete` naming the
 signal — and ``resume=True`` runs only the tests the journal does not hold, with the numbers an
 uninterrupted run gives.
@@ -43,7 +43,7 @@ from dpaudit.results.hierarchy import AuditPoint, TestResult
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SuiteSummary
 from dpaudit.results.run import AuditRun, Incomplete
-from dpaudit.stopping import stop_signal
+from dpaudit.util.stopping import stop_signal
 from dpaudit.suite.requires import SuiteSkipped
 from dpaudit.suite.spec import Suite, SuiteError, load_suite
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Iterable
 
-from dpaudit.hints import did_you_mean
+from dpaudit.util.hints import did_you_mean
 
 #: how many audit names a "matches nothing" error lists
 SHOWN_NAMES = 8

@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.audit.plan import plan_suite
 from dpaudit.audit.run import judged_points
-from dpaudit.coverage import search_budget
+from dpaudit.spec.coverage import search_budget
 from dpaudit.results.hierarchy import AuditPoint
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SuiteSummary
@@ -82,10 +82,10 @@ def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None
       target: the code under audit.
       params, pairs, delta, alphas, samples, confidence, seed, expect, distinguisher,
         white_box, name, memory_limit: as the keys of a suite file's ``[[audit]]``.
-      search: ``True`` (default), ``False``, a :class:`~dpaudit.coverage.SearchBudget` or a
-        dict of its fields (:func:`dpaudit.coverage.search_budget`).
+      search: ``True`` (default), ``False``, a :class:`~dpaudit.spec.coverage.SearchBudget` or a
+        dict of its fields (:func:`dpaudit.spec.coverage.search_budget`).
       representation: ``True``, ``False`` or None for the code's default
-        (:func:`dpaudit.coverage.representation_default`).
+        (:func:`dpaudit.spec.coverage.representation_default`).
       stopping: sequential or fixed n, the power target, whether it is required
         (:class:`~dpaudit.stats.sequential.StoppingRule`; a suite's ``sequential``,
         ``power`` and ``require_power`` keys).

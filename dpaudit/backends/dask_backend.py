@@ -57,7 +57,7 @@ from dpaudit.audit.execute import run_task
 from dpaudit.backends.base import Backend, BackendError, run_job
 from dpaudit.results.records import describe_exception
 from dpaudit.backends.dask_counter import DaskCounter
-from dpaudit.processes import call_pickled
+from dpaudit.util.processes import call_pickled
 
 INSTALL_HINT = "pip install 'dpaudit[dask]'"
 _ADDRESS_HINT = "(is it the scheduler's address, e.g. tcp://HOST:8786, not the dashboard's?)"

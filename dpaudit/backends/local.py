@@ -1,7 +1,7 @@
 """The local backend: this process, or a pool of local worker processes.
 
 With one worker every task and job runs in this process, in plan order.  With more, they run in
-a :func:`dpaudit.processes.process_pool` (fork-server workers, safe beside threaded BLAS), one
+a :func:`dpaudit.util.processes.process_pool` (fork-server workers, safe beside threaded BLAS), one
 at a time per process, larger tasks first so that a long one does not start last; results come
 back in plan order whatever the completion order, so the number of workers cannot change a
 number.  A worker process that dies loses only its own task or job

@@ -23,7 +23,7 @@ recovers from that:
 Retried calls are the same ``(fn, args)``, so a call that draws from a seed in its arguments
 gives the numbers it would have given the first time.  Each call's outcome is reported exactly
 once, through ``done``.  Any exception escaping (Ctrl-C, a ``done`` that raised) stops every
-pool of the run at once (:func:`dpaudit.processes.stop_pool`) before it propagates.
+pool of the run at once (:func:`dpaudit.util.processes.stop_pool`) before it propagates.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from dpaudit.processes import process_pool, stop_pool, submit, worker_processes
+from dpaudit.util.processes import process_pool, stop_pool, submit, worker_processes
 
 #: ``done(index, result, error)``: ``error`` is None when ``calls[index]`` returned ``result``
 Done = Callable[[int, Any, "BaseException | None"], None]
@@ -80,7 +80,7 @@ class _Marked:
     key: int
 
     @property
-    def __name__(self) -> str:  # what dpaudit.processes.submit names in its errors
+    def __name__(self) -> str:  # what dpaudit.util.processes.submit names in its errors
         return getattr(self.fn, "__name__", repr(self.fn))
 
     def __call__(self, *args):
@@ -102,7 +102,7 @@ def run_calls(calls: list[tuple[Callable, tuple]], *, workers: int, done: Done) 
     :class:`WorkerDied` when its worker died both in the shared pool and alone.
 
     Raises:
-      TypeError: a call cannot be sent to a worker (:func:`dpaudit.processes.submit`).
+      TypeError: a call cannot be sent to a worker (:func:`dpaudit.util.processes.submit`).
       KeyboardInterrupt: Ctrl-C; every pool of the run was stopped first.
     """
     live: list = []  # pools to stop if anything escapes

@@ -5,7 +5,7 @@
 the ``keep`` best pairs of a search of its dataset space (:mod:`dpaudit.audit.pair_search`,
 screened on separate samples), the white-box test where the mechanism has a log-density, and
 — for code that is the implementation — the float64 representation of its outputs
-(:mod:`dpaudit.coverage`), at δ = :func:`audit_delta`, Bonferroni over every test at
+(:mod:`dpaudit.spec.coverage`), at δ = :func:`audit_delta`, Bonferroni over every test at
 ``confidence``.  A violation if some certified bound exceeds the claimed ε(δ); a violation
 certified only by an event on the representation is reported as a floating-point one.
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import math
 
-from dpaudit.coverage import FLOAT_FIXES
+from dpaudit.spec.coverage import FLOAT_FIXES
 from dpaudit.check.result import CONSISTENT, ERROR, SKIPPED, VIOLATION, StepResult
-from dpaudit.numbers import format_number as fmt
+from dpaudit.util.numbers import format_number as fmt
 from dpaudit.results.power_text import stop_text, underpowered_text
 from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.stats.power import samples_to_detect

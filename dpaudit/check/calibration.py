@@ -41,7 +41,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import integrate, optimize, stats
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.mechanisms.capabilities import DeterministicQuery
 from dpaudit.mechanisms.noise import NOISE_LAWS
 from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper

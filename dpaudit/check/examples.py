@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import PureDP
 from dpaudit.exact import laplace_epsilon
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter

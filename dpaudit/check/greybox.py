@@ -34,7 +34,7 @@ import numpy as np
 
 from dpaudit.mechanisms.capabilities import DeterministicQuery, GreyBoxQuery, SearchableDatasets
 from dpaudit.neighbours.pairs import plain
-from dpaudit.numbers import format_number
+from dpaudit.util.numbers import format_number
 
 NORMS: dict[str, Callable[[np.ndarray], float]] = {
     "l1": lambda d: float(np.sum(np.abs(d))),

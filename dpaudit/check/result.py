@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dpaudit.jsonable import to_jsonable
+from dpaudit.util.jsonable import to_jsonable
 
 CONSISTENT, VIOLATION, SKIPPED, ERROR = "consistent", "violation", "skipped", "error"
 VERDICTS = (CONSISTENT, VIOLATION, SKIPPED, ERROR)

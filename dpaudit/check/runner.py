@@ -35,9 +35,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dpaudit import validation
-from dpaudit.hints import did_you_mean
-from dpaudit.threads import one_numerical_thread
+from dpaudit.util import validation
+from dpaudit.util.hints import did_you_mean
+from dpaudit.util.threads import one_numerical_thread
 from dpaudit.check.blackbox import audit_delta, step_black_box
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
 from dpaudit.check.calibration_sets import check_calibration_on
@@ -50,7 +50,7 @@ from dpaudit.mechanisms.capabilities import CalibratedNoise
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 from dpaudit.mechanisms.sampler import SamplerMechanism, bind_sampler_params, sampler_signature
 from dpaudit.suite.targets import claim_from_dict
-from dpaudit.numbers import format_number as fmt
+from dpaudit.util.numbers import format_number as fmt
 
 CLAIM_DELTAS = (0.0, 1e-6, 1e-3)
 DEFAULT_SAMPLES = 200_000
@@ -322,7 +322,7 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
     sequential with a power target of 1.1).
 
     Raises:
-      ValueError: ``samples`` below :data:`dpaudit.validation.MIN_SAMPLES` (or not a whole
+      ValueError: ``samples`` below :data:`dpaudit.util.validation.MIN_SAMPLES` (or not a whole
         number), a negative or non-integer ``seed``, a confidence outside (0, 1)."""
     samples = validation.samples("samples", samples)
     seed = validation.seed("seed", seed)

@@ -27,7 +27,7 @@ from typing import Callable, Iterable
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.exact.gaussian import gaussian_delta, gaussian_epsilon
 
 

@@ -27,7 +27,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from dpaudit.atomic import write_bytes_atomic
+from dpaudit.util.atomic import write_bytes_atomic
 
 
 class BaselineError(ValueError):

@@ -26,9 +26,9 @@ def parse_params(items: list[str]) -> dict:
 
     Raises:
       ValueError: not ``K=V``, a key given twice, or a value nested deeper than
-        :data:`dpaudit.jsonable.MAX_JSON_DEPTH`.
+        :data:`dpaudit.util.jsonable.MAX_JSON_DEPTH`.
     """
-    from dpaudit.jsonable import MAX_JSON_DEPTH, JsonNestingError, loads_json
+    from dpaudit.util.jsonable import MAX_JSON_DEPTH, JsonNestingError, loads_json
 
     out = {}
     for item in items:
@@ -55,7 +55,7 @@ def parse_claim(args):
     Raises:
       ValueError: both forms, ``--delta`` without ``--epsilon``, JSON that is not a table.
     """
-    from dpaudit.jsonable import loads_json
+    from dpaudit.util.jsonable import loads_json
 
     epsilon, delta, table = (getattr(args, k, None) for k in ("epsilon", "delta", "claim"))
     if table is not None and (epsilon is not None or delta is not None):
@@ -85,7 +85,7 @@ def parse_pairs(items) -> list:
     Raises:
       ValueError: a dataset that is not JSON.
     """
-    from dpaudit.jsonable import loads_json
+    from dpaudit.util.jsonable import loads_json
     from dpaudit.neighbours import NeighbourPair
 
     pairs = []
@@ -108,7 +108,7 @@ def cmd_check(args, argv: list[str]) -> int:
     from dpaudit.results.defaults import format_values
     from dpaudit.check.runner import (CheckSetupError, check_mechanism, format_step,
                                       load_check_target)
-    from dpaudit.jsonable import to_jsonable
+    from dpaudit.util.jsonable import to_jsonable
 
     try:
         params = parse_params(args.params)

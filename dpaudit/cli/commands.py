@@ -90,8 +90,8 @@ def add_stopping_arguments(parser) -> None:
 
 
 def _memory_size(text: str) -> int:
-    """``--memory-limit``: a size such as ``16GB`` (:func:`dpaudit.sizes.parse_memory_size`)."""
-    from dpaudit.sizes import parse_memory_size
+    """``--memory-limit``: a size such as ``16GB`` (:func:`dpaudit.util.sizes.parse_memory_size`)."""
+    from dpaudit.util.sizes import parse_memory_size
     try:
         return parse_memory_size(text)
     except ValueError as exc:
@@ -111,7 +111,7 @@ def _output_directory(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from dpaudit.results.options import PROFILES
     from dpaudit.backends.choose import add_backend_arguments
-    from dpaudit.validation import MAX_SAMPLES, MIN_SAMPLES  # suite/__init__ imports sympy
+    from dpaudit.util.validation import MAX_SAMPLES, MIN_SAMPLES  # suite/__init__ imports sympy
     from dpaudit.cli.reports import add_report_parsers
 
     parser = argparse.ArgumentParser(
@@ -273,8 +273,8 @@ def _cmd_init(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (the console script passes it to ``sys.exit``).
-    Output to a closed pipe is dropped, never an error (:mod:`dpaudit.pipes`)."""
-    from dpaudit.pipes import pipe_safe_output
+    Output to a closed pipe is dropped, never an error (:mod:`dpaudit.util.pipes`)."""
+    from dpaudit.util.pipes import pipe_safe_output
 
     with pipe_safe_output():
         return _main(list(sys.argv[1:] if argv is None else argv))
@@ -337,7 +337,7 @@ def describe_mechanisms() -> list[dict]:
 
 
 def _cmd_list(args) -> int:
-    from dpaudit.jsonable import to_jsonable  # as report.json_report does, without the reports
+    from dpaudit.util.jsonable import to_jsonable  # as report.json_report does, without the reports
 
     entries = describe_mechanisms()
     if args.json:

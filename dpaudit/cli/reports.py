@@ -69,7 +69,7 @@ def baseline_diff(baseline, report, out: Path) -> tuple[int, list[str], Path]:
     """Diff a finished run against its baseline (a RunReport), write ``out/diff.md``.
 
     Returns (the diff's exit status, lines to print, the path written)."""
-    from dpaudit.atomic import write_text_atomic
+    from dpaudit.util.atomic import write_text_atomic
     from dpaudit.report.diff import diff_reports
 
     diff = diff_reports(baseline, report)
@@ -86,7 +86,7 @@ def baseline_diff(baseline, report, out: Path) -> tuple[int, list[str], Path]:
 
 
 def cmd_diff(args) -> int:
-    from dpaudit.atomic import write_text_atomic
+    from dpaudit.util.atomic import write_text_atomic
     from dpaudit.report.diff import diff_reports
     from dpaudit.report.results_file import ResultsFileError, read_report
 

@@ -41,8 +41,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from dpaudit.stopping import StopRequests, stop_signal, stop_status
-from dpaudit.warnings_text import warning_lines
+from dpaudit.util.stopping import StopRequests, stop_signal, stop_status
+from dpaudit.results.recorded_warnings import warning_lines
 
 
 def expand_suite_paths(items: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -74,7 +74,7 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     An incomplete run (:attr:`dpaudit.results.run.AuditRun.incomplete`) gets no figures, and
     report.html draws none (not even its power figures) when the figures were not drawn.
 
-    ``stops`` (a deferring :class:`dpaudit.stopping.StopRequests`): only the figures may be
+    ``stops`` (a deferring :class:`dpaudit.util.stopping.StopRequests`): only the figures may be
     cut short by a signal (or skipped, if one came already); results.json, summary.md,
     junit.xml and report.html are then written without figures.  Those are fast to render,
     so a signal never leaves them as the "not run yet" reports of the start of the run while
@@ -136,7 +136,7 @@ def cmd_run(args, argv: list[str]) -> int:
     holds the lock of its ``--out`` directory from before its first write until after its
     last (:mod:`dpaudit.cli.out_lock`).
 
-    Signals (:class:`dpaudit.stopping.StopRequests`): until the audits are done, Ctrl-C and
+    Signals (:class:`dpaudit.util.stopping.StopRequests`): until the audits are done, Ctrl-C and
     SIGTERM stop the run (what finished is written, marked incomplete).  After that, a signal
     is noted and the reports are finished first -- behaviour (a) rather than leaving them
     unwritten, because they are fast: the text reports take milliseconds, and the figures,
@@ -312,7 +312,7 @@ def _compare_with_baseline(baseline, report, out: Path, status: int, written: li
     results.json to the baseline path when the final status is 0 and no signal came.
 
     Returns (the exit status with the comparison, lines to print)."""
-    from dpaudit.atomic import write_text_atomic
+    from dpaudit.util.atomic import write_text_atomic
     from dpaudit.cli.baseline import missing_note, not_written_reason, update_baseline
     from dpaudit.cli.reports import baseline_diff
 

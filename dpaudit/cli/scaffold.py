@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dpaudit.atomic import write_text_atomic
+from dpaudit.util.atomic import write_text_atomic
 
 MECHANISM = '''"""My mechanism: a clipped mean with Laplace noise (written by `dpaudit init`)."""
 
@@ -34,7 +34,7 @@ import numpy as np
 
 from dpaudit import (CalibratedNoise, GreyBoxQuery, LogDensity, Mechanism, NeighbourPair,
                      NeighbourRelation, Parameter, PureDP, SearchableDatasets, laplace_on_grid)
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.mechanisms.noise import Noise
 from dpaudit.neighbours import add_remove_one
 from dpaudit.neighbours.spaces import BoundedRecords

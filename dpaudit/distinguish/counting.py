@@ -27,7 +27,7 @@ import numpy as np
 
 from dpaudit.distinguish.events import count_events
 from dpaudit.distinguish.sampling import Stream, draw
-from dpaudit.processes import process_pool, submit
+from dpaudit.util.processes import process_pool, submit
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class SerialCounter(EventCounter):
 
 
 class ProcessCounter(EventCounter):
-    """The two sides in two local worker processes (:func:`dpaudit.processes.process_pool`);
+    """The two sides in two local worker processes (:func:`dpaudit.util.processes.process_pool`);
     the sampler must be serialisable by cloudpickle."""
 
     def count(self, job: CountJob) -> list[np.ndarray]:

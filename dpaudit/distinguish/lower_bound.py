@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.distinguish.counting import CountJob, EventCounter, ProcessCounter, SerialCounter
 from dpaudit.distinguish.distinguisher import (DISTINGUISHERS, Distinguisher, FitContext,
                                                get_distinguisher)

@@ -107,7 +107,7 @@ class Mechanism(abc.ABC):
         Raises:
           TypeError: an unknown keyword argument (the message lists the accepted ones), too
             many positional arguments, or one given both ways.
-          ValueError: a parameter value its check refuses (``dpaudit.validation`` format).
+          ValueError: a parameter value its check refuses (``dpaudit.util.validation`` format).
         """
         declared = declared_parameters(type(self))
         if args:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 
 #: the default grid: outputs are multiples of 2⁻³²
 DEFAULT_GRID = 2.0 ** -32

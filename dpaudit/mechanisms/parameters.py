@@ -8,7 +8,7 @@ A mechanism class lists its parameters as class attributes::
 
 :class:`~dpaudit.mechanisms.base.Mechanism`'s constructor then accepts exactly those keyword
 arguments (an unknown one is a :class:`TypeError` listing the accepted names), passes each
-value through its ``check`` — a :mod:`dpaudit.validation` function ``check(name, value)``
+value through its ``check`` — a :mod:`dpaudit.util.validation` function ``check(name, value)``
 returning the normalised value, so messages keep the ``"<name> must be …, got …"`` format —
 and stores it.  Reading ``mech.epsilon`` returns the validated value; assigning it raises.
 ``mech.params`` is a read-only view of every declared value, in declaration order.  Checks
@@ -28,8 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from dpaudit import validation
-from dpaudit.hints import did_you_mean
+from dpaudit.util import validation
+from dpaudit.util.hints import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Parameter:
     Attributes:
       default: the value used when the keyword is not given (passed through ``check`` too).
       check: ``check(name, value) -> value`` raising ``ValueError`` for a bad value, e.g.
-        :func:`dpaudit.validation.positive`; ``None`` accepts any value unchanged.
+        :func:`dpaudit.util.validation.positive`; ``None`` accepts any value unchanged.
       doc: one line for ``dpaudit list`` and the README.
       name: the keyword argument and ``params`` key; by default the attribute name.
       attribute: the class attribute the parameter is read from (set when the class is made).
@@ -116,7 +116,7 @@ def bind_parameters(cls, given: dict) -> dict:
 
 
 def choice_parameter(default, choices, doc: str, *, name: str = "") -> Parameter:
-    """A declared parameter that must be one of ``choices`` (:func:`dpaudit.validation.choice`)."""
+    """A declared parameter that must be one of ``choices`` (:func:`dpaudit.util.validation.choice`)."""
     choices = tuple(choices)
     return Parameter(default, lambda n, v: validation.choice(n, v, choices), doc, name=name)
 

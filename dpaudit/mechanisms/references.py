@@ -48,7 +48,7 @@ import threading
 import traceback
 from pathlib import Path
 
-from dpaudit.hints import did_you_mean
+from dpaudit.util.hints import did_you_mean
 
 #: files or directories that mark a project's root (pytest's rootdir markers, plus .git)
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")

@@ -155,7 +155,7 @@ def get_mechanism_class(name: str) -> type[Mechanism]:
     try:
         return _REGISTRY[name]
     except KeyError:
-        from dpaudit.hints import did_you_mean
+        from dpaudit.util.hints import did_you_mean
 
         raise KeyError(f"unknown mechanism {name!r}{did_you_mean(name, _REGISTRY, n=3)}; "
                        f"available: {', '.join(sorted(_REGISTRY))}") from None

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.hints import did_you_mean
+from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.callbacks import checked_outputs
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpaudit.numbers import format_number
+from dpaudit.util.numbers import format_number
 from dpaudit.report.glossary import plural
 
 

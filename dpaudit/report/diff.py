@@ -42,8 +42,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from dpaudit.jsonable import to_jsonable
-from dpaudit.numbers import format_number
+from dpaudit.util.jsonable import to_jsonable
+from dpaudit.util.numbers import format_number
 from dpaudit.results.records import CertificateRecord
 from dpaudit.report.comparable import (Comparison, ran_suite, same_samples, selects,
                                        setting_differences)

@@ -18,7 +18,7 @@ table cells (the sweep's brackets become ``\\[``, which renders as ``[``).
 
 from __future__ import annotations
 
-from dpaudit.numbers import format_number
+from dpaudit.util.numbers import format_number
 from dpaudit.report.glossary import plural
 from dpaudit.report.md_escape import md_code, md_text
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 
-from dpaudit.coverage import FLOAT_FIXES
+from dpaudit.spec.coverage import FLOAT_FIXES
 from dpaudit.results.power_text import stop_text, underpowered_text
-from dpaudit.jsonable import to_jsonable
-from dpaudit.numbers import PLAIN_INFINITY, format_number
+from dpaudit.util.jsonable import to_jsonable
+from dpaudit.util.numbers import PLAIN_INFINITY, format_number
 from dpaudit.results.defaults import format_values
 from dpaudit.results.hierarchy import AuditPoint
 from dpaudit.results.records import CertificateRecord

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from dpaudit.atomic import write_bytes_atomic
+from dpaudit.util.atomic import write_bytes_atomic
 from dpaudit.results.run import AuditRun
-from dpaudit.jsonable import to_jsonable
+from dpaudit.util.jsonable import to_jsonable
 
 
 #: longest slug of one name in a figure's file name (a file name is at most 255 bytes)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpaudit.numbers import format_number
+from dpaudit.util.numbers import format_number
 from dpaudit.report.glossary import plural
 
 #: names listed per kind of failure in the headline; more are counted ("… and 3 more")

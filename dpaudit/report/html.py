@@ -38,8 +38,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dpaudit.atomic import write_text_atomic
-from dpaudit.numbers import format_number
+from dpaudit.util.atomic import write_text_atomic
+from dpaudit.util.numbers import format_number
 from dpaudit.results.records import describe_exception
 from dpaudit.report import html_model
 from dpaudit.report.figures import (curve_figure, matplotlib_available, series_figure,
@@ -219,7 +219,7 @@ def render_html(report: RunReport, *, figures: bool = True,
 def write_html(report: RunReport, path: str | os.PathLike, *, figures: bool = True,
                figure_dir: str | os.PathLike | None = None) -> Path:
     """Write :func:`render_html` of ``report`` to ``path`` atomically
-    (:func:`dpaudit.atomic.write_text_atomic`: the old file or the complete new one, never a
+    (:func:`dpaudit.util.atomic.write_text_atomic`: the old file or the complete new one, never a
     half-written page).  Returns the path.
 
     Raises:

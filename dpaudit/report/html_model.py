@@ -2,7 +2,7 @@
 
 Every value is read from the typed :class:`~dpaudit.report.json_report.RunReport` — its run's
 audit points, their tests and certificates (walked as the tree they are), suites, summary,
-provenance — and only formatted here (numbers by :func:`dpaudit.numbers.format_number`): no
+provenance — and only formatted here (numbers by :func:`dpaudit.util.numbers.format_number`): no
 verdict, count or bound is recomputed (the one derived series, the power curve, is drawn in
 :mod:`dpaudit.report.power_figure`).  Vocabulary, the same in every report:
 :data:`dpaudit.report.glossary.GLOSSARY` (audit point, pair, test, certificate), shown on the
@@ -25,9 +25,9 @@ import json
 import math
 import re
 
-from dpaudit.coverage import FLOAT_FIXES
-from dpaudit.jsonable import to_jsonable
-from dpaudit.numbers import format_number
+from dpaudit.spec.coverage import FLOAT_FIXES
+from dpaudit.util.jsonable import to_jsonable
+from dpaudit.util.numbers import format_number
 from dpaudit.results.defaults import audit_defaults
 from dpaudit.report.glossary import GLOSSARY, ReportCounts
 from dpaudit.report.headline import headline, verdict_counts, violation_kind

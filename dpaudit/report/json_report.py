@@ -24,7 +24,7 @@ import numpy as np
 
 from dpaudit.results.records import SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord
 from dpaudit.results.run import AuditRun
-from dpaudit.jsonable import to_jsonable
+from dpaudit.util.jsonable import to_jsonable
 from dpaudit.report.figures import Figures
 
 

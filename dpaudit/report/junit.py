@@ -38,9 +38,9 @@ import datetime as _dt
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from dpaudit.atomic import write_text_atomic
-from dpaudit.coverage import FLOAT_FIXES
-from dpaudit.numbers import PLAIN_INFINITY, format_number
+from dpaudit.util.atomic import write_text_atomic
+from dpaudit.spec.coverage import FLOAT_FIXES
+from dpaudit.util.numbers import PLAIN_INFINITY, format_number
 from dpaudit.report.explain import pair_text
 from dpaudit.report.json_report import RunReport
 

@@ -34,9 +34,9 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from dpaudit.atomic import write_text_atomic
-from dpaudit.coverage import FLOAT_FIXES
-from dpaudit.numbers import format_number
+from dpaudit.util.atomic import write_text_atomic
+from dpaudit.spec.coverage import FLOAT_FIXES
+from dpaudit.util.numbers import format_number
 from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
 from dpaudit.report.glossary import GLOSSARY, ReportCounts, plural
 from dpaudit.report.headline import headline, verdict_counts, violation_kind

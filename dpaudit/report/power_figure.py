@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.numbers import format_number
+from dpaudit.util.numbers import format_number
 from dpaudit.stats.power import certificate_power_curve
 
 #: one colour per δ of a pair with several (a pair has at most a handful of δs)

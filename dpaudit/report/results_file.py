@@ -4,7 +4,7 @@ Every report (summary.md, report.html, junit.xml, ``dpaudit diff``) renders from
 :class:`~dpaudit.report.json_report.RunReport`; :func:`read_report` rebuilds exactly that from
 a results.json file — of this schema or of schema 2 — so ``dpaudit report`` and ``dpaudit
 diff`` never re-run anything.  :func:`write_results` writes the document atomically
-(:func:`dpaudit.atomic.write_text_atomic`), one table row per line so that a diff of two runs
+(:func:`dpaudit.util.atomic.write_text_atomic`), one table row per line so that a diff of two runs
 reads line by line.
 
 Layout (schema 3).  The records (:class:`dpaudit.results.records.CertificateRecord`) are written
@@ -149,8 +149,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dpaudit.atomic import write_text_atomic
-from dpaudit.jsonable import JsonNestingError, loads_json
+from dpaudit.util.atomic import write_text_atomic
+from dpaudit.util.jsonable import JsonNestingError, loads_json
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SCHEMA_VERSION, CertificateRecord, SuiteSummary
 from dpaudit.results.run import AuditRun, Incomplete
@@ -217,7 +217,7 @@ def read_document(path: str | Path) -> dict:
 
     Raises:
       ResultsFileError: unreadable file, not JSON, nested deeper than
-        :data:`~dpaudit.jsonable.MAX_JSON_DEPTH`, unknown schema, or a broken reference.
+        :data:`~dpaudit.util.jsonable.MAX_JSON_DEPTH`, unknown schema, or a broken reference.
     """
     path = Path(path)
     try:

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from dpaudit.jsonable import to_jsonable
+from dpaudit.util.jsonable import to_jsonable
 
 #: a suite with more audits leaving parameters at their defaults gets one planning line, not
 #: one per audit (the details are in summary.md and report.html)

@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from dpaudit.jsonable import to_jsonable
+from dpaudit.util.jsonable import to_jsonable
 from dpaudit.stats.sequential import StoppingRule
 from dpaudit.results.records import (NUMBER_FIELDS, AuditOutcome, CertificateRecord,
                                      SweepPoint, certified_bound, floating_point_finding,
@@ -267,7 +267,7 @@ class AuditPoint:
       coverage: what the point audits beyond its named pairs: ``{"search": the pair
         search's budget or None, "representation": whether the float64 representation is
         read, "note": why only the named pairs were audited, or None}``
-        (:mod:`dpaudit.coverage`); None in a results.json written before the field existed.
+        (:mod:`dpaudit.spec.coverage`); None in a results.json written before the field existed.
       power: the point's stopping rule (:class:`dpaudit.stats.sequential.StoppingRule`:
         ``{"sequential", "power", "require_power"}``); None in a file written before it
         existed.

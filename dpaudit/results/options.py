@@ -14,12 +14,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from dpaudit import validation
-from dpaudit.sizes import parse_memory_size
+from dpaudit.util import validation
+from dpaudit.util.sizes import parse_memory_size
 from dpaudit.stats.sequential import StoppingRule
 
 #: the sample-size profiles: a suite's samples are multiplied by the profile's scale
-#: (never below :data:`dpaudit.validation.MIN_SAMPLES`; see :func:`dpaudit.audit.plan.resolve_samples`)
+#: (never below :data:`dpaudit.util.validation.MIN_SAMPLES`; see :func:`dpaudit.audit.plan.resolve_samples`)
 PROFILES = {"quick": 0.1, "default": 1.0, "deep": 10.0}
 
 
@@ -33,7 +33,7 @@ class RunOptions:
       seed: replaces every suite's seed (``--seed``), or None.
       only: ``--only`` glob patterns (:mod:`dpaudit.audit.select`); empty: every audit.
       memory_limit: bytes, replacing every suite's ``memory_limit`` (``--memory-limit``), or
-        None; a size such as ``"16GB"`` is parsed (:func:`dpaudit.sizes.parse_memory_size`).
+        None; a size such as ``"16GB"`` is parsed (:func:`dpaudit.util.sizes.parse_memory_size`).
       fixed_n: every test draws its whole budget in one look (``--fixed-n``), replacing the
         suites' ``sequential`` (:mod:`dpaudit.stats.sequential`).
       power: the power target replacing every suite's ``power`` (``--power``), or None.

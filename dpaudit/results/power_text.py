@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from dpaudit.numbers import format_number as fmt
+from dpaudit.util.numbers import format_number as fmt
 
 #: a stop reason → the words after "stopped"
 _REASONS = {"violation": "at a certified violation", "power": "at the power target",

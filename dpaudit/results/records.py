@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpaudit.jsonable import to_jsonable
+from dpaudit.util.jsonable import to_jsonable
 from dpaudit.stats.power import certificate_detectable_epsilon
 
 SCHEMA_VERSION = 3

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 
 
 def split_significance(confidence: float, family_size: int) -> float:

@@ -1,13 +1,13 @@
 """The keys of an ``[[audit]]`` table that say *what* is audited: its explicit pairs, the pair
-search and the float64 representation (:mod:`dpaudit.coverage`).
+search and the float64 representation (:mod:`dpaudit.spec.coverage`).
 
 ``pairs`` is ``"worst-case"`` (the mechanism's ``worst_case_pairs()``) or an array of
 ``[[audit.pairs]]`` tables (``name``, ``d0``, ``d1``, ``description``).  ``search`` is
 ``true`` (the default: a pair search wherever the mechanism has a dataset space), ``false``,
 or a table ``{ candidates = 16, keep = 2, screen_samples = 20000 }``
-(:class:`~dpaudit.coverage.SearchBudget`).  ``representation`` is ``true`` or ``false``; left
+(:class:`~dpaudit.spec.coverage.SearchBudget`).  ``representation`` is ``true`` or ``false``; left
 out, it is on for code that is the implementation and off for dpaudit's own paper families
-(:func:`~dpaudit.coverage.representation_default`).
+(:func:`~dpaudit.spec.coverage.representation_default`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.coverage import SearchBudget, search_budget
-from dpaudit.hints import did_you_mean
+from dpaudit.spec.coverage import SearchBudget, search_budget
+from dpaudit.util.hints import did_you_mean
 from dpaudit.suite.fields import Where, check_keys
 
 _PAIR_KEYS = {"name", "d0", "d1", "description"}
@@ -78,7 +78,7 @@ def parse_search(table: dict, where: Where) -> SearchBudget | None:
 
 def parse_representation(table: dict, where: Where) -> bool | None:
     """The audit's ``representation`` key: True, False, or None when left out (the
-    default then depends on the code, :func:`dpaudit.coverage.representation_default`)."""
+    default then depends on the code, :func:`dpaudit.spec.coverage.representation_default`)."""
     value = table.get("representation")
     if value is not None and not isinstance(value, bool):
         raise where.error("representation", "true or false", value)

@@ -16,8 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.hints import did_you_mean
-from dpaudit.validation import MAX_SAMPLES, MIN_SAMPLES
+from dpaudit.util.hints import did_you_mean
+from dpaudit.util.validation import MAX_SAMPLES, MIN_SAMPLES
 
 MAX_SWEEP_VALUES = 10_000
 #: the most δ (``delta = [...]``) or α (``alphas = [...]``) values of one audit: each is one

@@ -48,10 +48,10 @@ Format::
     search = true                    # default: also certify `keep` pairs found by a search
                                      # of the mechanism's dataset space (tests of the
                                      # family); false, or { candidates = 16, keep = 2,
-                                     # screen_samples = 20000 } (dpaudit.coverage)
+                                     # screen_samples = 20000 } (dpaudit.spec.coverage)
     representation = true            # read the outputs' float64 representation; default:
                                      # on for user code and library adapters, off for
-                                     # dpaudit's own paper families (dpaudit.coverage)
+                                     # dpaudit's own paper families (dpaudit.spec.coverage)
     samples = 200000                 # optional per-audit override (>= 1000)
     min_samples = 100000             # optional: floor of samples under --profile quick,
                                      # in [1000, samples] (default none)
@@ -109,13 +109,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dpaudit.claims import has_renyi_claim
-from dpaudit.coverage import SearchBudget
-from dpaudit.hints import did_you_mean
+from dpaudit.spec.coverage import SearchBudget
+from dpaudit.util.hints import did_you_mean
 from dpaudit.suite.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError,
                                   Sweep, Where, check_keys, combined_error, delta_value, is_int,
                                   is_number,
                                   parse_sweep, read_min_samples, read_samples, read_string)
-from dpaudit.sizes import SIZE_FORMAT, parse_memory_size
+from dpaudit.util.sizes import SIZE_FORMAT, parse_memory_size
 from dpaudit.suite.audit_keys import (PairSpec, parse_pairs, parse_representation,
                                       parse_search)
 from dpaudit.suite.requires import check_requires
@@ -161,7 +161,7 @@ class AuditSpec:
     expects: tuple[str, ...] = ()
     exact_points: int = 0
     min_samples: int | None = None  # floor of samples under a scaled-down profile
-    search: SearchBudget | None = SearchBudget()  # None: no pair search (dpaudit.coverage)
+    search: SearchBudget | None = SearchBudget()  # None: no pair search (dpaudit.spec.coverage)
     representation: bool | None = None  # None: representation_default(mechanism)
     stopping: StoppingRule | None = None  # None: the suite's (dpaudit.suite.stopping_keys)
 

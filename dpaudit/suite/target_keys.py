@@ -23,7 +23,7 @@ import inspect
 import re
 from pathlib import Path
 
-from dpaudit.hints import did_you_mean
+from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.callbacks import CallbackError
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 from dpaudit.suite.fields import SuiteError, Where, read_string

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dpaudit.hints import did_you_mean
+from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.sampler import (SamplerMechanism, SamplerParameterError,
                                         bind_sampler_params, sampler_signature)

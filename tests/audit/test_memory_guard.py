@@ -15,7 +15,7 @@ import pytest
 from dpaudit.results.options import RunOptions
 from dpaudit.api import audit_mechanism
 from dpaudit.audit.memory import estimate_task_memory
-from dpaudit.sizes import DEFAULT_MEMORY_LIMIT, GIB, MIB, parse_memory_size
+from dpaudit.util.sizes import DEFAULT_MEMORY_LIMIT, GIB, MIB, parse_memory_size
 from dpaudit.audit.plan import plan_suite
 from dpaudit.api import run_suites
 from dpaudit.suite.spec import SuiteError, load_suite

@@ -11,7 +11,7 @@ import pytest
 
 from dpaudit.api import audit_mechanism
 from dpaudit.audit.pair_search import candidate_pairs
-from dpaudit.coverage import SearchBudget, search_budget
+from dpaudit.spec.coverage import SearchBudget, search_budget
 from dpaudit.suite.spec import SuiteError, parse_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))

@@ -440,7 +440,7 @@ def test_leaky_size_clipped_mean_is_a_valid_broken_example():
 
 
 def test_black_box_reports_its_power_and_warns_when_it_is_far_above_the_claim():
-    # the fewest samples any audit draws (dpaudit.validation.MIN_SAMPLES) against ε = 0.1
+    # the fewest samples any audit draws (dpaudit.util.validation.MIN_SAMPLES) against ε = 0.1
     low = check_mechanism(create_mechanism("laplace", epsilon=0.1), samples=1000, seed=0,
                           greybox=FAST)
     step = low.step("black-box")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.stopping import Terminated, stop_status
+from dpaudit.util.stopping import Terminated, stop_status
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -200,7 +200,7 @@ def test_a_second_signal_while_a_stopped_run_writes_its_reports(tmp_path):
 # -- StopRequests, in-process ---------------------------------------------------------------
 
 def test_stop_requests_raise_until_deferred_then_note():
-    from dpaudit.stopping import StopRequests
+    from dpaudit.util.stopping import StopRequests
 
     with StopRequests() as stops:
         with pytest.raises(Terminated):
@@ -219,7 +219,7 @@ def test_stop_requests_raise_until_deferred_then_note():
 
 
 def test_stop_requests_cut_an_interruptible_step_short_once():
-    from dpaudit.stopping import StopRequests
+    from dpaudit.util.stopping import StopRequests
 
     with StopRequests() as stops:
         stops.defer()

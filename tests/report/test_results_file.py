@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from dpaudit.jsonable import MAX_JSON_DEPTH, json_depth
+from dpaudit.util.jsonable import MAX_JSON_DEPTH, json_depth
 from dpaudit.report.json_report import build_report
 from dpaudit.report.results_file import (ResultsFileError, read_document,
                                          read_report, results_document,

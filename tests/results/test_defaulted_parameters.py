@@ -73,7 +73,7 @@ params = { epsilon = 0.5 }
 
 USER_MECH = '''
 import numpy as np
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims.notions import PureDP
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.parameters import Parameter
@@ -307,7 +307,7 @@ def test_an_adapter_style_class_reports_its_declared_defaults():
     """External adapters (dpaudit.mechanisms.external) declare Parameters on an
     ExternalMechanism subclass and check their library in derive(); the installed extras may
     be missing here, so a stand-in adapter wraps the standard library's ``random``."""
-    from dpaudit import validation
+    from dpaudit.util import validation
     from dpaudit.results.defaults import defaulted_values
     from dpaudit.suite.targets import Target
     from dpaudit.mechanisms.external.common import ExternalMechanism

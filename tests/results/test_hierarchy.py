@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.results.hierarchy import (CERTIFICATE_FIELDS, POINT_FIELDS, TEST_FIELDS, AuditPoint,
                                        Certificate, TestResult, points_from_records)
 from dpaudit.results.options import PROFILES, RunOptions

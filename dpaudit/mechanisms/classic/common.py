@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import SymbolicFormula
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter

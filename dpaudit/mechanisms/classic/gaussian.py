@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 from scipy.optimize import brentq
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import ZCDP, AllOf, ApproxDP, claim_expression
 from dpaudit.exact import gaussian_epsilon
 from dpaudit.mechanisms.base import Noise, Parameter

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import laplace_epsilon
 from dpaudit.mechanisms.capabilities import LogDensity

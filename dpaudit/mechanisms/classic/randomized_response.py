@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import PureDP, claim_expression
 from dpaudit.exact import discrete_epsilon
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, OutputSpace, Parameter

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import GDP, RDP, Claim, claim_expression
 from dpaudit.claims.certificates import load_formula
 

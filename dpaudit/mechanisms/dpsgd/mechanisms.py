@@ -47,7 +47,7 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.exact import GaussianMixtureProfile, gaussian_epsilon
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.capabilities import LogDensity

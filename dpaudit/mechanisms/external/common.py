@@ -29,7 +29,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 
 #: import name → (distribution name on PyPI, dpaudit extra)

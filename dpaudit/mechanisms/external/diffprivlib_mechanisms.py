@@ -26,7 +26,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import ApproxDP, PureDP
 from dpaudit.exact import discrete_epsilon
 from dpaudit.mechanisms.base import NeighbourPair, Parameter

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import PureDP
 from dpaudit.exact import discrete_epsilon
 from dpaudit.mechanisms.base import NeighbourPair, Parameter

@@ -87,7 +87,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import Claim
 from dpaudit.mechanisms.base import NeighbourPair, Parameter
 from dpaudit.mechanisms.external.common import (ExternalMechanism, library_version, require,

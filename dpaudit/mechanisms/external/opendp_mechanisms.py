@@ -24,7 +24,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import PureDP, ZCDP
 from dpaudit.mechanisms.base import NeighbourPair, Parameter
 from dpaudit.mechanisms.external.common import ExternalMechanism, shift_pair

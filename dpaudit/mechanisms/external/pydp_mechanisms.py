@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import ApproxDP, PureDP
 from dpaudit.mechanisms.base import NeighbourPair, Parameter
 from dpaudit.mechanisms.external.common import ExternalMechanism, shift_pair

@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import brentq
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims.certificates import load_formula
 from dpaudit.claims.conversions import optimal_rdp_to_dp
 from dpaudit.mechanisms.parameters import Parameter

@@ -31,7 +31,7 @@ import math
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import RDP, TCDP, AllOf, ApproxDP, PrivacyProfile
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.mechanisms.capabilities import ExactRenyi, LogDensity

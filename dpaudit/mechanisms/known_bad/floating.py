@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.mechanisms.base import Parameter
 from dpaudit.mechanisms.classic import LaplaceMechanism
 

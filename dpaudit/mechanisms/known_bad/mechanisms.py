@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import PureDP, claim_expression
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact import laplace_twofold_epsilon

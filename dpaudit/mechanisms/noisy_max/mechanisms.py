@@ -25,7 +25,7 @@ from collections.abc import Iterable
 import numpy as np
 import sympy as sp
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import PureDP, SymbolicFormula
 from dpaudit.claims.certificates import load_formula
 from dpaudit.mechanisms.noisy_max import exact
@@ -66,7 +66,7 @@ def num_queries_parameter(default: int | None) -> Parameter:
 # -- shared helpers -------------------------------------------------------------------------------
 
 def check_positive_parameter(name: str, value, *, integer: bool = False, allow_none: bool = False):
-    """Validate a mechanism parameter (:mod:`dpaudit.validation`); the ValueError names it."""
+    """Validate a mechanism parameter (:mod:`dpaudit.util.validation`); the ValueError names it."""
     if value is None and allow_none:
         return None
     return validation.positive_int(name, value) if integer else validation.positive(name, value)

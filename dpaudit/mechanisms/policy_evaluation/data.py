@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 
 
 @dataclass(frozen=True)

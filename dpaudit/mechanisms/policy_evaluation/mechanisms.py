@@ -36,7 +36,7 @@ import sympy as sp
 from dpaudit.claims import ApproxDP
 from dpaudit.exact.gaussian_pairs import IsotropicGaussianProfile
 from dpaudit.mechanisms.policy_evaluation import estimators as est
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Noise, Parameter
 from dpaudit.mechanisms.capabilities import (CalibratedNoise, ExactRenyi, GreyBoxQuery, LogDensity,
                                              SearchableDatasets)
@@ -48,7 +48,7 @@ _LOG_2PI = math.log(2 * math.pi)
 
 
 def _real(name: str, value, lo: float = 0.0, hi: float = math.inf, *, open_hi=False) -> float:
-    """A number in (lo, hi] (or (lo, hi) when ``open_hi``), checked by :mod:`dpaudit.validation`."""
+    """A number in (lo, hi] (or (lo, hi) when ``open_hi``), checked by :mod:`dpaudit.util.validation`."""
     return validation.number(name, value, minimum=lo, strict_minimum=True,
                              maximum=None if math.isinf(hi) else hi, strict_maximum=open_hi)
 

@@ -32,7 +32,7 @@ from collections import Counter
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.exact.mixture_density import MixtureLogDensity
 from dpaudit.exact.mixtures import GaussianMixtureProfile, NormalPairProfile
 from dpaudit.exact.renyi import gaussian_renyi

@@ -1,15 +1,15 @@
 """Parameter declarations shared by the SGLD family's mechanisms (:mod:`.mechanisms`,
-:mod:`.propose_test_sample`): numbers checked by :func:`dpaudit.validation.number`, with the
+:mod:`.propose_test_sample`): numbers checked by :func:`dpaudit.util.validation.number`, with the
 family's error messages."""
 
 from __future__ import annotations
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.mechanisms.parameters import Parameter
 
 
 def parameter_number(name, value, *, positive=True, integer=False, minimum=None) -> float:
-    """A validated numeric parameter (:func:`dpaudit.validation.number`): > 0 when
+    """A validated numeric parameter (:func:`dpaudit.util.validation.number`): > 0 when
     ``positive`` (and ``minimum`` is None or ≤ 0), else ≥ ``minimum``; ``ValueError`` naming
     ``name`` otherwise."""
     lower, strict = ((0.0, True) if positive and (minimum is None or minimum <= 0)

@@ -49,7 +49,7 @@ from dpaudit.claims import ApproxDP
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.mixtures import NormalPairProfile
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair, Parameter
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.mechanisms.sgld.parameters import count_parameter, positive_parameter
 from dpaudit.mechanisms.sgld.mechanisms import (cyclic_law, draw_sgld, expand_records,
                                                 pair_profile)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.neighbours.spaces import DatasetSpace
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit import validation
+from dpaudit.util import validation
 from dpaudit.claims import PureDP, claim_expression
 from dpaudit.claims.certificates import load_formula
 from dpaudit.exact.l2_laplace import (L2LaplaceShiftProfile, l2_laplace_log_density,

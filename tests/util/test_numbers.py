@@ -1,4 +1,4 @@
-"""The one number formatter (dpaudit.numbers.format_number): each variant the outputs use."""
+"""The one number formatter (dpaudit.util.numbers.format_number): each variant the outputs use."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dpaudit.numbers import PLAIN_INFINITY, REPORT_INFINITY, format_number
+from dpaudit.util.numbers import PLAIN_INFINITY, REPORT_INFINITY, format_number
 
 
 @pytest.mark.parametrize("value, text", [
@@ -63,9 +63,9 @@ def test_numbers_is_the_bottom_layer():
     import ast
     from pathlib import Path
 
-    import dpaudit.numbers
+    import dpaudit.util.numbers
 
-    tree = ast.parse(Path(dpaudit.numbers.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(dpaudit.util.numbers.__file__).read_text(encoding="utf-8"))
     imported = [n.module if isinstance(n, ast.ImportFrom) else a.name
                 for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
                 for a in (n.names if isinstance(n, ast.Import) else [None])]

@@ -1,4 +1,4 @@
-"""Output that survives a closed pipe (dpaudit.pipes): `dpaudit run … 2>&1 | head -1` still
+"""Output that survives a closed pipe (dpaudit.util.pipes): `dpaudit run … 2>&1 | head -1` still
 runs every audit and writes its reports; a write to a pipe nobody reads is dropped."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from dpaudit.pipes import PipeSafeStream
+from dpaudit.util.pipes import PipeSafeStream
 
 def test_a_write_to_a_closed_pipe_is_dropped_not_raised():
     read_end, write_end = os.pipe()

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpaudit.processes import process_pool
+from dpaudit.util.processes import process_pool
 
 sklearn = pytest.importorskip("sklearn")
 

@@ -43,8 +43,8 @@ import cloudpickle
 
 def _one_thread_per_worker() -> None:
     """Pool initializer: one OpenMP/BLAS thread in this worker process
-    (:func:`dpaudit.threads.pin_process`)."""
-    from dpaudit.threads import pin_process
+    (:func:`dpaudit.util.threads.pin_process`)."""
+    from dpaudit.util.threads import pin_process
 
     pin_process()
 

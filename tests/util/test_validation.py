@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dpaudit import validation
+from dpaudit.util import validation
 
 
 @pytest.mark.parametrize("value", [0.0, -1.0, math.inf, math.nan, True, "1.0", None, [1.0]])

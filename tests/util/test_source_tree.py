@@ -1,5 +1,5 @@
 """``dpaudit.proofs`` is the repository's ``proofs/`` folder — installed under that name, or
-mapped by :mod:`dpaudit.source_tree` for a checkout on ``sys.path`` — and this checkout never
+mapped by :mod:`dpaudit.util.source_tree` for a checkout on ``sys.path`` — and this checkout never
 provides a top-level ``proofs`` package."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit import source_tree
+from dpaudit.util import source_tree
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

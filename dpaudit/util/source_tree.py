@@ -38,7 +38,7 @@ class SourceProofsFinder(importlib.abc.MetaPathFinder):
 
 def map_source_proofs(package_directory: Path | None = None) -> SourceProofsFinder | None:
     """Map :data:`PACKAGE` to ``<checkout>/proofs`` when ``package_directory`` (dpaudit's own
-    directory, by default the one holding this module) lies in a source checkout; returns the
+    directory, by default the parent of this module's ``util/``) lies in a source checkout; returns the
     finder, or None when there is nothing to map (an installed wheel, or no ``proofs/``
     beside ``pyproject.toml``).
 
@@ -47,7 +47,7 @@ def map_source_proofs(package_directory: Path | None = None) -> SourceProofsFind
     no second finder.
     """
     if package_directory is None:
-        package_directory = Path(__file__).resolve().parent
+        package_directory = Path(__file__).resolve().parents[1]
     checkout = package_directory.parent
     proofs = checkout / "proofs"
     if ((package_directory / "proofs").is_dir() or not (proofs / "__init__.py").is_file()

@@ -1,4 +1,4 @@
-"""dpaudit.threads: certified numbers are computed with one BLAS/OpenMP thread on every route,
+"""dpaudit.util.threads: certified numbers are computed with one BLAS/OpenMP thread on every route,
 so that no number depends on the machine's threads (issue 27, item 10)."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from dpaudit.api import audit_sampler
-from dpaudit.threads import one_numerical_thread
+from dpaudit.util.threads import one_numerical_thread
 
 
 def blas_threads() -> list[int]:

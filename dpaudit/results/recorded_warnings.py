@@ -7,7 +7,7 @@ into what the faces show:
 * :func:`distinct_warnings` — one :class:`LocatedWarning` per distinct text of each audit
   (texts repeated across its pairs, δs or swept points collapse into one, naming every pair),
   including a point's coverage note (``"only the named pairs were audited: …"``,
-  :mod:`dpaudit.coverage`);
+  :mod:`dpaudit.spec.coverage`);
 * :func:`warning_lines` — those as ``dpaudit run`` prints them, one line per distinct text
   (a text several audits raised names the first few), at most ``limit`` lines, then
   ``… and N more in results.json``;
@@ -50,7 +50,7 @@ def distinct_warnings(points: Iterable) -> list[LocatedWarning]:
     the names of the pairs that raised it (in first-seen order, each once)."""
     found: dict[tuple[str, str, str], list[str]] = {}
     for point in points:
-        # a point that could not search says so (dpaudit.coverage): "only the named pairs …"
+        # a point that could not search says so (dpaudit.spec.coverage): "only the named pairs …"
         note = (getattr(point, "coverage", None) or {}).get("note")
         if note:
             found.setdefault((point.suite or "", point.audit, note), [])
