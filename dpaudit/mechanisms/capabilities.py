@@ -14,6 +14,7 @@ mixin                  provides                                    used by
 :class:`GreyBoxQuery`  ``query`` + ``sensitivity()`` + norm        grey-box sensitivity search
 :class:`SearchableDatasets`  ``dataset_space()``                   grey-box random/optimiser search
 :class:`ExactRenyi`    ``exact_renyi(d0, d1, alpha)``              exact Rényi curves of a pair
+:class:`ExactBracket`  ``exact_epsilon_bracket(d0, d1, delta)``    claims vs (lower, upper) ε(δ)
 :class:`ClosedFormSeries`  ``series(quantity, d0, d1, values, …)`` ``[[series]]`` figure data
 :class:`CalibratedNoise`  ``noise() -> Noise``                     ``dpaudit check`` calibration
 =====================  ==========================================  ==================================
@@ -102,6 +103,22 @@ class ExactRenyi(abc.ABC):
         """The pair's exact symmetric Rényi ε at order α > 1 (``None``: not known)."""
 
 
+class ExactBracket(abc.ABC):
+    """A pair's ε(δ) is known up to a stated numerical error: ``exact_epsilon_bracket``.
+
+    Returns (lower, upper) with lower ≤ the pair's true ε(δ) ≤ upper (``upper`` may be ∞
+    where no upper end is computed), or ``None`` for a pair not covered.  ``lower`` is
+    rigorous — a closed form, the optimistic end of a numerical curve, or the ε of a
+    post-processing of the output — so a claim below it is a violation without sampling (the
+    exact-curve check); the width is the numerical error plus, where the mechanism's true ε is
+    not known, the gap between the bounds known for it.
+    """
+
+    @abc.abstractmethod
+    def exact_epsilon_bracket(self, d0, d1, delta: float) -> tuple[float, float] | None:
+        """(lower, upper) on the pair's ε at ``delta`` > 0 (``None``: not covered)."""
+
+
 class ClosedFormSeries(abc.ABC):
     """Closed-form quantities over a swept parameter, for figures (nothing certified).
 
@@ -140,8 +157,8 @@ class CalibratedNoise(abc.ABC):
 
 #: every capability mixin, in the order ``describe()`` lists them
 CAPABILITIES: tuple[type, ...] = (LogDensity, DeterministicQuery, GreyBoxQuery,
-                                  SearchableDatasets, ExactRenyi, ClosedFormSeries,
-                                  CalibratedNoise)
+                                  SearchableDatasets, ExactRenyi, ExactBracket,
+                                  ClosedFormSeries, CalibratedNoise)
 
 
 def capabilities_of(mechanism) -> list[str]:
@@ -151,4 +168,4 @@ def capabilities_of(mechanism) -> list[str]:
 
 
 __all__ = ["CAPABILITIES", "CalibratedNoise", "ClosedFormSeries", "DeterministicQuery",
-           "ExactRenyi", "GreyBoxQuery", "LogDensity", "SearchableDatasets", "capabilities_of"]
+           "ExactBracket", "ExactRenyi", "GreyBoxQuery", "LogDensity", "SearchableDatasets", "capabilities_of"]
