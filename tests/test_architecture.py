@@ -23,8 +23,9 @@ whose layers import only downwards (an arrow: "may import")::
       ↓              check (``dpaudit check``) sits just below the faces: its black-box
                      step runs the pipeline's audit of one mechanism (as every route does),
                      so it may import suite, audit, results and backends, never report
-    distinguish, mechanisms
-      ↓              the evidence and the mechanisms: nothing of the pipeline above them
+    distinguish, mechanisms, conformance
+      ↓              the evidence and the mechanisms: nothing of the pipeline above them;
+                     conformance (accountants against exact curves) reads claims and exact
     claims, stats, neighbours
       ↓              claims nothing of proofs (the derivations check the claims, not the
     exact            other way round); exact curves import nothing of dpaudit's layers
@@ -140,15 +141,21 @@ CONTRACTS: dict[str, tuple[str, ...]] = {
     "dpaudit.spec":        tuple(p for p in PIPELINE if p != "dpaudit.spec") + ("dpaudit.check",),
     "dpaudit.distinguish": PIPELINE + ("dpaudit.check",),
     "dpaudit.mechanisms":  PIPELINE + ("dpaudit.check",),
-    "dpaudit.claims":      PIPELINE + ("dpaudit.check",) + EVIDENCE + ("proofs", "dpaudit.proofs"),
-    "dpaudit.stats":       PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",),
-    "dpaudit.neighbours":  PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",),
+    # accountants and calibration against the exact curves: claims and exact, nothing above
+    "dpaudit.conformance": PIPELINE + ("dpaudit.check",) + EVIDENCE,
+    "dpaudit.claims":      PIPELINE + ("dpaudit.check",) + EVIDENCE + ("proofs", "dpaudit.proofs",
+                                                                        "dpaudit.conformance"),
+    "dpaudit.stats":       PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",
+                                                                        "dpaudit.conformance"),
+    "dpaudit.neighbours":  PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",
+                                                                        "dpaudit.conformance"),
     "dpaudit.exact":       PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",
                                                                         "dpaudit.stats",
-                                                                        "dpaudit.neighbours"),
+                                                                        "dpaudit.neighbours",
+                                                                        "dpaudit.conformance"),
     # the bottom: utilities with no audit knowledge import nothing else of dpaudit
     "dpaudit.util":        PIPELINE + ("dpaudit.check",) + EVIDENCE + (
-        "dpaudit.claims", "dpaudit.stats", "dpaudit.neighbours", "dpaudit.exact",
+        "dpaudit.conformance", "dpaudit.claims", "dpaudit.stats", "dpaudit.neighbours", "dpaudit.exact",
         "dpaudit.proofs", "dpaudit.version"),
 }
 

@@ -27,7 +27,8 @@ truncated tail dropped) gives δ no larger than the pair's, so its ε(δ) is ≤
 **lower end**; the *pessimistic* one (connect-the-dots, losses rounded up, the truncated tail
 counted at infinite loss) gives ε(δ) ≥ the pair's — the **upper end** (Doroshenko, Ghazi,
 Kamath, Kumar & Manurangsi 2022, Sec. 2–3).  The bracket's width is the numerical error; at the
-default discretisation 1e-4 it is about 1e-3 in ε at T ≤ 1000 (benchmarks/RESULTS.md).
+default discretisation (:func:`discretization_for`: 1e-4 up to T = 100, 0.01/T beyond) it is
+a few 1e-3 in ε (benchmarks/RESULTS.md).
 The full-batch curve is the Gaussian shift's closed form (Balle & Wang 2018, Thm. 8) at
 μ = Δ√T/σ, exact up to the root finder (1e-12).
 """
@@ -44,6 +45,12 @@ from dpaudit.exact.gaussian import gaussian_epsilon
 DISCRETIZATION = 1e-4
 RELATIONS = ("add-remove", "replace-one")
 SAMPLERS = ("poisson", "full-batch", "without-replacement")
+
+
+def discretization_for(steps: int) -> float:
+    """The privacy-loss discretisation the brackets use for T steps: dp_accounting's default
+    1e-4 up to 100 steps, 0.01/T beyond (the bracket's width grows about as T·d)."""
+    return min(DISCRETIZATION, 0.01 / steps)
 
 
 @dataclass(frozen=True)
@@ -120,15 +127,18 @@ def _check(sigma, q, steps, delta, relation, sampler):
 @functools.lru_cache(maxsize=1024)
 def subsampled_gaussian_bracket(sigma: float, q: float, steps: int, delta: float,
                                 relation: str = "add-remove", sampler: str = "poisson",
-                                discretization: float = DISCRETIZATION) -> Bracket:
+                                discretization: float | None = None) -> Bracket:
     """(lower, upper) on ε(δ) of T steps of the subsampled Gaussian with noise multiplier σ
-    and rate q (module docstring's table).
+    and rate q (module docstring's table), at the privacy-loss discretisation
+    ``discretization`` (default :func:`discretization_for` T).
 
     Raises:
       ValueError: a parameter out of range (one line naming it).
       ImportError: dp_accounting is missing (every sampler but full batch needs it).
     """
     _check(sigma, q, steps, delta, relation, sampler)
+    if discretization is None:
+        discretization = discretization_for(int(steps))
     if sampler == "full-batch" or q == 1.0:
         shift = 1.0 if relation == "add-remove" else 2.0
         eps = float(gaussian_epsilon(delta, shift * math.sqrt(steps) / sigma))
@@ -144,4 +154,5 @@ def subsampled_gaussian_bracket(sigma: float, q: float, steps: int, delta: float
 
 
 __all__ = ["Bracket", "DISCRETIZATION", "RELATIONS", "SAMPLERS", "composed_pld",
+           "discretization_for",
            "single_step_pld", "subsampled_gaussian_bracket"]

@@ -24,8 +24,11 @@ claims, and the audit of the claim is what shows it.
 from __future__ import annotations
 
 import abc
+import contextlib
 import functools
+import logging
 import math
+import warnings
 from dataclasses import dataclass, field
 from importlib import import_module, metadata
 from typing import ClassVar
@@ -34,6 +37,22 @@ from dpaudit.claims.accountants.parameters import (AccountantError, AccountingPa
                                                    Relation, Sampler)
 from dpaudit.claims.base import Claim
 from dpaudit.util import validation
+
+
+@contextlib.contextmanager
+def quiet_library():
+    """The libraries' own warnings and log lines silenced while one computes (Opacus's "GDP
+    accounting is experimental", dp_accounting's absl notes on orders it excludes, scipy's
+    root-finder warnings): the verdict on the number is what dpaudit reports."""
+    logger = logging.getLogger("absl")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
 
 
 class Accountant(abc.ABC):
@@ -81,7 +100,8 @@ class Accountant(abc.ABC):
         """The library's ε at ``delta`` (0 < δ < 1) for ``params``."""
         self.check(params)
         try:
-            value = float(self.compute(params, delta))
+            with quiet_library():
+                value = float(self.compute(params, delta))
         except AccountantError:
             raise
         except Exception as exc:  # the library's own rejection, as one line
@@ -141,4 +161,4 @@ class AccountantClaim(Claim):
         return out
 
 
-__all__ = ["Accountant", "AccountantClaim", "Calibrates"]
+__all__ = ["Accountant", "AccountantClaim", "Calibrates", "quiet_library"]

@@ -293,8 +293,7 @@ class ABLQ(ExactBracket, LogDensity, Mechanism):
     def exact_epsilon_bracket(self, d0, d1, delta: float):
         """(lower, upper) on the pair's ε(δ) (:class:`ExactBracket`): the final view and
         deterministic batches in closed form (lower = upper); Poisson — the T-fold subsampled
-        Gaussian's PLD bracket (:mod:`dpaudit.exact.subsampled_gaussian`, at the
-        discretisation of :func:`bracket_discretization`); shuffle and balls-and-bins — the
+        Gaussian's PLD bracket (:mod:`dpaudit.exact.subsampled_gaussian`); shuffle and balls-and-bins — the
         E-epoch max-statistic lower end (:mod:`dpaudit.exact.shuffle_epochs`) against the
         deterministic batches' closed form, an upper bound on every batch sampler that is a
         mixture of deterministic assignments (joint convexity).  ``None`` where
@@ -312,9 +311,7 @@ class ABLQ(ExactBracket, LogDensity, Mechanism):
         if self.batch_sampler == "poisson":
             if min(abs(l0[1]), abs(l1[1])) != 0.0:
                 return None
-            return tuple(subsampled_gaussian_bracket(
-                s / diff, self.q, self.steps, delta,
-                discretization=bracket_discretization(self.steps)))
+            return tuple(subsampled_gaussian_bracket(s / diff, self.q, self.steps, delta))
         shifts = self._max_statistic_shifts(l0, l1)
         if shifts is None:
             return None
@@ -322,12 +319,6 @@ class ABLQ(ExactBracket, LogDensity, Mechanism):
                                        delta).lower
         upper = gaussian_epsilon(delta, DETERMINISTIC_MU(E=self.epochs, Delta=diff, sigma=s))
         return lower, max(lower, float(upper))
-
-
-def bracket_discretization(steps: int) -> float:
-    """The privacy-loss discretisation of the Poisson bracket: dp_accounting's default 1e-4
-    up to 100 steps, 0.01/T beyond (the bracket's width grows about as T·d)."""
-    return min(1e-4, 0.01 / steps)
 
 
 class PoissonABLQ(ABLQ):
