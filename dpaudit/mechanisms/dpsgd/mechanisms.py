@@ -136,6 +136,7 @@ class ABLQ(ExactBracket, LogDensity, Mechanism):
     clip_norm = positive_parameter(1.0, "clipping norm C")
     view = choice_parameter("all", VIEWS, "the adversary's view: every noisy sum or their sum")
     accountant = choice_parameter("pld", ACCOUNTANTS, "the claim: Poisson PLD (dp_accounting), "
+                                  "a library's accountant ('opacus:gdp', …), "
                                   "Poisson RDP (MTZ 2019) or the deterministic Gaussian")
 
     def derive(self) -> None:
