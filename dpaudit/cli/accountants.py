@@ -113,7 +113,7 @@ def cmd_accountants(args) -> int:
     print(f"{len(under)} of {len(counted)} checked under-report; "
           f"{sum(r.verdict is Verdict.REJECTED for r in every)} rejected by their library, "
           f"{sum(r.verdict is Verdict.ERROR for r in every)} errors "
-          f"({time.perf_counter() - start:.1f} s)")
+          f"in {time.perf_counter() - start:.1f} s")
     if args.json_out:
         try:
             write_text_atomic(args.json_out, json.dumps(
