@@ -30,6 +30,9 @@ def test_spec_reads_rates_batches_steps_and_epochs():
     q = AccountingParameters.from_spec({"noise_multiplier": 2, "sample_rate": 0.3, "epochs": 2,
                                         "relation": "replace-one"})
     assert q.steps == 2 * 4 and q.relation is Relation.REPLACE_ONE
+    tiny = AccountingParameters.from_spec({"noise_multiplier": 1, "sample_rate": 1e-4,
+                                           "dataset_size": 100, "epochs": 1})
+    assert tiny.steps == 10_000   # q·n < 1 record: an epoch is 1/q steps
     full = AccountingParameters.from_spec({"noise_multiplier": 2, "steps": 5,
                                            "sampler": "full-batch"})
     assert full.sample_rate == 1.0 and full.to_dict()["sampler"] == "full-batch"

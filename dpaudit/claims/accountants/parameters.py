@@ -168,8 +168,8 @@ class AccountingParameters:
                 steps = spec["steps"]
             elif "epochs" in spec:
                 epochs = validation.positive_int("epochs", spec["epochs"])
-                per_epoch = (math.ceil(n / round(q * n)) if n is not None
-                             else math.ceil(1.0 / q - 1e-9))
+                batch = round(q * n) if n is not None else 0
+                per_epoch = math.ceil(n / batch) if batch >= 1 else math.ceil(1.0 / q - 1e-9)
                 steps = epochs * per_epoch
             else:
                 raise AccountantError("an accountant needs steps (or epochs)")
