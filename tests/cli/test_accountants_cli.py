@@ -18,7 +18,7 @@ SWAP = ["--noise-multiplier", "2", "--sampler", "full-batch", "--steps", "1",
 def test_an_under_reporting_accountant_exits_1_with_both_numbers(tmp_path, capsys):
     out = tmp_path / "rows.json"
     code = main(["accountants", "--accountant", "dp_accounting:rdp", "--accountant",
-                 "opacus:gdp", *SWAP, "--json", str(out)])
+                 "autodp:rdp", *SWAP, "--json", str(out)])
     text = capsys.readouterr().out
     assert code == 1
     assert ("dp_accounting:rdp ε = 2.166 at σ=2, q=1, T=1, full-batch, replace-one, "
