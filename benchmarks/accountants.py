@@ -67,11 +67,11 @@ def load() -> str:
 
 
 def grid(write: bool) -> None:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     rows = run_conformance(list(ACCOUNTANTS), shipped_points())
     mid = time.perf_counter()
     cal = [check_calibration(*c) for c in shipped_calibrations()]
-    end = time.perf_counter()
+    end, cpu = time.perf_counter(), time.process_time() - cpu
     table = []
     for name in ACCOUNTANTS:
         mine = [r for r in rows if r.accountant == name]
@@ -90,8 +90,9 @@ def grid(write: bool) -> None:
         f"`dpaudit accountants --grid`: {len(shipped_points())} runs × {len(ACCOUNTANTS)} "
         f"accountants at δ = 1e-5 (dpaudit/conformance/shipped.py), then "
         f"{len(cal)} calibrations.  Runs: {mid - start:.1f} s, calibrations: "
-        f"{end - mid:.1f} s, total {end - start:.1f} s wall ({load()} on 2 cores, shared: "
-        f"to be re-measured on a quiet machine).  {len(under)} (accountant, run) pairs "
+        f"{end - mid:.1f} s, total {end - start:.1f} s wall, {cpu:.1f} s of CPU in this "
+        f"one process ({load()} on 2 cores, shared: the wall time is to be re-measured on a "
+        f"quiet machine; the CPU time is what one idle core would take).  {len(under)} (accountant, run) pairs "
         f"under-report, every one below the rigorous lower end of the bracket.\n\n"
         + markdown_table(["accountant", "version", "runs checked", "under-report",
                           "by (of the lower end)", "within", "consistent", "rejected",
