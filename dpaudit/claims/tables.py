@@ -16,7 +16,15 @@ notion                 keys
                        ``alpha_min``, ``alpha_max``
 ``privacy-profile``    ``profile`` (sympy text in ``epsilon``), ``values`` :class:`PrivacyProfile`
 ``all-of``             ``claims`` (an array of claim tables)               :class:`AllOf`
+``accountant``         ``accountant`` (``"opacus:rdp"``, …) and the run:   an accountant's claim
+                       ``noise_multiplier``, ``sample_rate`` (or
+                       ``batch_size`` + ``dataset_size``), ``steps`` (or
+                       ``epochs``), ``relation``, ``sampler``
 =====================  ==========================================================================
+
+An accountant's table may leave out ``notion`` (``{ accountant = "opacus:gdp", … }``), and the
+run parameters it leaves out are read from the audit's parameters when they are there (the
+DP-SGD family's ``noise_multiplier``, ``steps`` …).
 
 A row's *numbers* (``epsilon``, ``rho``, …) may be left out of the table and read from the
 audit's parameters (:func:`claim_from_table` ``params``), so ``{ notion = "pure-dp" }`` with a
@@ -56,6 +64,9 @@ class ClaimTable:
       build: ``build(values) -> Claim`` with every number given (and the optional keys that
         were); raises ``ValueError``/``TypeError`` on a value the claim rejects.
       doc: one line for the docs and error messages.
+      inherited: optional keys that, when the table leaves them out, are taken from the
+        audit's parameters where those have them (an accountant's noise multiplier, a sweep's
+        steps).
     """
 
     notion: str
@@ -63,6 +74,7 @@ class ClaimTable:
     build: Callable[[dict], Claim]
     optional: tuple[str, ...] = ()
     doc: str = ""
+    inherited: tuple[str, ...] = ()
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -104,6 +116,17 @@ def _all_of(values: dict) -> Claim:
     return AllOf(claims=tuple(claim_from_table(p) for p in parts))
 
 
+def _accountant(values: dict) -> Claim:
+    from dpaudit.claims.accountants.registry import claim_from_spec
+
+    return claim_from_spec(values)
+
+
+#: an accountant's run parameters (dpaudit.claims.accountants.parameters.SPEC_KEYS)
+_ACCOUNTANT_KEYS = ("accountant", "noise_multiplier", "sample_rate", "batch_size",
+                    "dataset_size", "steps", "epochs", "relation", "sampler")
+
+
 def _simple(cls_name: str, fields: dict[str, str]):
     def build(values: dict) -> Claim:
         from dpaudit.claims import notions
@@ -128,6 +151,10 @@ _TABLES: dict[str, ClaimTable] = {t.notion: t for t in (
                optional=("profile", "values"), doc="a privacy profile δ(ε)"),
     ClaimTable("all-of", (), _all_of, optional=("claims",),
                doc="every one of several claims"),
+    ClaimTable("accountant", (), _accountant, optional=_ACCOUNTANT_KEYS,
+               inherited=_ACCOUNTANT_KEYS[1:],
+               doc="ε(δ) as a privacy library's accountant reports it for a training run "
+                   "(dpaudit.claims.accountants)"),
 )}
 _PLUGINS_LOADED = False
 
@@ -196,8 +223,10 @@ def check_claim_table(table) -> ClaimTable:
     if not isinstance(table, dict):
         raise ClaimTableError(f"expected a claim table such as {{ notion = \"pure-dp\", "
                               f"epsilon = 1.0 }}, got {table!r}")
-    row = claim_table(table.get("notion"))
+    row = claim_table(_notion(table))
     unknown = sorted(set(table) - {"notion"} - set(row.keys))
+    if _notion(table) != table.get("notion"):
+        unknown = sorted(set(unknown) - {"accountant"})
     if unknown:
         from dpaudit.util.hints import did_you_mean
 
@@ -209,9 +238,19 @@ def check_claim_table(table) -> ClaimTable:
     return row
 
 
+def _notion(table: dict):
+    """A table's notion; ``{ accountant = "…", … }`` without one is an accountant's."""
+    if "notion" not in table and "accountant" in table:
+        return "accountant"
+    return table.get("notion")
+
+
 def is_complete(table: dict) -> bool:
-    """Whether a (checked) table gives every number of its notion."""
-    return set(claim_table(table["notion"]).numbers) <= set(table)
+    """Whether a (checked) table gives every number of its notion and nothing it inherits
+    from the params is left out."""
+    row = claim_table(_notion(table))
+    return set(row.numbers) <= set(table) and not (set(row.inherited) - set(table)
+                                                   and row.inherited)
 
 
 def claim_from_table(table, params: dict | None = None) -> Claim:
@@ -234,6 +273,7 @@ def claim_from_table(table, params: dict | None = None) -> Claim:
     values = {k: (_number(row.notion, k, table[k], "claim") if k in table
                   else _number(row.notion, k, params[k], "params")) for k in row.numbers}
     values.update({k: table[k] for k in row.optional if k in table})
+    values.update({k: params[k] for k in row.inherited if k not in table and k in params})
     try:
         return row.build(values)
     except ClaimTableError:

@@ -68,3 +68,18 @@ def test_a_plug_in_adds_a_notion():
     assert check_claim_table({"notion": "test-doubled"}) is table
     with pytest.raises(ValueError, match="already taken"):
         register_claim_table(ClaimTable("test-doubled", (), lambda v: PureDP(1.0)))
+
+
+def test_an_accountant_is_a_claim_table_and_takes_the_run_from_the_params():
+    pytest.importorskip("dp_accounting")
+    table = {"accountant": "dp_accounting:pld", "sample_rate": 0.1, "steps": 10}
+    claim = claim_from_table(table, {"noise_multiplier": 1.0, "epsilon": 3.0})
+    assert claim.notion == "accountant" and "dp_accounting" in claim.describe()
+    assert 2.0 < claim.epsilon(1e-5) < 4.0
+    explicit = claim_from_table({"notion": "accountant", **table, "noise_multiplier": 1.0})
+    assert explicit.epsilon(1e-5) == claim.epsilon(1e-5)
+    with pytest.raises(ClaimTableError, match="noise_multiplier"):
+        claim_from_table(table)
+    with pytest.raises(ClaimTableError, match="unknown accountant"):
+        claim_from_table({"accountant": "opacus:gpd", "noise_multiplier": 1.0,
+                          "sample_rate": 0.1, "steps": 10})
