@@ -44,6 +44,18 @@ import pytest
 _AUDIT_TABLE = re.compile(r"^\s*\[\[\s*audit\s*\]\]", re.MULTILINE)
 
 
+def pytest_configure(config):
+    """Refuse to start when ``import dpaudit`` found a folder named ``dpaudit`` instead of the
+    package (``python -m pytest`` run beside a clone): the tests' ``from dpaudit import …``
+    would fail with "(unknown location)"; the message names the folder
+    (:mod:`dpaudit.util.shadowing`)."""
+    from dpaudit.util.shadowing import shadowing_folders, shadowing_message
+
+    folders = shadowing_folders()
+    if folders:
+        raise pytest.UsageError(f"dpaudit: {shadowing_message(folders[0])}")
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("dpaudit", "dpaudit audit suites")
     group.addoption("--dpaudit-suites", action="store_true", default=False,

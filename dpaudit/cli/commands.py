@@ -274,6 +274,11 @@ def _cmd_init(args) -> int:
         return 2
     for path in written:
         print(f"wrote {path}")
+    from dpaudit.util.shadowing import folder_that_would_shadow, shadowing_message
+
+    shadow = folder_that_would_shadow(args.directory)
+    if shadow is not None:
+        print(f"dpaudit init: note: {shadowing_message(shadow)}", file=sys.stderr)
     print(f"next: cd {args.directory} && dpaudit check my_mechanism.py:ClippedMean && "
           f"dpaudit run audits/ --out reports && python -m pytest -q")
     return 0

@@ -228,7 +228,8 @@ def _import_file(left: str, text: str, base_dir) -> object:
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         raise CodeReferenceError(f"{text!r}: importing {path} raised "
-                                 f"{_where(exc)}{_root_hint(exc, path)}") from None
+                                 f"{_where(exc)}{_root_hint(exc, path)}{_shadow_hint(exc)}"
+                                 ) from None
     import cloudpickle
     cloudpickle.register_pickle_by_value(module)
     return module
@@ -244,7 +245,7 @@ def _import_module(left: str, text: str, base_dir) -> object:
                                  f"{', '.join(directories)} and sys.path)") from None
     except Exception as exc:  # noqa: BLE001 - the user's module raised while importing
         raise CodeReferenceError(f"{text!r}: importing module {left!r} raised "
-                                 f"{_where(exc)}") from None
+                                 f"{_where(exc)}{_shadow_hint(exc)}") from None
 
 
 def _root_hint(exc: BaseException, path: Path) -> str:
@@ -255,6 +256,14 @@ def _root_hint(exc: BaseException, path: Path) -> str:
     return (f"; looked in {', '.join(dirs)} (the file's directory and the project root: the "
             f"nearest folder with {', '.join(ROOT_MARKERS[:-1])} or .git, else the current "
             f"directory) and sys.path")
+
+
+def _shadow_hint(exc: BaseException) -> str:
+    """For an import that failed because a folder named ``dpaudit`` hides the package."""
+    from dpaudit.util.shadowing import shadowing_folders, shadowing_message
+
+    folders = shadowing_folders() if isinstance(exc, ImportError) else ()
+    return f"; {shadowing_message(folders[0])}" if folders else ""
 
 
 def _where(exc: BaseException) -> str:
