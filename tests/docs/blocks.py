@@ -1,7 +1,8 @@
 """The code blocks the documentation shows, and what the tests do with each.
 
-The documentation is README.md, every page under docs/ and the repository Markdown files the
-pages include (``<!-- include: PATH -->``: reports/*/README.md, benchmarks/RESULTS.md; see
+The documentation is README.md, every page under docs/ (but the API reference, docs/api/,
+whose blocks are signatures and docstring fragments generated from the code:
+tests/docs/test_api_reference.py) and the repository Markdown files the pages include (``<!-- include: PATH -->``: reports/*/README.md, benchmarks/RESULTS.md; see
 docs/hooks/repository.py).  Each of those *sources* is read on its own, and its fenced blocks
 form one session, run in order in a sandbox directory of its own (:mod:`tests.docs.session`).
 
@@ -86,7 +87,7 @@ class Command:
 def sources() -> list[str]:
     """README.md, every docs page, and what they include (each once, in a stable order)."""
     pages = ["README.md"] + sorted(p.relative_to(REPO).as_posix() for p in DOCS.rglob("*.md")
-                                   if "hooks" not in p.relative_to(DOCS).parts)
+                                   if not {"hooks", "api"} & set(p.relative_to(DOCS).parts))
     found = []
     for page in pages:
         for path in [page, *hooks.included_files(page, REPO)]:
