@@ -7,7 +7,7 @@ examples (loaded by tests/conftest.py as a plugin).
   ``twine check --strict``; the checkout itself is never written to.
 * :func:`dpaudit_venv` — a fresh virtual environment in a temporary directory outside the
   repository (no ``--system-site-packages``, no ``PYTHONPATH``) where pip installs
-  ``dpaudit[report] @ file:///…/dpaudit-VERSION-py3-none-any.whl`` and pytest, the
+  ``dpaudit[ml,report] @ file:///…/dpaudit-VERSION-py3-none-any.whl`` and pytest, the
   dependencies coming from the package index through pip's ordinary cache: what a user who
   installs the wheel (or the CI examples, whose ``DPAUDIT_SPEC`` this is) does.
 
@@ -142,7 +142,7 @@ def dpaudit_dist(tmp_path_factory) -> Dist:
 
 @pytest.fixture(scope="session")
 def dpaudit_venv(dpaudit_dist, tmp_path_factory) -> Venv:
-    """A fresh virtual environment outside the repository with ``dpaudit[report]`` (from the
+    """A fresh virtual environment outside the repository with ``dpaudit[ml,report]`` (from the
     wheel) and pytest installed by pip, once per session."""
     root = tmp_path_factory.mktemp("fresh-venv") / "venv"
     assert not root.resolve().is_relative_to(REPO)
@@ -150,7 +150,7 @@ def dpaudit_venv(dpaudit_dist, tmp_path_factory) -> Venv:
     env = clean_environment()
     run_checked([sys.executable, "-m", "venv", str(root)], cwd=root.parent, env=env,
                 timeout=120, what="python -m venv")
-    spec = f"dpaudit[report] @ {dpaudit_dist.wheel.resolve().as_uri()}"
+    spec = f"dpaudit[ml,report] @ {dpaudit_dist.wheel.resolve().as_uri()}"
     env = clean_environment(root / "bin")
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     run_checked([str(root / "bin" / "python"), "-m", "pip", "install", spec, "pytest"],

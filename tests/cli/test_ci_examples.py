@@ -155,7 +155,7 @@ def test_dpaudit_is_installed_from_the_pinned_spec_never_from_this_repository():
     assert not any(a.startswith((".[", "dpaudit")) for args in installs for a in args)
     (default,) = spec_defaults()  # the same pin in both files
     requirement, _, url = default.partition(" @ ")
-    assert requirement == "dpaudit[report]"  # report.html's figures need matplotlib
+    assert requirement == "dpaudit[ml,report]"  # the extras of the local install (README)
     assert url.startswith("git+https://") and url.rsplit("@", 1)[1]  # pinned to a commit
 
 

@@ -27,6 +27,23 @@ def test_every_page_shows_the_same_walkthrough():
     assert all(walkthrough_lines(page) == walkthrough_lines() for page in PAGES)
 
 
+def install_line(page: Path) -> str:
+    """The install command shown just before the walkthrough (not run here: it installs)."""
+    head = page.read_text(encoding="utf-8").split("<!-- walkthrough:start -->", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", head, re.S)
+    assert blocks, f"{page.name} shows no install line before its walkthrough"
+    return blocks[-1].strip()
+
+
+def test_the_install_line_before_the_walkthrough_installs_pytest():
+    # the walkthrough runs `python -m pytest`: installing dpaudit alone left it out (issue 37)
+    readme_first = re.search(r'pip install -q -e "(\.\[[a-z,]+\])"',
+                             PAGES[0].read_text(encoding="utf-8"))  # README command 1's extras
+    for page in PAGES:
+        words = install_line(page).split()
+        assert "pytest" in words and f'"{readme_first.group(1)}"' in words, page.name
+
+
 def test_readme_walkthrough_runs_as_written(tmp_path):
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")

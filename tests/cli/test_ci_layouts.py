@@ -1,0 +1,150 @@
+"""The GitHub workflow of examples/ci/ run in the three layouts a real project has
+(examples/ci/README.md's table): no pyproject.toml at all, a flat layout whose pyproject.toml
+pip cannot build ("Multiple top-level packages discovered in a flat-layout", the layout the
+README's own steps make: audits/, reports/, vendor/ and the package side by side), and a src
+layout.
+
+Each project is made in a temporary directory: its own package (``<name>/noise.py``, a noisy
+count on a grid) that imports a dependency the project declares (``dp_helpers``, a local
+package given by a ``file://`` requirement, so that the test sees whether the install step
+installed it: the fresh environment does not have it), a thin file at the top naming the
+sampler for dpaudit, a suite and a pytest test.  The workflow's steps run as in
+tests/cli/test_ci_examples.py (bash with errexit and pipefail, the fresh environment of
+tests/installed.py, ``gh`` stubbed); all of them pass: the install step, pytest with the
+plugin, ``dpaudit run`` writing the first baseline.  Then the project's noise is cut to a
+third and the workflow's pytest and ``dpaudit run`` steps fail: the layout changes nothing of
+what CI sees.
+
+Cost: the three run in about a minute on the 2-core machine (most of it pip building the
+local packages); ``slow``, with the wheel and the fresh environment the session shares.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from tests.cli.test_ci_examples import GITHUB, GITHUB_TARGET, run_github, stubs_dir
+
+#: the dependency every layout declares, as a local package (its import proves it installed)
+HELPERS_PYPROJECT = """[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "dp-helpers"
+version = "1.0"
+
+[tool.setuptools]
+py-modules = ["dp_helpers"]
+"""
+HELPERS = '''"""The grid the project's noise is released on."""
+GRID = 2.0 ** -32
+'''
+
+#: the project's own sampler; ``{package}`` is the layout's package name
+NOISE = '''"""A noisy count: the number of ones plus Laplace noise, released on a grid."""
+from dp_helpers import GRID
+from dpaudit import laplace_on_grid
+
+
+def noisy_count(dataset, n, rng, epsilon=1.0):
+    return laplace_on_grid(float(sum(dataset)), (1.0 + GRID) / epsilon, n, rng, grid=GRID)
+'''
+#: the bug: a third of the noise (3ε-DP claimed as ε-DP)
+BUG = ("(1.0 + GRID) / epsilon, n", "(1.0 + GRID) / epsilon / 3, n")
+
+TARGET = "from {package}.noise import noisy_count  # the project's own code\n"
+
+SUITE = """[suite]
+samples = 20000
+seed = 3
+
+[[audit]]
+name = "noisy-count"
+sampler = "../audit_targets.py:noisy_count"
+claim = {{ notion = "pure-dp" }}
+params = {{ epsilon = 1.0 }}
+[[audit.pairs]]
+d0 = [0, 1, 1]
+d1 = [1, 1, 1]
+"""
+
+TEST = """from {package}.noise import noisy_count
+
+
+def test_noisy_count(dpaudit_audit):
+    dpaudit_audit.sampler(noisy_count, {{"notion": "pure-dp"}}, [([0, 1, 1], [1, 1, 1])],
+                          params={{"epsilon": 1.0}}, samples=20_000, seed=5)
+"""
+
+
+def helpers_package(base: Path) -> str:
+    """The local dependency, built by pip from ``base/dp-helpers``; its requirement line."""
+    folder = base / "dp-helpers"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text(HELPERS_PYPROJECT, encoding="utf-8")
+    (folder / "dp_helpers.py").write_text(HELPERS, encoding="utf-8")
+    return f"dp-helpers @ {folder.resolve().as_uri()}"
+
+
+def make_project(root: Path, layout: str, package: str, requirement: str) -> Path:
+    """A project of ``layout`` ("none", "flat" or "src") whose package is ``package``."""
+    root.mkdir()
+    code = root / "src" / package if layout == "src" else root / package
+    code.mkdir(parents=True)
+    (code / "__init__.py").write_text("", encoding="utf-8")
+    (code / "noise.py").write_text(NOISE, encoding="utf-8")
+    (root / "audit_targets.py").write_text(TARGET.format(package=package), encoding="utf-8")
+    for folder in ("audits", "tests", "reports", "vendor"):  # the README's flat layout
+        (root / folder).mkdir(exist_ok=True)
+    (root / "vendor" / "README").write_text("the pinned dpaudit wheel goes here\n")
+    (root / "audits" / "counts.toml").write_text(SUITE.format(), encoding="utf-8")
+    (root / "tests" / "test_counts.py").write_text(TEST.format(package=package),
+                                                   encoding="utf-8")
+    if layout == "none":
+        (root / "requirements.txt").write_text(requirement + "\n", encoding="utf-8")
+    else:
+        table = (f'[project]\nname = "{package}"\nversion = "0.1.0"\n'
+                 f'dependencies = ["{requirement}"]\n')
+        if layout == "src":
+            table = ('[build-system]\nrequires = ["setuptools>=61"]\n'
+                     'build-backend = "setuptools.build_meta"\n\n' + table)
+        (root / "pyproject.toml").write_text(table, encoding="utf-8")
+    (root / ".git").mkdir()  # a repository: the project root dpaudit imports from
+    workflow = root / PurePosixPath(GITHUB_TARGET)
+    workflow.parent.mkdir(parents=True)
+    workflow.write_bytes(GITHUB.read_bytes())
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["none", "flat", "src"])
+def test_the_workflow_runs_in_each_layout(layout, dpaudit_venv, tmp_path):
+    package = f"{layout}stats"
+    project = make_project(tmp_path / "project", layout, package, helpers_package(tmp_path))
+    try:
+        green = run_github(dpaudit_venv, project, stubs_dir(tmp_path / "green"))
+        noise = (project / "src" if layout == "src" else project) / package / "noise.py"
+        noise.write_text(noise.read_text(encoding="utf-8").replace(*BUG), encoding="utf-8")
+        red = run_github(dpaudit_venv, project, stubs_dir(tmp_path / "red"))  # installs again
+    finally:
+        dpaudit_venv.run(["python", "-m", "pip", "uninstall", "-y", package, "dp-helpers"],
+                         cwd=tmp_path, check=False)
+
+    assert set(dict(green.statuses).values()) == {0}, green.output[-6000:]
+    assert "Successfully installed dp-helpers" in green.output  # the declared dependency
+    flat_fallback = "installing the dependencies its pyproject.toml declares" in green.output
+    assert flat_fallback == (layout == "flat"), green.output[-6000:]
+    if layout == "flat":
+        assert "Multiple top-level packages discovered in a flat-layout" in green.output
+    if layout == "src":
+        assert f"Successfully installed dp-helpers-1.0 {package}-0.1.0" in green.output
+    assert "1 passed" in green.output and "PASS — 1/1 expectations met" in green.output
+    assert (project / "reports/baseline/results.json").is_file()
+
+    statuses = dict(red.statuses)
+    assert statuses.pop("pytest") == 1 and statuses.pop("dpaudit run, against the baseline") == 1
+    assert set(statuses.values()) == {0}, red.output[-6000:]
+    assert "1 failed" in red.output and "FAIL — 0/1 expectations met" in red.output
