@@ -18,6 +18,8 @@ from math import lgamma
 
 import numpy as np
 
+from dpaudit.distinguish.near_repeats import near_repeats
+
 #: rows per chunk (fixed: part of the definition of a seed's sample stream)
 CHUNK_ROWS = 1 << 16
 
@@ -196,9 +198,14 @@ def _row_classes(x: np.ndarray):
     return inverse.ravel(), counts
 
 
-def repeats_between_calls(x: np.ndarray, r: np.ndarray) -> str | None:
+def repeats_between_calls(x: np.ndarray, r: np.ndarray, seed: int = 0) -> str | None:
     """Why two calls of the sampler on the same dataset, ``x`` and ``r`` (the same number S of
     rows, drawn with generators from different seeds), show repeated draws, or None.
+
+    Three tests, each held to a false-alarm probability of 10⁻⁹ for i.i.d. draws of any law
+    (so ≤ 3·10⁻⁹ together): the two below, on exact repeats, and the sorted-neighbour test of
+    :func:`dpaudit.distinguish.near_repeats.near_repeats` on near-copies and partial repeats
+    (its tie-break keys come from ``seed``, phase 2, apart from every sample stream).
 
     The test is conditional on the pooled multiset of the 2S rows and needs no assumption on
     the sampler's law (discrete, continuous, or float64 grid of either).  If the sampler draws
@@ -223,7 +230,7 @@ def repeats_between_calls(x: np.ndarray, r: np.ndarray) -> str | None:
       output, whose bound is 2√S).
 
     Each flag therefore has probability ≤ 10⁻⁹ for a sampler that draws i.i.d. outputs,
-    whatever its law; both together ≤ 2·10⁻⁹.  Not covered: repeats of a law with few values
+    whatever its law; with the near-copy test, all three together ≤ 3·10⁻⁹.  Not covered: repeats of a law with few values
     (copies of a coin flip share values across calls and are indistinguishable from fresh
     flips here), and repeats between calls this check does not compare (other processes, or
     sizes above S; see :data:`IGNORES_RNG`).  In an audit S is the size of the selection
@@ -244,16 +251,16 @@ def repeats_between_calls(x: np.ndarray, r: np.ndarray) -> str | None:
     in_x = np.bincount(classes[:rows], minlength=counts.size)
     repeated = counts >= 2
     shared = repeated & (in_x > 0) & (in_x < counts)
-    if shared.any():
-        return None
-    multiplicities = np.sort(counts[repeated])
-    s = int(np.searchsorted(np.cumsum(multiplicities), rows / 2, side="right"))
-    bound = (5.0 / 9.0) ** s
-    if bound <= TWO_CALL_FALSE_ALARM:
-        return REPEATS_WITHIN_CALLS.format(rows=rows, classes=int(repeated.sum()),
-                                           duplicates=int((counts[repeated] - 1).sum()),
-                                           bound=bound)
-    return None
+    if not shared.any():
+        multiplicities = np.sort(counts[repeated])
+        s = int(np.searchsorted(np.cumsum(multiplicities), rows / 2, side="right"))
+        bound = (5.0 / 9.0) ** s
+        if bound <= TWO_CALL_FALSE_ALARM:
+            return REPEATS_WITHIN_CALLS.format(rows=rows, classes=int(repeated.sum()),
+                                               duplicates=int((counts[repeated] - 1).sum()),
+                                               bound=bound)
+    keys = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2, 3, 0)))
+    return near_repeats(x, r, keys)
 
 
 def two_call_sample(sampler, dataset, first: np.ndarray, entropy: int, *,
