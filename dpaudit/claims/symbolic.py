@@ -3,7 +3,11 @@
 A :class:`SymbolicFormula` is a sympy expression over named symbols.  Mechanisms obtain every
 noise parameter (Laplace scale Δ/ε, Gaussian σ, selection temperature …) by evaluating such a
 formula, and their claims carry the same expression, so a calibration typed by hand cannot
-drift from the claim.  Evaluation goes through ``sympy.lambdify`` (cached per formula).
+drift from the claim.  Evaluation goes through ``sympy.lambdify`` (cached per formula); where float64 arithmetic
+overflows on the way (``exp(ε)`` for ε > 709.78, as in randomized response's
+e^ε/(e^ε + k − 1) or the analytic Gaussian's δ(ε)) or meets ∞·0, the same expression is
+evaluated again with mpmath's arbitrary-exponent floats (:data:`FALLBACK_DIGITS` digits) and
+the result rounded to float64 — ±∞ when the value itself is beyond float64's range.
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ import math
 from dataclasses import dataclass, field
 
 import sympy as sp
+
+#: significant digits of the mpmath evaluation used when float64 arithmetic overflows
+FALLBACK_DIGITS = 30
 
 
 @dataclass(frozen=True)
@@ -37,10 +44,46 @@ class SymbolicFormula:
         missing = [n for n in names if n not in values]
         if missing:
             raise TypeError(f"formula {self.name} = {self.expression} needs {', '.join(missing)}")
-        result = float(fn(*[float(values[n]) for n in names]))
+        inputs = [float(values[n]) for n in names]
+        try:
+            result = float(fn(*inputs))
+        except (OverflowError, ZeroDivisionError, ValueError):  # ValueError: math domain error
+            result = math.nan
+        if math.isnan(result):
+            result = self._precise(dict(zip(names, inputs)))
         if math.isnan(result):
             raise ValueError(f"formula {self.name} = {self.expression} is NaN at {values}")
         return result
+
+    def log_value(self, **values: float) -> float:
+        """ln of the formula at ``values``: ``math.log`` of :meth:`__call__` where that is a
+        positive finite float, else ln(expression) in mpmath (a probability that underflows
+        float64, e.g. randomized response's 1/(e^ε + k − 1) at ε = 10⁶, keeps its logarithm
+        −10⁶)."""
+        value = self(**values)
+        if 0.0 < value < math.inf:
+            return math.log(value)
+        exact = sp.log(self.expression).evalf(FALLBACK_DIGITS, subs=self._symbols(values))
+        try:
+            return float(exact)
+        except (TypeError, ValueError):
+            raise ValueError(f"ln of formula {self.name} = {self.expression} has no real value "
+                             f"at {values}") from None
+
+    def _symbols(self, values: dict) -> dict:
+        """The expression's own symbols (with their assumptions) → the float values named."""
+        return {sym: float(values[str(sym)]) for sym in self.expression.free_symbols}
+
+    def _precise(self, values: dict[str, float]) -> float:
+        """The expression at ``values`` in mpmath's arbitrary-exponent floats, as a float64
+        (±∞ beyond its range; NaN where the expression has no value)."""
+        if any(math.isinf(v) for v in values.values()):
+            return math.nan
+        exact = self.expression.evalf(FALLBACK_DIGITS, subs=self._symbols(values))
+        try:
+            return float(exact)
+        except (TypeError, ValueError):  # complex, or not a number
+            return math.nan
 
     def substitute(self, **values: float) -> sp.Expr:
         return self.expression.subs({sp.Symbol(k): v for k, v in values.items()})
