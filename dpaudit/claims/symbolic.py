@@ -5,9 +5,11 @@ noise parameter (Laplace scale Δ/ε, Gaussian σ, selection temperature …) by
 formula, and their claims carry the same expression, so a calibration typed by hand cannot
 drift from the claim.  Evaluation goes through ``sympy.lambdify`` (cached per formula); where float64 arithmetic
 overflows on the way (``exp(ε)`` for ε > 709.78, as in randomized response's
-e^ε/(e^ε + k − 1) or the analytic Gaussian's δ(ε)) or meets ∞·0, the same expression is
-evaluated again with mpmath's arbitrary-exponent floats (:data:`FALLBACK_DIGITS` digits) and
-the result rounded to float64 — ±∞ when the value itself is beyond float64's range.
+e^ε/(e^ε + k − 1) or the analytic Gaussian's δ(ε)), the same expression is evaluated again at
+the exact rationals of its float inputs with mpmath's arbitrary-exponent floats, to
+:data:`FALLBACK_DIGITS` significant digits (``strict``: a value that does not reach them is
+NaN, an error), and the result rounded to float64 — ±∞ when the value itself is beyond
+float64's range.  A division by zero stays the ``ZeroDivisionError`` it is.
 """
 
 from __future__ import annotations
@@ -47,9 +49,7 @@ class SymbolicFormula:
         inputs = [float(values[n]) for n in names]
         try:
             result = float(fn(*inputs))
-        except (OverflowError, ZeroDivisionError, ValueError):  # ValueError: math domain error
-            result = math.nan
-        if math.isnan(result):
+        except OverflowError:  # float64 overflowed on the way: evaluate exactly instead
             result = self._precise(dict(zip(names, inputs)))
         if math.isnan(result):
             raise ValueError(f"formula {self.name} = {self.expression} is NaN at {values}")
@@ -63,27 +63,33 @@ class SymbolicFormula:
         value = self(**values)
         if 0.0 < value < math.inf:
             return math.log(value)
-        exact = sp.log(self.expression).evalf(FALLBACK_DIGITS, subs=self._symbols(values))
-        try:
-            return float(exact)
-        except (TypeError, ValueError):
+        result = self._evalf(sp.log(self.expression.subs(self._symbols(values))))
+        if math.isnan(result):
             raise ValueError(f"ln of formula {self.name} = {self.expression} has no real value "
-                             f"at {values}") from None
+                             f"at {values}")
+        return result
 
     def _symbols(self, values: dict) -> dict:
-        """The expression's own symbols (with their assumptions) → the float values named."""
-        return {sym: float(values[str(sym)]) for sym in self.expression.free_symbols}
+        """The expression's own symbols (with their assumptions) → the exact rationals of the
+        float values named (so the evaluation's only error is its own, bounded one)."""
+        return {sym: sp.Rational(float(values[str(sym)])) for sym in self.expression.free_symbols}
+
+    def _evalf(self, expression) -> float:
+        """``expression`` (its symbols substituted) to :data:`FALLBACK_DIGITS` significant
+        digits, as a float64; NaN when that precision is not reached (a singular point) or the
+        value is not real."""
+        try:
+            exact = expression.evalf(FALLBACK_DIGITS, strict=True)
+            return float(exact)
+        except (TypeError, ValueError, ArithmeticError):  # complex, zoo, PrecisionExhausted
+            return math.nan
 
     def _precise(self, values: dict[str, float]) -> float:
         """The expression at ``values`` in mpmath's arbitrary-exponent floats, as a float64
         (±∞ beyond its range; NaN where the expression has no value)."""
         if any(math.isinf(v) for v in values.values()):
             return math.nan
-        exact = self.expression.evalf(FALLBACK_DIGITS, subs=self._symbols(values))
-        try:
-            return float(exact)
-        except (TypeError, ValueError):  # complex, or not a number
-            return math.nan
+        return self._evalf(self.expression.subs(self._symbols(values)))
 
     def substitute(self, **values: float) -> sp.Expr:
         return self.expression.subs({sp.Symbol(k): v for k, v in values.items()})

@@ -34,6 +34,11 @@ Contract:
   cannot be imported (or raised while importing, with the file and line), missing attribute
   (with the closest names, "did you mean").
 
+* **Only the project's code** (:mod:`dpaudit.mechanisms.reference_policy`): a file or module
+  outside the project, a module of the standard library or of an installed package, and an
+  object not defined in the project (``from shutil import rmtree`` in a project file) are
+  refused before anything runs.
+
 Importing a module runs its code, as a ``conftest.py`` does: only name code you trust.
 """
 
@@ -48,10 +53,10 @@ import threading
 import traceback
 from pathlib import Path
 
+from dpaudit.mechanisms.reference_policy import (ROOT_MARKERS, UntrustedReferenceError,
+                                                  check_defined_in_project, check_file,
+                                                  check_module, project_root, trusted_root)
 from dpaudit.util.hints import did_you_mean
-
-#: files or directories that mark a project's root (pytest's rootdir markers, plus .git)
-ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
 
 # sys.path is process-wide: one import with a temporary path at a time
 _PATH_LOCK = threading.RLock()
@@ -83,18 +88,6 @@ def split_reference(text: str) -> tuple[str, str]:
 
 def is_file_reference(left: str) -> bool:
     return left.endswith(".py") or "/" in left or "\\" in left
-
-
-def project_root(start: str | Path) -> Path | None:
-    """The nearest ancestor of ``start`` (itself included, a file's directory for a file)
-    that holds one of :data:`ROOT_MARKERS`; None when no ancestor does."""
-    here = Path(start).resolve()
-    if not here.is_dir():
-        here = here.parent
-    for directory in (here, *here.parents):
-        if any((directory / marker).exists() for marker in ROOT_MARKERS):
-            return directory
-    return None
 
 
 def import_directories(left: str, base_dir: str | Path | None = None) -> tuple[str, ...]:
@@ -133,6 +126,15 @@ def load_reference(text: str, base_dir: str | Path | None = None):
         raised while importing, or the attribute does not exist.
     """
     left, attr = split_reference(text)
+    root = trusted_root(base_dir)
+    try:
+        if is_file_reference(left):
+            check_file(_file_path(left, base_dir), root)
+        else:
+            top = left.split(".")[0]
+            check_module(top, _find_top_level(top, base_dir), root)
+    except UntrustedReferenceError as exc:
+        raise CodeReferenceError(f"{text!r}: {exc}") from None
     module = _import_file(left, text, base_dir) if is_file_reference(left) else \
         _import_module(left, text, base_dir)
     obj = module
@@ -141,7 +143,26 @@ def load_reference(text: str, base_dir: str | Path | None = None):
             raise CodeReferenceError(f"{text!r}: module {left!r} has no attribute {attr!r}"
                                      f"{_did_you_mean(part, obj)}")
         obj = getattr(obj, part)
+    try:
+        check_defined_in_project(obj, root)
+    except UntrustedReferenceError as exc:
+        raise CodeReferenceError(f"{text!r}: {exc}") from None
     return obj
+
+
+def _file_path(left: str, base_dir) -> Path:
+    path = Path(left)
+    return path if path.is_absolute() else Path(base_dir or Path.cwd()) / path
+
+
+def _find_top_level(top: str, base_dir):
+    """The spec of the top-level module ``top`` as the import would find it (nothing is
+    imported), or None."""
+    with temporary_path(import_directories(top, base_dir)):
+        try:
+            return importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            return None
 
 
 def locate_module(left: str, base_dir: str | Path | None = None) -> str | None:
@@ -205,10 +226,7 @@ def _path_entry(module) -> str | None:
 
 
 def _import_file(left: str, text: str, base_dir) -> object:
-    path = Path(left)
-    if not path.is_absolute():
-        path = Path(base_dir or Path.cwd()) / path
-    path = path.resolve()
+    path = _file_path(left, base_dir).resolve()
     if not path.is_file():
         raise CodeReferenceError(f"{text!r}: no such file: {path}")
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]

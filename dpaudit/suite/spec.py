@@ -116,6 +116,7 @@ from dpaudit.suite.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES
                                   is_number,
                                   parse_sweep, read_min_samples, read_samples, read_string)
 from dpaudit.util.sizes import SIZE_FORMAT, parse_memory_size
+from dpaudit.suite.code_loading import code_deferred, deferring_code
 from dpaudit.suite.audit_keys import (PairSpec, parse_pairs, parse_representation,
                                       parse_search)
 from dpaudit.suite.requires import check_requires
@@ -193,18 +194,27 @@ class Suite:
 
 # -- parsing ----------------------------------------------------------------------------------
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path, *, load_code: bool = True) -> Suite:
     """Read and validate one suite file; raise :class:`SuiteError` if it is malformed — and
-    nothing else, whatever the file holds (see :func:`dpaudit.suite.toml_file.read_toml`)."""
+    nothing else, whatever the file holds (see :func:`dpaudit.suite.toml_file.read_toml`).
+    ``load_code=False`` reads it without importing or building the code it names (for
+    collection: :mod:`dpaudit.suite.code_loading`)."""
     data = read_toml(path)
     try:
+        if not load_code:
+            with deferring_code():
+                return parse_suite(data, str(path))
         return parse_suite(data, str(path))
     except RecursionError:
         raise SuiteError(f"{path}: a value is nested too deeply to check") from None
 
 
 def parse_suite(data: dict, path: str = "<suite>") -> Suite:
-    """Validate an already-decoded TOML document (``path`` is used in messages only)."""
+    """Validate an already-decoded TOML document (``path`` is used in messages only).  The
+    whole file is checked without its code first, so a malformed file runs none of it."""
+    if not code_deferred():
+        with deferring_code():
+            parse_suite(data, path)
     top = Where(path)
     check_keys(data, _TOP_KEYS, top, "top-level")
 
@@ -379,7 +389,7 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         for i, value in enumerate(sweep.values):
             check_mechanism(target, {**params, sweep.parameter: value},
                             where, f" at sweep value {sweep.label(i)}")
-    if alphas:
+    if alphas and not code_deferred():
         first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
         claim = target.build(first).claim()
         if not has_renyi_claim(claim):

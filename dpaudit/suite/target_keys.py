@@ -11,7 +11,8 @@
   ``sweep`` are its keyword arguments, and a claim key left out of ``claim`` is read from
   them (``claim = { notion = "pure-dp" }`` with ``sweep = { epsilon = [0.5, 1, 2] }``).
 
-:func:`parse_target` checks all of this at parse time — the code is imported, a class must be
+:func:`parse_target` checks all of this at parse time (after a syntax pass that imports
+nothing, :mod:`dpaudit.suite.code_loading`) — the code is imported, a class must be
 a Mechanism subclass built with the audit's params, a sampler must accept three positional
 arguments and the audit's params as keywords — and raises :class:`SuiteError` naming the file, the audit and the key.  Whether a
 sampler returns ``n`` outputs is checked when the audit runs (an ``error`` record of that audit).
@@ -26,6 +27,7 @@ from pathlib import Path
 from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.callbacks import CallbackError
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
+from dpaudit.suite.code_loading import code_deferred
 from dpaudit.suite.fields import SuiteError, Where, read_string
 from dpaudit.suite.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, ClaimTableError,
                                    NotAMechanismError, Target, check_sampler, claim_template)
@@ -55,7 +57,8 @@ def parse_target(table: dict, where: Where, suite_path: str) -> Target:
             raise where.error("pairs", "explicit [[audit.pairs]] (a sampler has no worst-case "
                                        "pairs)", table.get("pairs", "worst-case"))
         try:
-            check_sampler(load_reference(reference, base_dir), reference)
+            if not code_deferred():
+                check_sampler(load_reference(reference, base_dir), reference)
         except (CodeReferenceError, ValueError) as exc:
             raise where.error("sampler", f"a function (dataset, n, rng, **params) -> n "
                                          f"outputs ({exc})", reference) from None
@@ -79,6 +82,8 @@ def check_mechanism(target: Target, params: dict, where: Where, at: str = "") ->
                                            f"{did_you_mean(target.reference, names, n=3)} (see "
                                            f"`dpaudit list`), or module:Class or "
                                            f"path/file.py:Class", target.reference)
+    if code_deferred():  # the syntax pass: nothing imported, nothing built
+        return
     try:
         mech = target.build(params)
         mech.claim()
