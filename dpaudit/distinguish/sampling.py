@@ -19,6 +19,7 @@ from math import lgamma
 import numpy as np
 
 from dpaudit.distinguish.near_repeats import near_repeats
+from dpaudit.util.read_only import DatasetWriteError, read_only_copy
 
 #: rows per chunk (fixed: part of the definition of a seed's sample stream)
 CHUNK_ROWS = 1 << 16
@@ -53,9 +54,17 @@ class Stream:
 
 
 def draw(sampler, dataset, n: int, rng: np.random.Generator, *, side: str = "d0") -> np.ndarray:
-    """Call ``sampler(dataset, n, rng)`` and return a validated float/int array of n outputs."""
-    out = sampler(dataset, n, rng)
+    """Call ``sampler(dataset, n, rng)`` and return a validated float/int array of n outputs.
+    The sampler receives a read-only copy of ``dataset`` (:mod:`dpaudit.util.read_only`)."""
     who = f"sampler {getattr(sampler, '__name__', None) or type(sampler).__name__}"
+    try:
+        out = sampler(read_only_copy(dataset), n, rng)
+    except ValueError as exc:
+        if "read-only" not in str(exc) or isinstance(exc, DatasetWriteError):
+            raise
+        raise DatasetWriteError(f"{who} wrote to its dataset on {side} ({exc}); datasets are "
+                                f"read-only, so that every draw and the report see the pair "
+                                f"as given: work on a copy (np.array(dataset))") from None
     if out is None:
         raise SamplerError(f"{who} returned None on {side} for n={n}; it must return n "
                            f"outputs, an array of shape ({n},) or ({n}, k)")
@@ -108,7 +117,8 @@ def ignores_rng(sampler, dataset, entropy: int) -> bool:
     draws coincide by chance (possible only for outputs with very few values)."""
     def once():
         seq = np.random.SeedSequence(entropy, spawn_key=(2, 0, 0))  # phase 2: this check only
-        return np.asarray(sampler(dataset, RNG_CHECK_ROWS, np.random.default_rng(seq)))
+        return np.asarray(sampler(read_only_copy(dataset), RNG_CHECK_ROWS,
+                                  np.random.default_rng(seq)))
     a, b = once(), once()
     if a.shape != b.shape:
         return True

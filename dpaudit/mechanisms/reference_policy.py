@@ -3,9 +3,12 @@
 A suite file is code: the samplers and mechanisms it names run with the datasets it writes.  A
 TOML-only change must therefore not be able to run something the project does not contain —
 ``sampler = "shutil:rmtree"`` with ``d0 = "/victim"`` deleted a directory and
-``sampler = "pty:spawn"`` ran a shell command (issue 39, item 3).  Every reference loaded from a
-string (suites, ``dpaudit check``, the pytest plugin, the Python API's ``"file.py:Attr"``) obeys
-three rules, checked by :func:`dpaudit.mechanisms.references.load_reference`:
+``sampler = "pty:spawn"`` ran a shell command (issue 39, item 3).  Every reference a suite
+file makes — whichever route reads the suite: ``dpaudit run``, the pytest plugin, the Python
+API's ``run_suites`` — obeys three rules, checked by
+:func:`dpaudit.mechanisms.references.load_reference` when it is given the suite's directory
+(a reference the caller's own code or command line gives, ``audit_mechanism("x.py:C")`` or
+``dpaudit check x.py:C``, is the caller's to trust):
 
 1. **Files inside the project.**  ``path/file.py:Attr`` must resolve — symbolic links followed,
    ``..`` and absolute paths allowed only while they stay inside — to a file under the

@@ -34,10 +34,13 @@ Contract:
   cannot be imported (or raised while importing, with the file and line), missing attribute
   (with the closest names, "did you mean").
 
-* **Only the project's code** (:mod:`dpaudit.mechanisms.reference_policy`): a file or module
-  outside the project, a module of the standard library or of an installed package, and an
-  object not defined in the project (``from shutil import rmtree`` in a project file) are
-  refused before anything runs.
+* **Only the project's code** (:mod:`dpaudit.mechanisms.reference_policy`): a reference
+  relative to a suite file (``base_dir`` given: every suite, in every route) that leads to a
+  file or module outside the project, a module of the standard library or of an installed
+  package, or an object not defined in the project (``from shutil import rmtree`` in a
+  project file) is refused before anything runs.  A reference without ``base_dir`` — the
+  Python API's ``"file.py:Class"``, ``dpaudit check``'s argument — is named by the caller's
+  own code or command line, and is loaded as given.
 
 Importing a module runs its code, as a ``conftest.py`` does: only name code you trust.
 """
@@ -116,7 +119,9 @@ def load_reference(text: str, base_dir: str | Path | None = None):
     Args:
       text: ``"package.module:Attr"`` or ``"path/to/file.py:Attr"``.
       base_dir: directory that relative file paths (and top-level modules) resolve against,
-        e.g. the suite file's directory; default the current directory.
+        e.g. the suite file's directory; default the current directory.  Given (a suite's
+        reference), the reference must name code of the project
+        (:mod:`~dpaudit.mechanisms.reference_policy`).
 
     Returns:
       The attribute (a class, a function, any object).
@@ -126,11 +131,12 @@ def load_reference(text: str, base_dir: str | Path | None = None):
         raised while importing, or the attribute does not exist.
     """
     left, attr = split_reference(text)
-    root = trusted_root(base_dir)
+    # no base_dir: the caller's own code or command line names it (its trust); else a suite
+    root = trusted_root(base_dir) if base_dir else None
     try:
-        if is_file_reference(left):
+        if root is not None and is_file_reference(left):
             check_file(_file_path(left, base_dir), root)
-        else:
+        elif root is not None:
             top = left.split(".")[0]
             check_module(top, _find_top_level(top, base_dir), root)
     except UntrustedReferenceError as exc:
@@ -144,7 +150,8 @@ def load_reference(text: str, base_dir: str | Path | None = None):
                                      f"{_did_you_mean(part, obj)}")
         obj = getattr(obj, part)
     try:
-        check_defined_in_project(obj, root)
+        if root is not None:
+            check_defined_in_project(obj, root)
     except UntrustedReferenceError as exc:
         raise CodeReferenceError(f"{text!r}: {exc}") from None
     return obj
