@@ -256,7 +256,7 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None,
     Worst-case pairs whose stated size (:meth:`~dpaudit.mechanisms.base.Mechanism.pairs_size`)
     would exceed ``memory_limit`` are refused before they are built
     (:func:`dpaudit.audit.memory.check_pairs_memory`): the point's error."""
-    from dpaudit.audit.memory import check_pairs_memory
+    from dpaudit.audit.memory import check_explicit_pairs_memory, check_pairs_memory
     from dpaudit.mechanisms.base import NeighbourPair
 
     params = audit.params if params is None else params
@@ -271,6 +271,7 @@ def audit_pairs(audit: AuditSpec, params: dict | None = None,
                                      if audit.representation is None
                                      else audit.representation))
         if audit.pairs != "worst-case":
+            check_explicit_pairs_memory(audit.pairs, memory_limit)
             return PointSetup([NeighbourPair(p.name, p.d0, p.d1, p.description)
                                for p in audit.pairs], white, None, defaulted, **reach)
         check_pairs_memory(mechanism, memory_limit)
