@@ -17,7 +17,7 @@ Every test's seed is a function of its suite seed and its name alone
 plan, so a resumed run writes exactly the records an uninterrupted run writes (timings aside).
 
 Contract of the file (``.dpaudit-journal.jsonl`` in the output directory,
-:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 3, "fingerprint": {...}}``; every other
+:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 4, "fingerprint": {...}}``; every other
 line ``{"test": KEY, "result": TestResult.to_json(), "sha256": entry_digest(KEY, result)}``
 with ``KEY`` = :func:`test_key` of the task.  The run that completes removes the journal.
 """
@@ -30,6 +30,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpaudit.audit.journal_trust import JournalBusy, authenticate, lock_journal
 from dpaudit.audit.plan import Task
 from dpaudit.util.jsonable import loads_json
 from dpaudit.results.hierarchy import TestResult
@@ -37,10 +38,10 @@ from dpaudit.results.options import RunOptions
 
 #: the journal's file name inside a run's output directory
 JOURNAL_NAME = ".dpaudit-journal.jsonl"
-#: 3: an entry holds the test's result (:meth:`~dpaudit.results.hierarchy.TestResult.to_json`)
-#: and its digest (:func:`entry_digest`), the fingerprint the suites' code; a journal of an
-#: earlier format is refused as another run's
-JOURNAL_FORMAT = 3
+#: 4: an entry holds the test's result (:meth:`~dpaudit.results.hierarchy.TestResult.to_json`)
+#: and its digest (:func:`entry_digest`, an HMAC since format 4), the fingerprint the suites'
+#: code; a journal of an earlier format is refused as another run's
+JOURNAL_FORMAT = 4
 
 
 class ResumeError(ValueError):
@@ -191,9 +192,10 @@ class RunJournal:
     Use :meth:`start` for a new run, :meth:`resume` to continue an interrupted one."""
 
     def __init__(self, path: Path, handle, finished: dict[str, TestResult],
-                 fingerprint: RunFingerprint):
+                 fingerprint: RunFingerprint, lock: int | None = None):
         self.path = path
         self._handle = handle
+        self._lock = lock  # the descriptor holding JOURNAL.lock (journal_trust.lock_journal)
         self.finished = finished
         self.fingerprint = fingerprint
 
@@ -205,10 +207,11 @@ class RunJournal:
           OSError: the journal cannot be written."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        lock = _locked(path)
         if path.is_symlink():
             path.unlink()  # never write through a planted link
         handle = open(path, "w", encoding="utf-8")
-        journal = cls(path, handle, {}, fingerprint)
+        journal = cls(path, handle, {}, fingerprint, lock)
         journal._write({"dpaudit_journal": JOURNAL_FORMAT,
                         "fingerprint": fingerprint.to_json()})
         return journal
@@ -222,16 +225,21 @@ class RunJournal:
             from ``fingerprint`` (the message lists the differences).
           OSError: the journal cannot be appended to."""
         path = Path(path)
-        earlier, finished, valid_bytes = read_journal(path)
-        changed = fingerprint.differences(earlier)
-        if changed:
-            raise ResumeError(f"cannot resume the run journalled in {path}: "
-                              f"{'; '.join(changed)} since it was interrupted; run without "
-                              f"--resume to start again")
-        handle = open(path, "r+", encoding="utf-8")
+        lock = _locked(path)
+        try:
+            earlier, finished, valid_bytes = read_journal(path)
+            changed = fingerprint.differences(earlier)
+            if changed:
+                raise ResumeError(f"cannot resume the run journalled in {path}: "
+                                  f"{'; '.join(changed)} since it was interrupted; run "
+                                  f"without --resume to start again")
+            handle = open(path, "r+", encoding="utf-8")
+        except BaseException:
+            os.close(lock)
+            raise
         handle.seek(valid_bytes)
         handle.truncate()  # drop a last line that a kill cut short
-        return cls(path, handle, finished, earlier)
+        return cls(path, handle, finished, earlier, lock)
 
     def check_code(self, code: tuple[tuple[str, str], ...]) -> None:
         """Refuse to continue when the code the suites name (:func:`code_digests`) is not the
@@ -261,11 +269,24 @@ class RunJournal:
     def close(self) -> None:
         if not self._handle.closed:
             self._handle.close()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def remove(self) -> None:
-        """Close and delete the journal (the run it belongs to is complete)."""
-        self.close()
+        """Delete the journal (the run it belongs to is complete) and its lock file, then
+        close it (the lock is held until both are gone)."""
         self.path.unlink(missing_ok=True)
+        Path(str(self.path) + ".lock").unlink(missing_ok=True)
+        self.close()
+
+
+def _locked(path: Path) -> int:
+    """:func:`~dpaudit.audit.journal_trust.lock_journal`, its refusal a ResumeError."""
+    try:
+        return lock_journal(path)
+    except JournalBusy as exc:
+        raise ResumeError(str(exc)) from None
 
 
 def _plain(value):
@@ -275,11 +296,12 @@ def _plain(value):
 
 
 def entry_digest(key: str, payload: dict) -> str:
-    """SHA-256 of a journal entry's test key and result, as canonical JSON: an entry whose
-    line was edited or damaged in a way that still parses no longer matches it."""
+    """HMAC-SHA256, under this user's journal key (:mod:`dpaudit.audit.journal_trust`), of a
+    journal entry's test key and result as canonical JSON: an entry whose line was edited,
+    damaged, or written elsewhere no longer matches it, even with its digest recomputed."""
     text = json.dumps([key, payload], sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False, default=_plain)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return authenticate(text)
 
 
 def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, TestResult], int]:

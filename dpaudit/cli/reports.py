@@ -143,12 +143,20 @@ def cmd_report(args) -> int:
                 return 2
             figure_dir = source.parent  # the figures results.json names, drawn by the run
             writers[fmt] = lambda r, p: write_html(r, p, figure_dir=figure_dir)
+    from dpaudit.cli.out_lock import OutputBusy, OutputLock
+
     written = []
     try:
-        for fmt, write in writers.items():
-            path = out / REPORT_FILES[fmt]
-            write(report, path)
-            written.append(str(path))
+        # the run's lock (issue 39, item 14): no report is written into a directory a run is
+        # writing to, nor a run started while these are written
+        with OutputLock.acquire(out):
+            for fmt, write in writers.items():
+                path = out / REPORT_FILES[fmt]
+                write(report, path)
+                written.append(str(path))
+    except OutputBusy as exc:
+        print(f"dpaudit report: error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"dpaudit report: error: cannot write to {out}: {exc.strerror or exc}",
               file=sys.stderr)

@@ -20,6 +20,7 @@ import numpy as np
 
 from dpaudit.distinguish.near_repeats import near_repeats
 from dpaudit.util.read_only import DatasetWriteError, read_only_copy
+from dpaudit.util.user_code import user_code
 
 #: rows per chunk (fixed: part of the definition of a seed's sample stream)
 CHUNK_ROWS = 1 << 16
@@ -58,7 +59,8 @@ def draw(sampler, dataset, n: int, rng: np.random.Generator, *, side: str = "d0"
     The sampler receives a read-only copy of ``dataset`` (:mod:`dpaudit.util.read_only`)."""
     who = f"sampler {getattr(sampler, '__name__', None) or type(sampler).__name__}"
     try:
-        out = sampler(read_only_copy(dataset), n, rng)
+        with user_code(who):
+            out = sampler(read_only_copy(dataset), n, rng)
     except ValueError as exc:
         if "read-only" not in str(exc) or isinstance(exc, DatasetWriteError):
             raise
@@ -117,8 +119,9 @@ def ignores_rng(sampler, dataset, entropy: int) -> bool:
     draws coincide by chance (possible only for outputs with very few values)."""
     def once():
         seq = np.random.SeedSequence(entropy, spawn_key=(2, 0, 0))  # phase 2: this check only
-        return np.asarray(sampler(read_only_copy(dataset), RNG_CHECK_ROWS,
-                                  np.random.default_rng(seq)))
+        with user_code(getattr(sampler, "__name__", None) or type(sampler).__name__):
+            return np.asarray(sampler(read_only_copy(dataset), RNG_CHECK_ROWS,
+                                      np.random.default_rng(seq)))
     a, b = once(), once()
     if a.shape != b.shape:
         return True

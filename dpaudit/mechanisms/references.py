@@ -60,6 +60,7 @@ from dpaudit.mechanisms.reference_policy import (ROOT_MARKERS, UntrustedReferenc
                                                   check_defined_in_project, check_file,
                                                   check_module, project_root, trusted_root)
 from dpaudit.util.hints import did_you_mean
+from dpaudit.util.user_code import user_code
 
 # sys.path is process-wide: one import with a temporary path at a time
 _PATH_LOCK = threading.RLock()
@@ -246,7 +247,7 @@ def _import_file(left: str, text: str, base_dir) -> object:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        with temporary_path(import_directories(str(path))):
+        with temporary_path(import_directories(str(path))), user_code(f"importing {path}"):
             spec.loader.exec_module(module)
     except BaseException as exc:
         del sys.modules[name]
@@ -262,7 +263,7 @@ def _import_file(left: str, text: str, base_dir) -> object:
 def _import_module(left: str, text: str, base_dir) -> object:
     directories = import_directories(left, base_dir)
     try:
-        with temporary_path(directories):
+        with temporary_path(directories), user_code(f"importing module {left}"):
             return importlib.import_module(left)
     except ModuleNotFoundError as exc:
         raise CodeReferenceError(f"{text!r}: cannot import module {left!r}: {exc} (searched "
