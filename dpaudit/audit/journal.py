@@ -89,9 +89,9 @@ def file_digest(path: str) -> str:
 def code_digests(suites) -> tuple[tuple[str, str], ...]:
     """(file, SHA-256) of every code file the audits of ``suites`` name, sorted: the file of a
     ``file.py:Attr`` reference (relative to its suite), the module file of a
-    ``package.module:Attr`` one (found without importing it again); registered mechanisms are
-    dpaudit's own code, covered by the version.  The code a named file imports is not
-    followed: name the module you change, or change the suite."""
+    ``package.module:Attr`` one (found without importing it again), and the project modules
+    and plug-in code behind them (:func:`imported_code_digests`); dpaudit's own code is
+    covered by the version."""
     from dpaudit.mechanisms.references import (is_file_reference, is_reference, locate_module,
                                                split_reference)
 
@@ -114,7 +114,49 @@ def code_digests(suites) -> tuple[tuple[str, str], ...]:
             except (ValueError, ImportError, OSError):
                 origin = f"reference {reference}"  # the run itself reports why it fails
             found[origin] = file_digest(origin) if Path(origin).is_file() else "not a file"
+    found.update(imported_code_digests(suites))
     return tuple(sorted(found.items()))
+
+
+def imported_code_digests(suites) -> dict[str, str]:
+    """(file, SHA-256) of the code behind the suites beyond the files they name (issue 39,
+    item 8: a module imported by a named file changed between the interrupt and ``--resume``
+    and 10 of 16 points mixed two versions): every module loaded in this process, outside
+    dpaudit, whose file lies in the project of a suite that names code
+    (:func:`~dpaudit.mechanisms.reference_policy.in_project`: not an installed package), and
+    the module of every registered mechanism that is not dpaudit's own (a plug-in family:
+    its version string alone does not change with its code).  Called after the suites are
+    loaded, so the modules their code imports are loaded too."""
+    import sys
+
+    from dpaudit.mechanisms.reference_policy import in_project, trusted_root
+    from dpaudit.mechanisms.references import is_reference
+    from dpaudit.mechanisms.registry import get_mechanism_class
+
+    roots, files = set(), set()
+    for suite in suites:
+        for audit in suite.audits:
+            target = audit.target
+            reference = getattr(target, "reference", None) or audit.mechanism
+            if is_reference(reference):
+                roots.add(trusted_root(getattr(target, "base_dir", "") or Path(suite.path).parent))
+                continue
+            try:
+                cls = get_mechanism_class(reference)
+            except (KeyError, ValueError):
+                continue
+            if not cls.__module__.startswith("dpaudit."):
+                module = sys.modules.get(cls.__module__)
+                if getattr(module, "__file__", None):
+                    files.add(str(Path(module.__file__).resolve()))
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if not origin or name.split(".")[0] == "dpaudit" or not roots:
+            continue
+        path = Path(origin)
+        if any(in_project(path, root) for root in roots):
+            files.add(str(path.resolve()))
+    return {f: file_digest(f) for f in sorted(files)}
 
 
 @dataclass(frozen=True)
