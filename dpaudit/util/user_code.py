@@ -14,6 +14,10 @@ would stop the run as if dpaudit had decided to: ``sys.exit(0)`` in a sampler ma
   it receives, in the main thread) becomes :class:`UserCodeExit` too; a real Ctrl-C or
   SIGTERM still stops the run.
 
+* a standard stream (file descriptor 0, 1 or 2) that the block closed is opened again on
+  /dev/null and the block is a :class:`UserCodeExit` (a sampler that closed fds 1 and 2 made
+  the run exit 1 with no message).
+
 Not covered here: ``os._exit`` and a fatal signal end the process whatever Python does; in a
 worker process they cost that task only (the pool retries it once, then records an error),
 in the calling process they end it.
@@ -48,8 +52,15 @@ def user_code(label: str):
             except (ValueError, OSError, TypeError):  # not settable here
                 previous.pop(signum, None)
     _STATE.depth = getattr(_STATE, "depth", 0) + 1
+    streams = _open_streams()
     try:
         yield
+        closed = streams - _open_streams()
+        if closed:
+            _reopen(closed)
+            raise UserCodeExit(f"{label} closed the standard stream(s) "
+                               f"{', '.join(_STREAMS[fd] for fd in sorted(closed))}; user code "
+                               f"must not close them (they now lead to /dev/null)")
     except SystemExit as exc:
         raise UserCodeExit(f"{label} called sys.exit({exc.code!r}){_where(exc)}; user code "
                            f"must not end the process (raise an exception instead)") from None
@@ -67,6 +78,35 @@ def user_code(label: str):
             _STATE.signalled = True  # an outer block must let it through too
         if not _STATE.depth:
             _STATE.signalled = False
+
+
+_STREAMS = {0: "stdin", 1: "stdout", 2: "stderr"}
+
+
+def _open_streams() -> set[int]:
+    """Which of file descriptors 0, 1 and 2 are open."""
+    import os
+
+    out = set()
+    for fd in _STREAMS:
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        out.add(fd)
+    return out
+
+
+def _reopen(fds) -> None:
+    """Put /dev/null on the closed descriptors ``fds``, so that what dpaudit writes to them
+    later (its reports' lines) cannot fail."""
+    import os
+
+    for fd in fds:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
 
 
 def _where(exc: BaseException) -> str:

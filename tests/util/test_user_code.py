@@ -6,6 +6,7 @@ reported as Ctrl-C.  Each is now an error of its audit (exit status 2), the othe
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import signal
 import textwrap
 
@@ -111,3 +112,30 @@ def test_a_real_signal_still_stops():
         with user_code("raiser"):
             raise KeyboardInterrupt
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_a_sampler_that_closes_the_standard_streams_is_an_error(tmp_path):
+    """Issue 39, item 12: a sampler closing fds 1 and 2 made the run exit 1 with no message;
+    now its audit is an error, the streams lead to /dev/null and the run writes its reports."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "closer.py").write_text(textwrap.dedent("""\
+        import os
+        def sampler(d, n, rng):
+            os.close(1)
+            os.close(2)
+            return float(d[0]) + rng.laplace(size=n)
+        """))
+    (tmp_path / "s.toml").write_text(SAMPLER.format(ref="closer.py:sampler")
+                                     + '[[audit]]\nname = "ok"\nmechanism = "laplace"\n'
+                                       'search = false\n')
+    dpaudit = str(Path(sys.executable).with_name("dpaudit"))
+    done = subprocess.run([dpaudit, "run", "s.toml", "--out", "out",
+                           "--workers", "1"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    records = {r["audit"]: r for r in read_document(tmp_path / "out" / "results.json")["audits"]}
+    assert "closed the standard stream(s) stdout, stderr" in records["x"]["error"]
+    assert records["ok"]["verdict"] == "consistent"
