@@ -26,7 +26,7 @@ from dpaudit.report.comment import GITHUB_COMMENT_LIMIT
 
 REPORT_FORMATS = ("md", "junit", "html", "comment")
 #: what ``dpaudit report`` writes without --format
-DEFAULT_REPORT_FORMATS = ("md", "junit", "html", "comment")
+DEFAULT_REPORT_FORMATS = ("md", "junit", "html")
 REPORT_FILES = {"md": "summary.md", "junit": "junit.xml", "html": "report.html",
                 "comment": "comment.md"}
 

@@ -116,7 +116,8 @@ from dpaudit.suite.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES
                                   is_number,
                                   parse_sweep, read_min_samples, read_samples, read_string)
 from dpaudit.util.sizes import SIZE_FORMAT, parse_memory_size
-from dpaudit.suite.code_loading import code_deferred, deferring_code
+from dpaudit.suite.code_loading import (ALL, NO_USER_CODE, USER_CODE_ONLY, checks,
+                                        deferring_code, mode as code_mode, reading)
 from dpaudit.suite.audit_keys import (PairSpec, parse_pairs, parse_representation,
                                       parse_search)
 from dpaudit.suite.requires import check_requires
@@ -212,9 +213,11 @@ def load_suite(path: str | Path, *, load_code: bool = True) -> Suite:
 def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     """Validate an already-decoded TOML document (``path`` is used in messages only).  The
     whole file is checked without its code first, so a malformed file runs none of it."""
-    if not code_deferred():
-        with deferring_code():
+    if code_mode() == ALL:  # every problem but user code's first: a bad file runs none of it
+        with reading(NO_USER_CODE):
             parse_suite(data, path)
+        with reading(USER_CODE_ONLY):
+            return parse_suite(data, path)
     top = Where(path)
     check_keys(data, _TOP_KEYS, top, "top-level")
 
@@ -389,7 +392,7 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         for i, value in enumerate(sweep.values):
             check_mechanism(target, {**params, sweep.parameter: value},
                             where, f" at sweep value {sweep.label(i)}")
-    if alphas and not code_deferred():
+    if alphas and checks(target):
         first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
         claim = target.build(first).claim()
         if not has_renyi_claim(claim):

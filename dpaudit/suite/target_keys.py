@@ -27,7 +27,7 @@ from pathlib import Path
 from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.callbacks import CallbackError
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
-from dpaudit.suite.code_loading import code_deferred
+from dpaudit.suite.code_loading import checks, code_deferred
 from dpaudit.suite.fields import SuiteError, Where, read_string
 from dpaudit.suite.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, ClaimTableError,
                                    NotAMechanismError, Target, check_sampler, claim_template)
@@ -57,7 +57,7 @@ def parse_target(table: dict, where: Where, suite_path: str) -> Target:
             raise where.error("pairs", "explicit [[audit.pairs]] (a sampler has no worst-case "
                                        "pairs)", table.get("pairs", "worst-case"))
         try:
-            if not code_deferred():
+            if not code_deferred():  # in USER_CODE_ONLY mode too: a sampler is user code
                 check_sampler(load_reference(reference, base_dir), reference)
         except (CodeReferenceError, ValueError) as exc:
             raise where.error("sampler", f"a function (dataset, n, rng, **params) -> n "
@@ -75,14 +75,14 @@ def check_mechanism(target: Target, params: dict, where: Where, at: str = "") ->
     cannot state → SuiteError (at parse time, not at run time)."""
     from dpaudit.mechanisms.registry import mechanism_names
 
-    if target.kind == MECHANISM and ":" not in target.reference:
+    if target.kind == MECHANISM and ":" not in target.reference and checks(target):
         names = mechanism_names()
         if target.reference not in names:
             raise where.error("mechanism", f"a registered mechanism"
                                            f"{did_you_mean(target.reference, names, n=3)} (see "
                                            f"`dpaudit list`), or module:Class or "
                                            f"path/file.py:Class", target.reference)
-    if code_deferred():  # the syntax pass: nothing imported, nothing built
+    if not checks(target):  # the syntax pass builds no user code; the second, only user code
         return
     try:
         mech = target.build(params)
