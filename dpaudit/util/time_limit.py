@@ -21,6 +21,25 @@ import threading
 import time
 
 
+#: the time limit of one test, in seconds, when neither the suite nor the run sets one: far
+#: above any test of the shipped suites (the longest, Opacus's, takes about a minute on two
+#: quiet cores), well inside a CI job's hour
+DEFAULT_TIME_LIMIT = 1800.0
+
+
+def check_time_limit(value, name: str = "time_limit") -> float:
+    """``value`` as a time limit in seconds: a finite number > 0.
+
+    Raises:
+      ValueError: anything else (the message names ``name``)."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name}: expected a number of seconds > 0, got {value!r}")
+    return float(value)
+
+
 class TimeLimitExceeded(Exception):
     """The block ran longer than its time limit."""
 
@@ -51,4 +70,4 @@ def time_limit(seconds: float | None, label: str = "the test"):
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
 
 
-__all__ = ["TimeLimitExceeded", "time_limit"]
+__all__ = ["DEFAULT_TIME_LIMIT", "TimeLimitExceeded", "check_time_limit", "time_limit"]
