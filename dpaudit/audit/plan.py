@@ -92,6 +92,10 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
     planned = []
     for audit in suite.audits:
         kind = procedure(audit.kind)
+        try:
+            kind.check(audit)
+        except ValueError as exc:
+            raise SuiteError(f"{suite.path}: audit {audit.name!r}: {exc}") from None
         for point, params, expect in audit.points():
             setup = kind.setup(audit, params, limit)
             planned.append((audit, kind, point, params, expect, setup))

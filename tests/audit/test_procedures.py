@@ -169,3 +169,11 @@ expect = "violation"
     assert c.underpowered is True  # 1.3 > 1.1 × the claim: the bracket is too wide to tell
     (c,) = [c for _, c in bad.certificates()]  # bracket [1.8, 2.1] above the claim 1
     assert bad.verdict == "violation" and c.bound == pytest.approx(1.8)
+
+
+def test_a_procedure_checks_its_options_before_anything_runs():
+    s = suite({"name": "a", "mechanism": "laplace", "options": {"threshold": 1.0}})
+    with pytest.raises(SuiteError, match="'pair' audit takes no options"):
+        plan_suite(s)
+    with pytest.raises(SuiteError, match="options"):
+        suite({"name": "a", "mechanism": "laplace", "options": 3})

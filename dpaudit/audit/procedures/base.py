@@ -205,8 +205,12 @@ class AuditProcedure(abc.ABC):
 
     def check(self, audit: "AuditSpec") -> None:
         """Raise ``ValueError`` naming the key when ``audit`` asks for something this kind
-        cannot do (called while a suite is parsed, so a misconfigured audit is refused before
-        anything runs)."""
+        cannot do — by default, any ``options`` (a kind that takes options overrides this) —
+        called while a suite is planned, so a misconfigured audit refuses its file before
+        anything runs."""
+        if audit.options:
+            raise ValueError(f"options: the {self.kind!r} audit takes no options, got "
+                             f"{sorted(audit.options)}")
 
 
 __all__ = ["AuditProcedure", "PointContext", "PointSetup", "Task", "run_test"]
