@@ -286,7 +286,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                only: Iterable[str] = (), journal: str | Path | None = None,
                resume: bool = False, on_started=None,
                memory_limit: int | str | None = None, fixed_n: bool = False,
-               power: float | None = None, require_power: bool = False) -> AuditRun:
+               power: float | None = None, require_power: bool = False,
+               time_limit: float | None = None) -> AuditRun:
     """Run suite files, as ``dpaudit run`` does, and return the judged run.
 
     Args:
@@ -295,6 +296,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
         (:class:`~dpaudit.results.options.RunOptions`: per-side samples replacing every
         audit's, a profile scaling them, a seed replacing every suite's, ``--only`` glob
         patterns, a memory limit per task such as ``"16GB"``).
+      time_limit: seconds a test may run before it ends as an error, replacing every
+        suite's ``time_limit`` (default 1800, :mod:`dpaudit.util.time_limit`).
       fixed_n, power, require_power: override every suite's stopping rule
         (:class:`~dpaudit.results.options.RunOptions`, ``--fixed-n``, ``--power``,
         ``--require-power``).
@@ -317,7 +320,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     """
     options = RunOptions(samples=samples, profile=profile, seed=seed, only=tuple(only),
                          memory_limit=memory_limit, fixed_n=fixed_n, power=power,
-                         require_power=require_power)
+                         require_power=require_power, time_limit=time_limit)
     runner, owned = resolve_backend(backend, workers)
     try:
         run = run_audits(paths, options, backend=runner, progress=progress,

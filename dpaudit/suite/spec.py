@@ -23,6 +23,8 @@ Format::
                                      # the number of tests the file plans
     samples = 200000                 # per side; default for the audits below
     seed = 20261122                  # default 0
+    time_limit = 600                 # optional: seconds a test may run before it ends as an
+                                     # error (default 1800; dpaudit.util.time_limit)
     memory_limit = "16GB"            # optional: refuse a task whose estimated peak memory
                                      # exceeds this (default 4 GiB; dpaudit.audit.memory)
     requires = ["diffprivlib"]       # optional: libraries that must import, else the suite
@@ -121,6 +123,9 @@ from dpaudit.suite.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES
                                   is_number,
                                   parse_sweep, read_min_samples, read_samples, read_string)
 from dpaudit.util.sizes import SIZE_FORMAT, parse_memory_size
+from dpaudit.util.time_limit import check_time_limit
+from dpaudit.suite.code_loading import (ALL, NO_USER_CODE, USER_CODE_ONLY, checks,
+                                        deferring_code, mode as code_mode, reading)
 from dpaudit.suite.audit_keys import (PairSpec, parse_pairs, parse_representation,
                                       parse_search)
 from dpaudit.suite.requires import check_requires
@@ -139,7 +144,7 @@ DEFAULT_SEED = 0
 
 _TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "description",
-               "requires", "memory_limit"} | STOPPING_KEYS
+               "requires", "memory_limit", "time_limit"} | STOPPING_KEYS
 _AUDIT_KEYS = {"name", "kind", "options", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
                "min_samples", "alphas", "distinguisher", "white_box", "sweep", "exact_points",
                "search", "representation"} | STOPPING_KEYS
@@ -196,23 +201,35 @@ class Suite:
     series: tuple[SeriesSpec, ...] = ()
     family_size: int | None = None  # fixed number of error-budget shares, or None: one per test
     memory_limit: int | None = None  # bytes per task (dpaudit.audit.memory), or None: default
+    time_limit: float | None = None  # seconds per test (dpaudit.util.time_limit), or None
     stopping: StoppingRule = StoppingRule()  # every audit's, unless it sets its own
 
 
 # -- parsing ----------------------------------------------------------------------------------
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path, *, load_code: bool = True) -> Suite:
     """Read and validate one suite file; raise :class:`SuiteError` if it is malformed — and
-    nothing else, whatever the file holds (see :func:`dpaudit.suite.toml_file.read_toml`)."""
+    nothing else, whatever the file holds (see :func:`dpaudit.suite.toml_file.read_toml`).
+    ``load_code=False`` reads it without importing or building the code it names (for
+    collection: :mod:`dpaudit.suite.code_loading`)."""
     data = read_toml(path)
     try:
+        if not load_code:
+            with deferring_code():
+                return parse_suite(data, str(path))
         return parse_suite(data, str(path))
     except RecursionError:
         raise SuiteError(f"{path}: a value is nested too deeply to check") from None
 
 
 def parse_suite(data: dict, path: str = "<suite>") -> Suite:
-    """Validate an already-decoded TOML document (``path`` is used in messages only)."""
+    """Validate an already-decoded TOML document (``path`` is used in messages only).  The
+    whole file is checked without its code first, so a malformed file runs none of it."""
+    if code_mode() == ALL:  # every problem but user code's first: a bad file runs none of it
+        with reading(NO_USER_CODE):
+            parse_suite(data, path)
+        with reading(USER_CODE_ONLY):
+            return parse_suite(data, path)
     top = Where(path)
     check_keys(data, _TOP_KEYS, top, "top-level")
 
@@ -243,6 +260,12 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
             memory_limit = parse_memory_size(memory_limit)
         except ValueError:
             raise where.error("memory_limit", SIZE_FORMAT, memory_limit) from None
+    time_limit = suite_table.get("time_limit")
+    if time_limit is not None:
+        try:
+            time_limit = check_time_limit(time_limit)
+        except ValueError:
+            raise where.error("time_limit", "a number of seconds > 0", time_limit) from None
     stopping = parse_stopping(suite_table, where, StoppingRule())
 
     audits_raw = data.get("audit")
@@ -297,6 +320,7 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
                  seed=seed, audits=tuple(audits), description=description,
                  series=tuple(series), family_size=family_size, memory_limit=memory_limit,
+                 time_limit=time_limit,
                  stopping=stopping)
 
 
@@ -395,7 +419,7 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         for i, value in enumerate(sweep.values):
             check_mechanism(target, {**params, sweep.parameter: value},
                             where, f" at sweep value {sweep.label(i)}")
-    if alphas:
+    if alphas and checks(target):
         first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
         claim = target.build(first).claim()
         if not has_renyi_claim(claim):
