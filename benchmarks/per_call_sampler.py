@@ -1,7 +1,7 @@
 """What a one-output-per-call sampler costs: ``dpaudit check`` on ``dpaudit init``'s clipped
 mean, vectorised and one output per call (issue 26, item 4).
 
-Three versions of the same mechanism (``dpaudit.cli.scaffold.MECHANISM``, ε-DP, float-safe
+Three versions of the same mechanism (``dpaudit.cli.scaffold.MECHANISM_CLASS``, ε-DP, float-safe
 outputs on a 2⁻³² grid) are checked with :func:`dpaudit.check_mechanism`, its four steps, at
 ``--samples`` per side (seed 0, one thread):
 
@@ -38,7 +38,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np
 
 from dpaudit import check_mechanism, per_call_sampler
-from dpaudit.cli.scaffold import MECHANISM
+from dpaudit.cli.scaffold import MECHANISM_CLASS as MECHANISM
 
 
 def _scaffold():

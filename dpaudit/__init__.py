@@ -3,7 +3,9 @@
 The public API, one name per concept (keywords ``epsilon``, ``delta``, ``samples``,
 ``confidence``, ``seed``, ``workers`` everywhere):
 
-* **Mechanisms** — :class:`Mechanism` (the abstract contract: ``sample``, ``claim``,
+* **Mechanisms** — :func:`mechanism` (a decorator: a sampler function declared with its
+  claim, relation and record domain becomes a mechanism class, no subclassing),
+  :class:`Mechanism` (the abstract contract: ``sample``, ``claim``,
   ``worst_case_pairs``), :class:`Parameter` (declared parameters), :class:`NeighbourPair`,
   :class:`NeighbourRelation`, the capability mixins (:class:`LogDensity`,
   :class:`GreyBoxQuery`, :class:`CalibratedNoise`, …) and :func:`register`.
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
                                                  LogDensity, SearchableDatasets)
     from dpaudit.spec.coverage import SearchBudget
     from dpaudit.mechanisms.float_safe import gaussian_on_grid, laplace_on_grid
+    from dpaudit.mechanisms.declared import mechanism
     from dpaudit.mechanisms.per_call import per_call_sampler
     from dpaudit.mechanisms.registry import register
     from dpaudit.neighbours import NeighbourPair, NeighbourRelation
@@ -80,6 +83,7 @@ _LAZY = {
     "laplace_on_grid": "dpaudit.mechanisms.float_safe",
     "gaussian_on_grid": "dpaudit.mechanisms.float_safe",
     "per_call_sampler": "dpaudit.mechanisms.per_call",
+    "mechanism": "dpaudit.mechanisms.declared",
     "NeighbourPair": "dpaudit.neighbours", "NeighbourRelation": "dpaudit.neighbours",
 }
 
@@ -108,5 +112,6 @@ __all__ = [
     "audit_spec", "run_audit", "AuditSpec",
     "estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
     "PrivacyCurveLowerBound", "EpsilonLowerBound", "CertifiedEvent", "DpauditWarning",
-    "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "__version__",
+    "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "mechanism",
+    "__version__",
 ]

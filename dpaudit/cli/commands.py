@@ -28,7 +28,7 @@ violation, 2 on an error (bad spec, import error, bad parameters, a step that co
 [--delta D ...] [--calibrate EPS] [--grid]`` checks privacy accountants and noise calibration
 against the bracketed exact curve of a DP-SGD run (:mod:`dpaudit.cli.accountants`).
 
-``dpaudit init [DIR] [--force]`` writes a mechanism skeleton, a suite naming it and a pytest test,
+``dpaudit init [DIR] [--class] [--force]`` writes a mechanism skeleton, a suite naming it and a pytest test,
 which pass as written (:mod:`dpaudit.cli.scaffold`).
 
 ``dpaudit prove [FAMILY ...] [--check] [-v]`` re-runs the sympy derivations in ``proofs/`` and
@@ -268,32 +268,16 @@ def _add_prove_parser(sub) -> None:
 def _add_init_parser(sub) -> None:
     init = sub.add_parser(
         "init", help="write a mechanism skeleton, a suite and a pytest test to start from",
-        description="Write DIR/my_mechanism.py (a clipped mean with Laplace noise), "
-                    "DIR/audits/my_mechanism.toml and DIR/tests/test_my_mechanism.py; they pass "
-                    "as written. Exit 0, or 2 when a file exists (use --force).")
+        description="Write DIR/my_mechanism.py (a clipped mean with Laplace noise, a function "
+                    "declared with @dpaudit.mechanism), DIR/audits/my_mechanism.toml and "
+                    "DIR/tests/test_my_mechanism.py; they pass as written. Exit 0, or 2 when a "
+                    "file exists (use --force).")
     init.add_argument("directory", nargs="?", default=".", metavar="DIR",
                       help="where to write (default: the current directory)")
     init.add_argument("--force", action="store_true", help="overwrite existing files")
-
-
-def _cmd_init(args) -> int:
-    from dpaudit.cli.scaffold import ScaffoldError, write_scaffold
-
-    try:
-        written = write_scaffold(args.directory, force=args.force)
-    except ScaffoldError as exc:
-        print(f"dpaudit init: error: {exc}", file=sys.stderr)
-        return 2
-    for path in written:
-        print(f"wrote {path}")
-    from dpaudit.util.shadowing import folder_that_would_shadow, shadowing_message
-
-    shadow = folder_that_would_shadow(args.directory)
-    if shadow is not None:
-        print(f"dpaudit init: note: {shadowing_message(shadow)}", file=sys.stderr)
-    print(f"next: cd {args.directory} && dpaudit check my_mechanism.py:ClippedMean && "
-          f"dpaudit run audits/ --out reports && python -m pytest -q")
-    return 0
+    init.add_argument("--class", dest="as_class", action="store_true",
+                      help="write the mechanism as a Mechanism subclass (ClippedMean), with a "
+                           "log-density and a noise law: what only a class can say")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -328,7 +312,9 @@ def _main(argv: list[str]) -> int:
 
         return cmd_check(args, argv)
     if args.command == "init":
-        return _cmd_init(args)
+        from dpaudit.cli.scaffold import cmd_init
+
+        return cmd_init(args)
     if args.command == "accountants":
         from dpaudit.cli.accountants import cmd_accountants
 

@@ -337,8 +337,7 @@ SMALLER = {"audits/my_mechanism.toml": ("samples = 200000", "samples = 50000"),
            "tests/test_my_mechanism.py": ("samples=100_000", "samples=50_000")}
 
 #: the bug the second run brings: the noise scale divided by 3 (ε-DP becomes 3ε-DP)
-BUG = ("self.scale = (self.clip / self.n_min + self.GRID) / self.epsilon",
-       "self.scale = (self.clip / self.n_min + self.GRID) / self.epsilon / 3")
+BUG = ("(clip / n_min + GRID) / epsilon, n, rng", "(clip / n_min + GRID) / epsilon / 3, n, rng")
 
 #: a repository with only a pyproject.toml: the project, installable, nothing to install
 PYPROJECT = """[project]

@@ -22,18 +22,42 @@ def test_init_writes_the_files_and_refuses_to_overwrite(tmp_path, capsys):
     assert not list((tmp_path / "x").rglob("*.tmp"))
 
 
-def test_init_skeleton_meets_the_mechanism_contract(tmp_path):
+def test_init_skeleton_is_a_declared_mechanism_that_passes(tmp_path):
     import numpy as np
 
     from dpaudit import Mechanism, audit_mechanism
+    from dpaudit.mechanisms.capabilities import GreyBoxQuery, SearchableDatasets
     from dpaudit.mechanisms.references import load_reference
 
     write_scaffold(tmp_path)
-    cls = load_reference(str(tmp_path / "my_mechanism.py") + ":ClippedMean")
+    cls = load_reference(str(tmp_path / "my_mechanism.py") + ":clipped_mean")
+    assert issubclass(cls, (GreyBoxQuery)) and issubclass(cls, SearchableDatasets)
     mech = cls(epsilon=2.0, n_min=5)
     assert isinstance(mech, Mechanism)
     (pair,) = mech.worst_case_pairs()
-    assert mech.check_pair(pair.d0, pair.d1)[0]
+    assert mech.check_pair(pair.d0, pair.d1)[0] and len(pair.d0) == 5
+    out = mech.sample(pair.d1, 1000, np.random.default_rng(0))
+    assert out.shape == (1000,) and np.all(out == np.round(out * 2.0**32) / 2.0**32)
+    with pytest.raises(ValueError, match="the declared sizes are 5..9"):
+        mech.validate_dataset([0.5])
+    result = audit_mechanism(cls, params={"epsilon": 2.0, "n_min": 5}, samples=20_000, seed=3)
+    assert result.verdict == "consistent"
+
+
+def test_init_class_writes_the_subclass_with_what_only_a_class_can_say(tmp_path, capsys):
+    import numpy as np
+
+    from dpaudit import Mechanism, audit_mechanism
+    from dpaudit.mechanisms.capabilities import CalibratedNoise, LogDensity
+    from dpaudit.mechanisms.references import load_reference
+
+    assert main(["init", str(tmp_path), "--class"]) == 0
+    assert "dpaudit check my_mechanism.py:ClippedMean" in capsys.readouterr().out
+    assert ":ClippedMean" in (tmp_path / "audits" / "my_mechanism.toml").read_text()
+    cls = load_reference(str(tmp_path / "my_mechanism.py") + ":ClippedMean")
+    mech = cls(epsilon=2.0, n_min=5)
+    assert isinstance(mech, (Mechanism, LogDensity)) and isinstance(mech, CalibratedNoise)
+    (pair,) = mech.worst_case_pairs()
     out = mech.sample(pair.d1, 1000, np.random.default_rng(0))
     assert out.shape == (1000,) and np.isfinite(mech.log_density(pair.d1, out)).all()
     with pytest.raises(ValueError, match="at least n_min = 5"):

@@ -111,7 +111,7 @@ def test_the_fresh_environment_runs_the_installed_dpaudit(dpaudit_venv, project)
 
 
 def test_dpaudit_check_of_the_scaffold_passes(dpaudit_venv, project):
-    result = dpaudit_venv.run(["dpaudit", "check", "my_mechanism.py:ClippedMean",
+    result = dpaudit_venv.run(["dpaudit", "check", "my_mechanism.py:clipped_mean",
                                "--json", "check.json"], cwd=project)
     steps = json.loads((project / "check.json").read_text(encoding="utf-8"))
     assert "exit status 0" in result.stdout, result.stdout
