@@ -84,6 +84,7 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     Returns (report, written paths, failure messages); report is None when results.json itself
     could not be written (then the messages say why)."""
     from dpaudit.audit.progress import RunProgress
+    from dpaudit.cli.report_workers import PowerFiguresElsewhere
     from dpaudit.report.figures import write_figures
     from dpaudit.report.formats import RenderContext, report_formats
     from dpaudit.report.json_report import build_report
@@ -95,6 +96,7 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
         write_results(report, results)
     except OSError as exc:
         return None, [], [f"cannot write {results}: {exc.strerror or exc}"]
+    power = PowerFiguresElsewhere(report, run)  # report.html's, drawn while the figures are
     written, failures = [results], []
     progress = progress or RunProgress()
     drawn = False  # whether the figures were drawn: report.html draws none otherwise either
@@ -108,12 +110,14 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
             write_results(report, results)
     except KeyboardInterrupt:
         if stops is None or stops.signal is None:
+            power.close()
             raise  # not a signal noted by ``stops``: ours to pass on
     except Exception as exc:  # noqa: BLE001 - results.json is safe; report the rest
         failures.append(f"cannot draw the figures under {out / 'figures'}: "
                         f"{type(exc).__name__}: {exc}")
     context = RenderContext(out=out, link_dir=link_dir, figure_dir=out, figures_drawn=drawn,
-                            results=results)
+                            results=results, power=power.result() if drawn else None)
+    power.close()  # done, or not needed (figures not drawn: the page draws none)
     formats = [f for f in report_formats().values() if f.by_default]
     progress.phase(f"writing {', '.join(f.filename for f in formats)}", len(formats))
     for fmt in formats:
@@ -253,6 +257,7 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
         return _write_stopped(run, out, command, args.out, problems, stops)
     run = _with_problems(run, problems)
     status = exit_status(run)
+    progress.note(_early_line(run, command, status, out))
     report, written, failures = write_run_reports(run, out, command=command, status=status,
                                                   link_dir=args.out, progress=progress,
                                                   stops=stops)
@@ -364,6 +369,16 @@ def _counts_line(report) -> str:
               if summary.suite_errors else "") + (f", {skipped} skipped" if skipped else "")
     return (f"{ReportCounts.of(run).text(', ')}: {verdict_counts(report)}{suites} — "
             f"{run.seconds:.1f} s")
+
+
+def _early_line(run, command: str, status: int, out: Path) -> str:
+    """What the run found, said as soon as the audits are done, before the figures and the
+    reports (seconds) are written: its headline and the run's exit status so far."""
+    from dpaudit.report.json_report import build_report
+
+    report = build_report(run, command=command, exit_status=status)
+    return (f"audits done in {run.seconds:.1f} s: {_headline_line(report, status)}; "
+            f"writing the reports to {out}")
 
 
 def _headline_line(report, status: int) -> str:

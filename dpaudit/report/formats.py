@@ -46,6 +46,8 @@ class RenderContext:
       results: the results.json the report was read from or written to, or None.
       link: where the full report is (a CI run's page), for the pull-request comment.
       comment_limit: the most characters of the pull-request comment.
+      power: report.html's power figures when drawn already, in another process
+        (:func:`dpaudit.report.html.power_figures`); None: the page draws them.
     """
 
     out: Path
@@ -55,6 +57,7 @@ class RenderContext:
     results: Path | None = None
     link: str | None = None
     comment_limit: int | None = None
+    power: dict | None = None
 
 
 class ReportFormat(abc.ABC):
@@ -110,7 +113,7 @@ class HtmlFormat(ReportFormat):
         from dpaudit.report.html import write_html
 
         return write_html(report, path, figure_dir=context.figure_dir,
-                          figures=context.figures_drawn)
+                          figures=context.figures_drawn, power=context.power)
 
 
 class CommentFormat(ReportFormat):

@@ -73,8 +73,9 @@ class _SvgMaker:
     draw (e.g. a name matplotlib cannot typeset) costs that figure only: the call returns
     ``(None, "ExceptionType: message")`` and the page shows the message in its place."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "fig") -> None:
         self.count = 0
+        self.prefix = prefix
 
     def __call__(self, draw, data) -> tuple[str | None, str | None]:
         try:
@@ -82,7 +83,7 @@ class _SvgMaker:
             if figure is None:
                 return None, None
             self.count += 1
-            return figure_svg(figure, prefix=f"fig{self.count}"), None
+            return figure_svg(figure, prefix=f"{self.prefix}{self.count}"), None
         except Exception as exc:  # noqa: BLE001 - reported on the page, the rest renders
             return None, describe_exception(exc)
 
@@ -120,27 +121,39 @@ def _figure(draw, data, svg: _SvgMaker, figure_dir) -> dict:
     return {"svg": drawn, "img": None, "error": error}
 
 
-def _attach_power(sections: list[dict], svg: _SvgMaker) -> None:
-    """Put each pair's power figure (its consistent ε(δ) certificates) into its entry."""
-    plot = None
-    for section in sections:
-        for pair in section["pairs"]:
-            certificates = pair["test"].certificates
+def power_figures(report: RunReport) -> dict[tuple[int, int], dict]:
+    """Every pair's power figure (its consistent ε(δ) certificates) as inline SVG, keyed by
+    (section, pair) index of :func:`dpaudit.report.html_model.audit_sections`: ``power_svg``,
+    ``power_error``, ``power_caption``.  The slow part of the page (a matplotlib drawing per
+    pair), independent of the run's other figures, so a caller may draw it in another process
+    while those are drawn (:func:`render_html`'s ``power``); ids are prefixed ``pw``."""
+    svg, plot, out = _SvgMaker(prefix="pw"), None, {}
+    for i, section in enumerate(html_model.audit_sections(report)):
+        for j, pair in enumerate(section["pairs"]):
             try:
-                curves = pair_power_curves(certificates)
+                curves = pair_power_curves(pair["test"].certificates)
                 if not curves:
                     continue
                 if plot is None:
                     plot = PowerPlot()
             except Exception as exc:  # noqa: BLE001 - reported on the page, the rest renders
-                pair["power_error"] = describe_exception(exc)
+                out[i, j] = {"power_error": describe_exception(exc)}
                 continue
-            pair["power_svg"], pair["power_error"] = svg(plot.figure, curves)
-            pair["power_caption"] = power_caption(curves)
+            drawn, error = svg(plot.figure, curves)
+            out[i, j] = {"power_svg": drawn, "power_error": error,
+                         "power_caption": power_caption(curves)}
+    return out
+
+
+def _attach_power(sections: list[dict], power: dict[tuple[int, int], dict]) -> None:
+    """Put each pair's power figure (:func:`power_figures`) into its entry."""
+    for i, section in enumerate(sections):
+        for j, pair in enumerate(section["pairs"]):
+            pair.update(power.get((i, j), {}))
 
 
 def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker,
-                    figure_dir) -> list[dict]:
+                    figure_dir, power: dict | None = None) -> list[dict]:
     """Put each curve's figure into its audit's section and each pair's power figure into
     its pair's entry; return the series with their figures."""
     by_audit = {(s["suite_file"], s["audit"]): s for s in sections}
@@ -159,7 +172,7 @@ def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker,
                 if sweep else "")
             entry = _figure(curve_figure, curve, svg, figure_dir)
         section["figures"].append({"caption": caption, **entry})
-    _attach_power(sections, svg)
+    _attach_power(sections, power_figures(report) if power is None else power)
     series = []
     for s in report.series_json():
         entry = ({"svg": None, "img": None, "error": None} if s.get("error") or not s.get("y")
@@ -170,7 +183,8 @@ def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker,
 
 
 def render_html(report: RunReport, *, figures: bool = True,
-                figure_dir: str | os.PathLike | None = None) -> str:
+                figure_dir: str | os.PathLike | None = None,
+                power: dict | None = None) -> str:
     """The report.html text of ``report``.
 
     Args:
@@ -180,6 +194,8 @@ def render_html(report: RunReport, *, figures: bool = True,
       figure_dir: the directory the report's figure paths are relative to (results.json's):
         the PNGs found there are embedded instead of drawn again (module docstring).  None:
         every figure is drawn here.
+      power: the pairs' power figures, :func:`power_figures` of this report, when drawn
+        already (in another process); None: drawn here.
     Returns:
       A complete HTML5 document (UTF-8 text).
     """
@@ -190,7 +206,7 @@ def render_html(report: RunReport, *, figures: bool = True,
               for s in report.series_json()]
     if draw:
         try:
-            series = _attach_figures(sections, report, _SvgMaker(), figure_dir)
+            series = _attach_figures(sections, report, _SvgMaker(), figure_dir, power)
         except Exception as exc:  # noqa: BLE001 - e.g. a broken matplotlib: the page, no figures
             figures_error = describe_exception(exc)
             sections = html_model.audit_sections(report)
@@ -217,7 +233,8 @@ def render_html(report: RunReport, *, figures: bool = True,
 
 
 def write_html(report: RunReport, path: str | os.PathLike, *, figures: bool = True,
-               figure_dir: str | os.PathLike | None = None) -> Path:
+               figure_dir: str | os.PathLike | None = None, power: dict | None = None
+               ) -> Path:
     """Write :func:`render_html` of ``report`` to ``path`` atomically
     (:func:`dpaudit.util.atomic.write_text_atomic`: the old file or the complete new one, never a
     half-written page).  Returns the path.
@@ -226,7 +243,8 @@ def write_html(report: RunReport, path: str | os.PathLike, *, figures: bool = Tr
       OSError: the directory cannot be created or written (nothing is left behind).
     """
     return write_text_atomic(path, render_html(report, figures=figures,
-                                               figure_dir=figure_dir))
+                                               figure_dir=figure_dir, power=power))
 
 
-__all__ = ["TEMPLATE", "environment", "png_data_uri", "render_html", "write_html"]
+__all__ = ["TEMPLATE", "environment", "png_data_uri", "power_figures", "render_html",
+           "write_html"]
