@@ -82,7 +82,7 @@ def test_the_readme_path_from_a_clone_to_a_failing_job(dpaudit_dist, dpaudit_ven
 
     # the workflow the project keeps installs what the steps installed
     workflow = yaml.safe_load((project / ".github/workflows/dpaudit.yml").read_text())
-    assert workflow["env"]["DPAUDIT_SPEC"] == "./vendor/" + dpaudit_dist.wheel.name + "[report]"
+    assert workflow["env"]["DPAUDIT_SPEC"] == "./vendor/" + dpaudit_dist.wheel.name + "[ml,report]"
     assert (project / "vendor" / dpaudit_dist.wheel.name).is_file()
     # green: the scaffold's test passes, every expectation is met, the baseline is written
     assert "1 passed" in green and "PASS — 2/2 expectations met" in green
