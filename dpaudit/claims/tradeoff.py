@@ -43,12 +43,15 @@ import numpy as np
 from scipy.optimize import brentq
 
 from dpaudit.claims.base import Claim
+from dpaudit.claims.capabilities import ProfileCurve
 from dpaudit.claims.conversions import gdp_to_dp_epsilon
 from dpaudit.claims.notions import GDP
 
 _NORMAL = NormalDist()
 #: δ grid of :func:`claim_profile_points` (log-spaced, plus the audit's own δ)
-PROFILE_DELTAS = tuple(float(d) for d in np.logspace(-12, math.log10(0.5), 40))
+PROFILE_DELTAS = tuple(float(d) for d in np.logspace(-10, math.log10(0.5), 16))
+#: ε grid of a claim that states δ(ε): PROFILE_EPSILON_POINTS points on [0, span × claimed ε]
+PROFILE_EPSILON_SPAN, PROFILE_EPSILON_POINTS = 3.0, 61
 
 
 class TradeOffCurve(abc.ABC):
@@ -109,17 +112,33 @@ class ProfileTradeOff(TradeOffCurve):
 
 def claim_profile_points(claim: Claim, delta: float,
                          deltas=PROFILE_DELTAS) -> tuple[tuple, tuple]:
-    """(εᵢ, δᵢ): ``claim.epsilon(δᵢ)`` on the δ grid and at ``delta``, the points with a finite
-    ε kept.
+    """(εᵢ, δᵢ): the claim's ε at δ = ``delta``, and either its δ(ε) on an ε grid (a
+    :class:`~dpaudit.claims.capabilities.ProfileCurve`: 0 to 3× the claimed ε) or
+    ``claim.epsilon(δᵢ)`` on the δ grid, the points with a finite ε kept (a grid point where the claim raises ValueError is dropped: fewer points give a
+    lower, still conservative curve).
 
     Raises:
       ValueError: the claim implies no finite ε at ``delta`` (nothing to test against).
     """
-    grid = sorted(set(deltas) | {float(delta)})
-    points = [(claim.epsilon(d), d) for d in grid]
-    points = [(e, d) for e, d in points if math.isfinite(e)]
-    if not math.isfinite(claim.epsilon(delta)):
+    claimed = claim.epsilon(delta)  # errors at the audit's own δ are the caller's to report
+    if not math.isfinite(claimed):
         raise ValueError(f"the claim {claim.describe()} implies no finite ε at δ = {delta:g}")
+    points = [(claimed, float(delta))]
+    if isinstance(claim, ProfileCurve):  # tabulate δ(ε) directly: one call per point
+        for e in claimed * np.linspace(0.0, PROFILE_EPSILON_SPAN, PROFILE_EPSILON_POINTS):
+            d = float(claim.delta(float(e)))
+            if 0.0 <= d < 1.0:
+                points.append((float(e), d))
+        points.sort(key=lambda p: p[1])
+        return tuple(e for e, _ in points), tuple(d for _, d in points)
+    for d in sorted(set(deltas) - {float(delta)}):
+        try:
+            e = claim.epsilon(d)
+        except ValueError:  # e.g. an accountant that cannot go that far: the point is dropped
+            continue
+        if math.isfinite(e):
+            points.append((e, d))
+    points.sort(key=lambda p: p[1])
     return tuple(e for e, _ in points), tuple(d for _, d in points)
 
 
