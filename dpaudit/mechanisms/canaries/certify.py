@@ -110,19 +110,17 @@ def certify_look(plan: CanaryPlan, family, claimed: float, scores: np.ndarray,
     return out, best_guess
 
 
-def run_canary_audit(plan: CanaryPlan, claim: Claim,
+def run_canary_audit(plan: CanaryPlan, claim: Claim | Callable[[], Claim],
                      run: Callable[[int, np.ndarray], np.ndarray]) -> CanaryEvidence:
-    """The canary audit of module docstring.
+    """The canary audit of module docstring.  ``claim`` is a claim, or a function returning
+    one that is called after the first run (a user's accountant, which knows the training's
+    history only once it ran).
 
     Raises:
       CanaryError: ``run`` raised or returned bad scores, or the claim could not be read
         (one line each).
     """
-    try:
-        claimed = float(claim.epsilon(plan.delta))
-        family = claim_family(claim, plan.delta)
-    except ValueError as exc:
-        raise CanaryError(f"the claim: {exc}") from None
+    claimed = family = None
     all_scores, all_bits, results = [], [], []
     stopped = plan.looks[-1]
     for r in range(plan.runs):
@@ -136,6 +134,13 @@ def run_canary_audit(plan: CanaryPlan, claim: Claim,
                               f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
         all_scores.append(checked_scores(scores, plan.canaries, r))
         all_bits.append(bits)
+        if family is None:  # after the first run: an accountant knows its history only now
+            claim = claim if isinstance(claim, Claim) else claim()
+            try:
+                claimed = float(claim.epsilon(plan.delta))
+                family = claim_family(claim, plan.delta)
+            except ValueError as exc:
+                raise CanaryError(f"the claim: {exc}") from None
         if r + 1 not in plan.looks:
             continue
         pooled, included = np.concatenate(all_scores), np.concatenate(all_bits)
