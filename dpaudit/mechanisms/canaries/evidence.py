@@ -134,14 +134,25 @@ class CanaryEvidence:
     def violation(self) -> bool:
         return self.bound > self.claimed
 
+    @property
+    def role(self) -> str:
+        return self.kind
+
+    def interval(self) -> None:
+        """No two-sided interval: a one-run bound is one-sided by construction."""
+        return None
+
     def describe(self) -> str:
         b = self.best
         return (f"canary audit, {b.canaries} canaries in {b.runs} run"
                 f"{'s' if b.runs != 1 else ''}: {b.describe()} at δ = {self.delta:g} "
                 f"(claimed {self.claimed:.4g})")
 
-    def detectable_epsilon(self, claimed: float | None = None) -> float:
-        """The power of module docstring's Gaussian-shift model (∞ when out of reach)."""
+    def detectable_epsilon(self, claimed: float | None = None) -> float | None:
+        """The power of module docstring's Gaussian-shift model (∞ when out of reach; None
+        without results)."""
+        if not self.results:
+            return None
         claimed = self.claimed if claimed is None else float(claimed)
         b = self.best
         return gaussian_shift_detectable(claimed, self.delta, b.canaries,
@@ -149,7 +160,9 @@ class CanaryEvidence:
                                          self.plan.get("two_sided", True), b.significance,
                                          self.family)
 
-    def to_json(self) -> dict:
+    def to_json(self, shared=None) -> dict:
+        """The JSON form (``shared``, the seam's table of bulky values, is not needed: the
+        histogram is small)."""
         return {"kind": self.kind, "delta": self.delta, "claimed": self.claimed,
                 "bound": self.bound, "violation": self.violation,
                 "results": [asdict(r) for r in self.results], "plan": self.plan,
@@ -158,7 +171,7 @@ class CanaryEvidence:
                 "notes": list(self.notes), "text": self.describe()}
 
     @classmethod
-    def from_json(cls, data: dict) -> "CanaryEvidence":
+    def from_json(cls, data: dict, shared=None) -> "CanaryEvidence":
         results = tuple(StatisticResult(**{**r, "guesses": tuple(r["guesses"])
                                            if r.get("guesses") is not None else None})
                         for r in data["results"])
