@@ -29,7 +29,8 @@ exactly "the test rejects the claim's own curve", whatever the family.
 * any other claim: the *scaled profile* f_t = curve of {(εᵢ·t/ε_c, δᵢ)} with ε_c the claim's
   ε(δ): at t = ε_c the claim's own profile curve, weaker as t grows.
 
-This module imports only scipy and :mod:`dpaudit.claims`.
+This module imports scipy, :mod:`dpaudit.claims` and the capability
+:class:`~dpaudit.stats.threshold_tradeoff.ClosedFormRule`.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from dpaudit.claims.base import Claim
 from dpaudit.claims.capabilities import ProfileCurve
 from dpaudit.claims.conversions import gdp_to_dp_epsilon
 from dpaudit.claims.notions import GDP
+from dpaudit.stats.threshold_tradeoff import ClosedFormRule
 
 _NORMAL = NormalDist()
 #: δ grid of :func:`claim_profile_points` (log-spaced, plus the audit's own δ)
@@ -156,7 +158,7 @@ class TradeOffFamily(abc.ABC):
 
 
 @dataclass(frozen=True)
-class GaussianFamily(TradeOffFamily):
+class GaussianFamily(ClosedFormRule, TradeOffFamily):
     """μ-GDP curves indexed by their ε(δ); μ(t) solved and nudged *up* (a weaker curve: a
     rejection at t is a rejection of every μ-GDP claim with ε(δ) ≤ t)."""
 
@@ -178,6 +180,16 @@ class GaussianFamily(TradeOffFamily):
 
     def curve(self, t: float) -> TradeOffCurve:
         return GaussianTradeOff(self.mu(t))
+
+    def largest_rejecting(self, alpha: float, beta: float) -> float:
+        """The largest t with β < f_t(α) in closed form: G_μ(α) > β iff
+        μ < μ* = Φ⁻¹(1 − α) − Φ⁻¹(β), so t* = ε(δ) of μ* (0 when μ* ≤ 0)."""
+        if alpha >= 1.0 or beta >= 1.0:
+            return 0.0
+        if alpha <= 0.0 or beta <= 0.0:
+            return math.inf
+        mu = _NORMAL.inv_cdf(1.0 - alpha) - _NORMAL.inv_cdf(beta)
+        return 0.0 if mu <= 0 else gdp_to_dp_epsilon(mu, self.delta)
 
 
 @dataclass(frozen=True)

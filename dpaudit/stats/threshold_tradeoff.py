@@ -34,11 +34,21 @@ certification half.
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 
 import numpy as np
 
 from dpaudit.stats.intervals import clopper_pearson_upper
+
+
+class ClosedFormRule(abc.ABC):
+    """A family of curves that says in closed form the largest t whose curve one error pair
+    rejects (a capability, asked for with ``isinstance``)."""
+
+    @abc.abstractmethod
+    def largest_rejecting(self, alpha: float, beta: float) -> float:
+        """The largest t with β < f_t(α) (0 when none)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,11 @@ def error_bounds(in_scores, out_scores, rule: ThresholdRule, significance: float
 
 def rule_bound(family, fpr_upper: float, fnr_upper: float, *, tolerance: float = 1e-6
                ) -> float:
-    """The largest t with FNR_UB < f_t(FPR_UB) (module docstring), 0 when none."""
+    """The largest t with FNR_UB < f_t(FPR_UB) (module docstring), 0 when none; in closed
+    form for a :class:`ClosedFormRule` family (the GDP family), else by bisection."""
+    if isinstance(family, ClosedFormRule):
+        return float(family.largest_rejecting(fpr_upper, fnr_upper))
+
     def rejected(t: float) -> bool:
         return fnr_upper < family.curve(t)(fpr_upper)
 
@@ -149,5 +163,5 @@ def select_and_certify(family, in_scores, out_scores, *, significance: float,
     return max(results, key=lambda x: x.bound), results
 
 
-__all__ = ["RuleResult", "ThresholdRule", "error_bounds", "rule_bound",
+__all__ = ["ClosedFormRule", "RuleResult", "ThresholdRule", "error_bounds", "rule_bound",
            "select_and_certify"]
