@@ -128,7 +128,7 @@ def opacus() -> str:
                ("shuffled DataLoader, b = 128, 10 epochs, Poisson PRV claim",
                 dict(batch_size=128, epochs=10, lr=0.5), False, "all")]
     for name, cfg, poisson, view in configs:
-        n = len(data) + m // 2
+        n = len(data) + m  # every canary is an item (excluded ones zeroed)
         q = min(1.0, cfg["batch_size"] / n)
         sigma = digits.noise_for(4.0, DELTA, q, cfg["epochs"])
         build, train = digits.configured(batch_size=cfg["batch_size"], epochs=cfg["epochs"],

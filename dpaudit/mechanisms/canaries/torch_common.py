@@ -6,11 +6,12 @@ that makes a model, an optimizer and a ``DataLoader`` over *the dataset it is gi
 ``PrivacyEngine.make_private`` (any accountant, Poisson or shuffled batches, any optimizer),
 returning ``(model, optimizer, data_loader, privacy_engine)``; ``train(model, optimizer,
 data_loader)`` — their training loop (epochs, loss, learning-rate schedule).  dpaudit calls
-``build`` once per run with the training data plus the included canaries, then ``train``; it
+``build`` once per run with the training data plus the canaries, then ``train``; it
 never edits their model, loss, loop, sampler, clipping, noise or accountant.
 
-**What dpaudit touches**: the dataset (it appends the included canaries after the user's
-records and notes which items each batch fetched), and — for gradient canaries only — the
+**What dpaudit touches**: the dataset (it appends canaries after the user's records — all m
+for gradient canaries, whose excluded ones get a zero gradient; the included ones for input
+canaries — and notes which items each batch fetched), and — for gradient canaries only — the
 DPOptimizer instance's ``clip_and_accumulate`` (the canary rows' per-sample gradients are
 replaced by their Dirac vectors before Opacus clips them) and ``step`` (it reads the noisy
 gradient at the canaries' coordinates after each step).  Nothing else.
@@ -72,12 +73,12 @@ class OpacusTraining:
 
 
 class CanaryDataset:
-    """The user's records followed by the included canaries; records each fetched index.
+    """The user's records followed by ``count`` canary items; records each fetched index.
 
-    ``canary_item(j)`` gives the j-th included canary's item (0-based among the included)."""
+    ``canary_item(j)`` gives the j-th canary item (0-based after the user's records)."""
 
-    def __init__(self, base, canary_item: Callable[[int], Any], included: int):
-        self.base, self.canary_item, self.included = base, canary_item, int(included)
+    def __init__(self, base, canary_item: Callable[[int], Any], count: int):
+        self.base, self.canary_item, self.included = base, canary_item, int(count)
         self.n = len(base)
         self.fetched: list[int] = []
 

@@ -3,15 +3,19 @@
 **The canaries.**  Canary i owns one coordinate j_i of the model's trainable parameters; its
 per-sample gradient is c·e_{j_i} with c = the optimizer's ``max_grad_norm`` C (so Opacus's
 flat clipping leaves it at C·C/(C + 10⁻⁶) ≈ C, the largest contribution a record may make).
-An included canary is an item of the training dataset (:class:`.torch_common.CanaryDataset`),
-so the user's own loader samples it like every other record — Poisson through Opacus's
+Every canary is an item of the training dataset (:class:`.torch_common.CanaryDataset`), so the
+user's own loader samples it like every other record — Poisson through Opacus's
 ``DPDataLoader``, or once per epoch through a shuffled ``DataLoader`` — and whenever it is in a
-batch, dpaudit replaces its row of every ``p.grad_sample`` by its Dirac vector before Opacus
-clips, sums, adds noise and steps (the model's forward pass on the item — a copy of a real
-record — only feeds that replaced row).
+batch, dpaudit replaces its row of every ``p.grad_sample`` before Opacus clips, sums, adds
+noise and steps: by its Dirac vector when the canary is included, by 0 when it is not (the
+*zero-out* neighbouring relation of the ``dpsgd`` family: for Poisson sampling the same law as
+add/remove, which every Opacus accountant analyses).  The model's forward pass on the item —
+a copy of a real record — only feeds that replaced row.  Since excluded canaries stay in the
+dataset, its length and the batches of the real records do not depend on the bits.
 
 **The coordinates** are chosen at the first optimizer step, from the real records of that
-batch alone (never from the canaries' bits): the m coordinates where the largest absolute
+batch alone — whose composition does not depend on the canaries' bits (above), so neither does
+the choice: the m coordinates where the largest absolute
 per-sample gradient is smallest (ties in a seeded random order).  Coordinates no record's
 gradient touches — e.g. first-layer weights of inputs that are always 0 — keep the canaries
 from interfering with the data, the threat model in which the accountants are tight (Nasr et
@@ -70,14 +74,14 @@ class GradientCanaryRun:
     def __call__(self, index: int, bits) -> np.ndarray:
         torch = require_torch()
         bits = np.asarray(bits, dtype=bool)
-        included = np.flatnonzero(bits)
         base = self.training.dataset
         rng = np.random.default_rng(run_seed(self.plan, index))
-        templates = rng.integers(0, len(base), size=included.size)
-        dataset = CanaryDataset(base, lambda j: base[int(templates[j])], included.size)
+        templates = rng.integers(0, len(base), size=bits.size)
+        # every canary is an item; an excluded one's gradient is zeroed (module docstring)
+        dataset = CanaryDataset(base, lambda j: base[int(templates[j])], bits.size)
         torch.manual_seed(run_seed(self.plan, index) % (2 ** 63))
         model, optimizer, loader, engine = built(self.training.build(dataset), dataset)
-        hook = _Hook(torch, optimizer, dataset, included, bits.size, rng, self.view)
+        hook = _Hook(torch, optimizer, dataset, bits, rng, self.view)
         try:
             self.training.train(model, optimizer, loader)
         finally:
@@ -93,14 +97,13 @@ class GradientCanaryRun:
 class _Hook:
     """The instance-level wrappers of one run's DPOptimizer (module docstring)."""
 
-    def __init__(self, torch, optimizer, dataset: CanaryDataset, included, m: int, rng,
-                 view: str):
+    def __init__(self, torch, optimizer, dataset: CanaryDataset, bits, rng, view: str):
         self.torch, self.opt, self.dataset = torch, optimizer, dataset
-        self.included, self.m, self.rng, self.view = included, m, rng, view
+        self.bits, self.m, self.rng, self.view = bits, bits.size, rng, view
         self.params = [p for p in optimizer.params]
         self.sizes = [p.numel() for p in self.params]
-        if sum(self.sizes) < m:
-            raise CanaryError(f"{m} canaries need {m} coordinates; the model has "
+        if sum(self.sizes) < self.m:
+            raise CanaryError(f"{self.m} canaries need {self.m} coordinates; the model has "
                               f"{sum(self.sizes)} trainable parameters")
         self.coordinates = self.param_of = self.local = None
         self.observed: list[np.ndarray] = []
@@ -164,12 +167,13 @@ class _Hook:
                                     * factor[:, None]).sum(dim=0).abs().sum())
             self.interference += moved / (C * self.m)
         positions = np.flatnonzero(is_canary)
-        if positions.size:
-            canary_of = self.included[fetched[positions] - self.dataset.n]
+        if positions.size:  # zero every canary row, then its Dirac entry if it is included
+            canary_of = fetched[positions] - self.dataset.n
+            live = self.bits[canary_of]
+            positions, canary_of = positions[live], canary_of[live]
             where = self.param_of[canary_of]
-            pos = torch.as_tensor(positions)
             for k, r in enumerate(rows):
-                r[pos] = 0.0
+                r[torch.as_tensor(np.flatnonzero(is_canary))] = 0.0
                 mine = np.flatnonzero(where == k)
                 if mine.size:
                     r[torch.as_tensor(positions[mine]),
