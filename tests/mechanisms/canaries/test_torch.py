@@ -137,3 +137,20 @@ def test_wrong_hand_overs_are_one_line(data, case, message):
     with pytest.raises(CanaryError, match=message) as info:
         _audit(plan, GradientCanaryRun(plan, _bad(data, build, train)))
     assert "\n" not in str(info.value)
+
+
+def test_an_opacus_configuration_is_a_hand_over(data):
+    from torch import nn
+
+    from dpaudit.mechanisms.canaries.torch_config import OpacusConfig
+
+    config = OpacusConfig(batch_size=1000, noise_multiplier=3.0, epochs=3, lr=1.0)
+    plan = CanaryPlan(100, DELTA, seed=5)
+    run = GradientCanaryRun(plan, config.training(
+        lambda: nn.Sequential(nn.Linear(64, 16), nn.ReLU(), nn.Linear(16, 10)), data))
+    ev = _audit(plan, run)
+    assert run.steps == 3 and not ev.violation
+    with pytest.raises(CanaryError, match="noise_multiplier"):
+        OpacusConfig(batch_size=10, noise_multiplier=0.0, epochs=1)
+    with pytest.raises(CanaryError, match="accountant"):
+        OpacusConfig(batch_size=10, noise_multiplier=1.0, epochs=1, accountant="moments")
