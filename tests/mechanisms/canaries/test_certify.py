@@ -94,7 +94,6 @@ def test_a_failing_accountant_is_one_line():
                          GaussianDiracRun(plan, 1.0))
 
 
-@pytest.mark.slow
 def test_power_of_the_idealised_experiment():
     plan = CanaryPlan(1000, DELTA, seed=1)
     mu = dp_to_gdp_mu(1.0, DELTA)
