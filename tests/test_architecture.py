@@ -23,8 +23,9 @@ whose layers import only downwards (an arrow: "may import")::
       ↓              check (``dpaudit check``) sits just below the faces: its black-box
                      step runs the pipeline's audit of one mechanism (as every route does),
                      so it may import suite, audit, results and backends, never report
-    distinguish, mechanisms
-      ↓              the distinguishers and the mechanisms: nothing of the pipeline above them
+    distinguish, mechanisms, conformance
+      ↓              the distinguishers, the mechanisms, and conformance (accountants against
+                     exact curves, reading claims and exact): nothing of the pipeline above
     evidence         typed evidence (the Evidence ABC, exact curves, the verdict vocabulary):
       ↓              what every kind of audit ends in; it reads statistics and utilities only
     claims, stats, neighbours
@@ -142,20 +143,25 @@ CONTRACTS: dict[str, tuple[str, ...]] = {
     "dpaudit.spec":        tuple(p for p in PIPELINE if p != "dpaudit.spec") + ("dpaudit.check",),
     "dpaudit.distinguish": PIPELINE + ("dpaudit.check",),
     "dpaudit.mechanisms":  PIPELINE + ("dpaudit.check",),
+    # accountants and calibration against the exact curves: claims and exact, nothing above
+    "dpaudit.conformance": PIPELINE + ("dpaudit.check",) + EVIDENCE,
     # typed evidence: below the distinguishers and mechanisms that produce it, above the
     # statistics it is computed with
-    "dpaudit.evidence":    PIPELINE + ("dpaudit.check",) + EVIDENCE + (
+    "dpaudit.evidence":    PIPELINE + ("dpaudit.check", "dpaudit.conformance") + EVIDENCE + (
         "dpaudit.claims", "dpaudit.neighbours", "dpaudit.exact", "proofs", "dpaudit.proofs"),
-    "dpaudit.claims":      PIPELINE + ("dpaudit.check", "dpaudit.evidence") + EVIDENCE + (
+    "dpaudit.claims":      PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + (
         "proofs", "dpaudit.proofs"),
-    "dpaudit.stats":       PIPELINE + ("dpaudit.check", "dpaudit.evidence") + EVIDENCE + (
-        "dpaudit.claims",),
-    "dpaudit.neighbours":  PIPELINE + ("dpaudit.check", "dpaudit.evidence") + EVIDENCE + (
-        "dpaudit.claims",),
-    "dpaudit.exact":       PIPELINE + ("dpaudit.check", "dpaudit.evidence") + EVIDENCE + (
+    "dpaudit.stats":       PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + ("dpaudit.claims",),
+    "dpaudit.neighbours":  PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + ("dpaudit.claims",),
+    "dpaudit.exact":       PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + (
         "dpaudit.claims", "dpaudit.stats", "dpaudit.neighbours"),
     # the bottom: utilities with no audit knowledge import nothing else of dpaudit
-    "dpaudit.util":        PIPELINE + ("dpaudit.check", "dpaudit.evidence") + EVIDENCE + (
+    "dpaudit.util":        PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + (
         "dpaudit.claims", "dpaudit.stats", "dpaudit.neighbours", "dpaudit.exact",
         "dpaudit.proofs", "dpaudit.version"),
 }

@@ -378,10 +378,10 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
             for a in raw_alphas):
         raise where.error("alphas", "a list of Rényi orders α > 1 (finite)", raw_alphas)
     alphas = tuple(float(a) for a in raw_alphas)
-    from dpaudit.distinguish.lower_bound import DISTINGUISHERS
+    from dpaudit.distinguish.distinguisher import distinguisher_names
     distinguisher = table.get("distinguisher", "auto")
-    if distinguisher not in DISTINGUISHERS or distinguisher == "white-box":
-        allowed = [d for d in DISTINGUISHERS if d != "white-box"]
+    allowed = list(distinguisher_names(selectable=True))
+    if distinguisher not in allowed:
         raise where.error("distinguisher", "one of " + ", ".join(map(repr, allowed))
                           + did_you_mean(distinguisher, allowed)
                           + " (the white-box audit is controlled by white_box)", distinguisher)

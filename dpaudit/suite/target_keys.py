@@ -27,8 +27,9 @@ from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.callbacks import CallbackError
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 from dpaudit.suite.fields import SuiteError, Where, read_string
-from dpaudit.suite.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, ClaimTableError,
-                                   NotAMechanismError, Target, check_sampler, claim_template)
+from dpaudit.claims.tables import claim_notions
+from dpaudit.suite.targets import (MECHANISM, SAMPLER, ClaimTableError, NotAMechanismError,
+                                   Target, check_sampler, claim_template)
 
 
 def parse_target(table: dict, where: Where, suite_path: str) -> Target:
@@ -49,7 +50,7 @@ def parse_target(table: dict, where: Where, suite_path: str) -> Target:
             claim = claim_template(table["claim"])
         except ValueError as exc:
             raise where.error("claim", f"a claim with notion one of "
-                                       f"{', '.join(CLAIM_NOTIONS)} ({exc})",
+                                       f"{', '.join(claim_notions())} ({exc})",
                               table["claim"]) from None
         if not isinstance(table.get("pairs"), list):
             raise where.error("pairs", "explicit [[audit.pairs]] (a sampler has no worst-case "
