@@ -111,7 +111,7 @@ def opacus() -> str:
     import torch
 
     import digits
-    from dpaudit.claims.accountant import AccountantClaim
+    from dpaudit.claims.get_epsilon import GetEpsilonClaim
     from dpaudit.mechanisms.canaries.torch_common import OpacusTraining
     from dpaudit.mechanisms.canaries.torch_gradient import GradientCanaryRun
 
@@ -147,7 +147,7 @@ def opacus() -> str:
 
         t0 = time.perf_counter()
         cpu0 = time.process_time()
-        ev = run_canary_audit(plan, lambda run=run: AccountantClaim(
+        ev = run_canary_audit(plan, lambda run=run: GetEpsilonClaim(
             run.engine.get_epsilon, source="opacus PRVAccountant"), timed)
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         by = {r.statistic: r for r in ev.results}

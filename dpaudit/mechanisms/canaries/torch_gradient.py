@@ -34,7 +34,7 @@ give valid bounds, only weaker.
   coordinate against the canary's gradient.
 
 **The claim** is the user's: ``privacy_engine.get_epsilon(δ)`` after the run
-(:class:`dpaudit.claims.accountant.AccountantClaim`), unless a stated claim is given.
+(:class:`dpaudit.claims.get_epsilon.GetEpsilonClaim`), unless a stated claim is given.
 """
 
 from __future__ import annotations

@@ -83,14 +83,14 @@ def test_bad_training_functions_are_one_line(run, message):
 
 
 def test_a_failing_accountant_is_one_line():
-    from dpaudit.claims.accountant import AccountantClaim
+    from dpaudit.claims.get_epsilon import GetEpsilonClaim
 
     def broken(delta):
         raise RuntimeError("no history")
 
     plan = CanaryPlan(100, DELTA)
     with pytest.raises(CanaryError, match="the claim: .*raised RuntimeError: no history"):
-        run_canary_audit(plan, lambda: AccountantClaim(broken, source="engine"),
+        run_canary_audit(plan, lambda: GetEpsilonClaim(broken, source="engine"),
                          GaussianDiracRun(plan, 1.0))
 
 

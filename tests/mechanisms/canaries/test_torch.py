@@ -14,7 +14,7 @@ WHY = "canary audits of PyTorch training need torch and opacus: pip install 'dpa
 torch = pytest.importorskip("torch", reason=WHY)
 pytest.importorskip("opacus", reason=WHY)
 
-from dpaudit.claims.accountant import AccountantClaim  # noqa: E402
+from dpaudit.claims.get_epsilon import GetEpsilonClaim  # noqa: E402
 from dpaudit.mechanisms.canaries import CanaryError, CanaryPlan, run_canary_audit  # noqa: E402
 from dpaudit.mechanisms.canaries.torch_common import OpacusTraining  # noqa: E402
 from dpaudit.mechanisms.canaries.torch_gradient import GradientCanaryRun  # noqa: E402
@@ -39,7 +39,7 @@ def _training(data, **kw):
 
 
 def _audit(plan, run):
-    return run_canary_audit(plan, lambda: AccountantClaim(run.engine.get_epsilon,
+    return run_canary_audit(plan, lambda: GetEpsilonClaim(run.engine.get_epsilon,
                                                           source="opacus prv"), run)
 
 

@@ -1,4 +1,4 @@
-"""A claim read off a user's accountant (dpaudit.claims.accountant)."""
+"""A claim read off a user's accountant (dpaudit.claims.get_epsilon)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dpaudit.claims.accountant import AccountantClaim, AccountantError
+from dpaudit.claims.get_epsilon import GetEpsilonClaim, GetEpsilonError
 
 
 def test_reads_and_caches_the_accountant():
@@ -16,7 +16,7 @@ def test_reads_and_caches_the_accountant():
         calls.append(delta)
         return 2.0 - math.log10(delta) / 10
 
-    claim = AccountantClaim(get_epsilon, source="mine")
+    claim = GetEpsilonClaim(get_epsilon, source="mine")
     assert claim.epsilon(1e-5) == pytest.approx(2.5)
     assert claim.epsilon(1e-5) == pytest.approx(2.5)
     assert calls == [1e-5] and claim.epsilon(0.0) == math.inf
@@ -32,11 +32,11 @@ def test_a_failing_accountant_is_one_line(answer, message):
             raise answer
         return answer
 
-    with pytest.raises(AccountantError, match=message) as info:
-        AccountantClaim(get_epsilon, source="opacus prv").epsilon(1e-5)
+    with pytest.raises(GetEpsilonError, match=message) as info:
+        GetEpsilonClaim(get_epsilon, source="opacus prv").epsilon(1e-5)
     assert "\n" not in str(info.value) and "opacus prv" in str(info.value)
 
 
 def test_not_a_callable():
-    with pytest.raises(AccountantError, match="callable"):
-        AccountantClaim(3.0)
+    with pytest.raises(GetEpsilonError, match="callable"):
+        GetEpsilonClaim(3.0)
