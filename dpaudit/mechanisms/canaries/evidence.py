@@ -1,11 +1,13 @@
 """The evidence a canary audit returns: what was guessed, how much was right, what it certifies.
 
-:class:`CanaryEvidence` carries the planned seam's evidence interface (issue 33): ``kind``,
-``bound`` (the number the verdict compares with the claim: the largest certified statistic,
-an ε at the audit's δ), ``certified`` (sampled and certified, never computed),
-``detectable_epsilon(claimed)`` (power), ``describe()`` (the line every renderer prints) and
-``to_json()``/``from_json()``.  Each statistic's own result is a :class:`StatisticResult`: m
-canaries pooled, the guesses, the correct ones, its bound, its family of curves.
+:class:`CanaryEvidence` is an :class:`~dpaudit.evidence.base.Evidence` of kind ``"canary"``
+(registered in :mod:`dpaudit.results.evidence_kinds`): its ``bound`` — the number the verdict
+compares with the claim — is the largest certified statistic, an ε at the audit's δ; it is
+``certified`` (sampled, at the confidence the plan hands down); ``detectable_epsilon(claimed)``
+is its power, ``describe()`` the line every renderer prints, ``figure()`` the in/out score
+histogram report.html inlines (:mod:`.figure`), ``to_json()``/``from_json()`` its JSON form.
+Each statistic's own result is a :class:`StatisticResult`: m canaries pooled, the guesses, the
+correct ones, its bound, its family of curves.
 
 The bound of :attr:`Statistic.FDP` and :attr:`Statistic.THRESHOLD` is the ε(δ) of the weakest
 curve of the claim's family the test rejects (:mod:`dpaudit.claims.tradeoff`), that of
@@ -29,6 +31,7 @@ from typing import ClassVar
 import numpy as np
 
 from dpaudit.claims.conversions import gdp_to_dp_epsilon
+from dpaudit.evidence.base import Evidence
 from dpaudit.mechanisms.canaries.design import Statistic
 from dpaudit.stats.one_run import Guesses, steinke_p_value
 from dpaudit.stats.one_run_fdp import fdp_rejects
@@ -71,7 +74,9 @@ class StatisticResult:
         else:
             how = (f"rule {self.rule['text']}: FPR ≤ {self.rule['fpr_upper']:.3g}, "
                    f"FNR ≤ {self.rule['fnr_upper']:.3g}")
-        return f"{self.statistic}: {how} → ε_LB = {self.bound:.4g}"
+        family = ("" if self.curve_family == "eps-delta" else
+                  f" (ε(δ) of the weakest rejected curve of the {self.curve_family} family)")
+        return f"{self.statistic}: {how} → ε_LB = {self.bound:.4g}{family}"
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ class ScoreHistogram:
 
 
 @dataclass(frozen=True)
-class CanaryEvidence:
+class CanaryEvidence(Evidence):
     """A canary audit's evidence (module docstring)."""
 
     kind: ClassVar[str] = "canary"
@@ -141,6 +146,15 @@ class CanaryEvidence:
         """No two-sided interval: a one-run bound is one-sided by construction."""
         return None
 
+    def figure(self):
+        """The in/out canary score histogram with the certifying guesses' cut points
+        (:func:`.figure.canary_figure`); None without a histogram."""
+        if self.histogram is None:
+            return None
+        from dpaudit.mechanisms.canaries.figure import canary_figure
+
+        return canary_figure(self.to_json())
+
     def describe(self) -> str:
         b = self.best
         return (f"canary audit, {b.canaries} canaries in {b.runs} run"
@@ -161,7 +175,8 @@ class CanaryEvidence:
 
     def to_json(self, shared=None) -> dict:
         """The JSON form (``shared``, the seam's table of bulky values, is not needed: the
-        histogram is small)."""
+        histogram is small).  ``bound``, ``violation`` and ``text`` are derived, written for
+        readers of results.json, and ignored by :meth:`from_json`."""
         return {"kind": self.kind, "delta": self.delta, "claimed": self.claimed,
                 "bound": self.bound, "violation": self.violation,
                 "results": [asdict(r) for r in self.results], "plan": self.plan,

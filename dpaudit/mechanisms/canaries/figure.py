@@ -3,12 +3,13 @@
 Drawn from a canary evidence's JSON form alone (``CanaryEvidence.to_json()``: its
 ``histogram`` — the scores of included and excluded canaries binned on one grid — the cut
 points of the best guesses, the bounds and the claim), so it renders results only, like every
-figure of :mod:`dpaudit.report.figures`: two step histograms (included canaries above,
+figure of the reports: two step histograms (included canaries above,
 excluded below the axis), the "in" guesses' region right of the upper cut and the "out"
 guesses' left of the lower cut shaded, and the title giving the certifying statistic, its
-counts, its bound and the claim.  :func:`canary_figure` returns the matplotlib figure (an inline
-SVG of report.html through :func:`dpaudit.report.svg.figure_svg`, or a PNG through
-:func:`dpaudit.report.figures.save_png`).  Needs matplotlib (the ``report`` extra).
+counts, its bound and the claim.  :func:`canary_figure` returns the matplotlib figure;
+:meth:`~dpaudit.mechanisms.canaries.evidence.CanaryEvidence.figure` hands it to report.html,
+which inlines it as SVG (the renderers know no evidence kind).  Needs matplotlib (the
+``report`` extra).
 """
 
 from __future__ import annotations
