@@ -2,8 +2,12 @@
 scikit-learn's bundled ``load_digits`` (no download), DP-SGD through Opacus.
 
 The two functions a canary audit needs are ``build(dataset)`` and ``train(model, optimizer,
-loader)`` (docs/canaries.md); everything else here is the user's own choice.  Used by
-docs/canaries.md, benchmarks/canaries.py and tests/mechanisms/canaries/test_torch_gradient.py.
+loader)`` (docs/canaries.md); everything else here is the user's own choice.
+:class:`DigitsTraining` is the same training as an audit target of every route (a suite's
+``mechanism = "…/digits.py:DigitsTraining"`` with ``kind = "canary"``,
+``audit_mechanism(DigitsTraining, kind="canary")``, the pytest fixture).  Used by
+docs/canaries.md, audits/external/opacus.toml, benchmarks/canaries.py and the tests of
+tests/mechanisms/canaries/ and tests/audit/.
 """
 
 from __future__ import annotations
@@ -15,6 +19,10 @@ from opacus import PrivacyEngine
 from opacus.accountants.utils import get_noise_multiplier
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
+
+from dpaudit.mechanisms.canaries.torch_mechanism import OpacusTrainingMechanism
+from dpaudit.mechanisms.parameters import Parameter
+from dpaudit.util import validation
 
 
 def digits_dataset(limit: int | None = None) -> TensorDataset:
@@ -78,3 +86,40 @@ def configured(*, batch_size: int, noise_multiplier: float, epochs: int, **kwarg
     return (functools.partial(build, batch_size=batch_size,
                               noise_multiplier=noise_multiplier, **kwargs),
             functools.partial(train, epochs=epochs))
+
+
+def _flag(name, value):
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def _limit(name, value):
+    return None if value is None else validation.positive_int(name, value, 2)
+
+
+class DigitsTraining(OpacusTrainingMechanism):
+    """The digits MLP trained with Opacus, as an audit target (module docstring).  The
+    defaults are a full-batch training (every record in each of 50 steps) at the σ for which
+    Opacus's PRV accountant reports ε ≈ 4 at δ = 1e-5 (``noise_for(4, 1e-5, 1.0, 50)``)."""
+
+    batch_size = Parameter(4000, validation.positive_int,
+                           "batch size (≥ the dataset with its canaries: every record, every step)")
+    noise_multiplier = Parameter(7.676, validation.positive, "Opacus's noise multiplier σ")
+    epochs = Parameter(50, validation.positive_int, "epochs")
+    lr = Parameter(2.0, validation.positive, "SGD's learning rate")
+    hidden = Parameter(256, validation.positive_int, "hidden units")
+    poisson_sampling = Parameter(True, _flag, "Opacus's Poisson sampling (else a shuffled "
+                                              "DataLoader, still accounted as Poisson)")
+    limit = Parameter(None, _limit, "train on the first `limit` digits only (None: all 1797)")
+
+    def dataset(self):
+        return digits_dataset(self.limit)
+
+    def build(self, dataset):
+        return build(dataset, batch_size=self.batch_size,
+                     noise_multiplier=self.noise_multiplier, lr=self.lr, hidden=self.hidden,
+                     poisson_sampling=self.poisson_sampling)
+
+    def train(self, model, optimizer, loader):
+        train(model, optimizer, loader, epochs=self.epochs)

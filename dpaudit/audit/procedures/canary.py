@@ -126,13 +126,15 @@ class CanaryTask(Task):
         source = mechanism.canary_source(plan, dict(self.settings.source_options))
         claim_of = _read_claim(self.settings, source.claim, mechanism, self.point.parameters)
         (entry,) = measured.readings
+        read: list = []
 
         def claim():  # recorded as soon as it is known (a failure later keeps it)
-            found = claim_of()
-            measured.claim = found.to_dict()
-            return found
+            read.append(claim_of())
+            measured.claim = read[0].to_dict()
+            return read[0]
 
         evidence = run_canary_audit(plan, claim, source.run)
+        measured.claim = read[0].to_dict()  # again: with the values it was asked for
         entry.claimed_epsilon = evidence.claimed
         entry.evidence = [evidence]
 
