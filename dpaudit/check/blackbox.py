@@ -122,7 +122,7 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
                      "black_box_epsilon_lower_bound": c.epsilon_lower_bound,
                      "white_box_epsilon_lower_bound": c.white_box_epsilon_lower_bound,
                      "detectable_epsilon": c.detectable_epsilon,
-                     "evidence": c.black_box.describe() if c.black_box else None,
+                     "evidence": _evidence_text(c.black_box),
                      "floating_point": c.floating_point,
                      "value_epsilon_lower_bound": c.value_epsilon_lower_bound,
                      "floating_point_finding": c.floating_point_finding,
@@ -181,18 +181,31 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
     return StepResult("black-box", CONSISTENT, head, lines, data, warnings=warnings)
 
 
-#: the longest event text a line of the step shows
+#: the longest event text a line of the step shows (--json has it whole)
 EVENT_WIDTH = 100
+
+
+def _evidence_text(evidence) -> str | None:
+    """``output ≤ 0.06 (d0 counts 26393/51200 vs 16062/51200)`` for the pair audit's
+    two-sample certificate (this step's evidence), the evidence's own description for any
+    other."""
+    if evidence is None:
+        return None
+    if not isinstance(evidence, EpsilonLowerBound):
+        return evidence.describe()
+    event = evidence.event
+    if len(event) > EVENT_WIDTH:  # a union of many float64 cells: --json has it whole
+        event = event.split("  (i.e.", 1)[0][:EVENT_WIDTH - 1].rstrip() + " …"
+    return (f"{event} ({evidence.numerator} counts {evidence.k_numerator}/"
+            f"{evidence.n_numerator} vs {evidence.k_denominator}/{evidence.n_denominator})")
 
 
 def _row_line(r: dict) -> str:
     source = f" [search rank {r['search']['rank']}, {r['search']['source']}]" \
         if r["search"] else ""
-    white = (f"; white-box {fmt(r['white_box_epsilon_lower_bound'])}"
+    white = (f", white-box {fmt(r['white_box_epsilon_lower_bound'])}"
              if r["white_box_epsilon_lower_bound"] is not None else "")
     evidence = r["evidence"] or "?"
-    if len(evidence) > EVENT_WIDTH:  # a union of many float64 cells: --json has it whole
-        evidence = evidence.split("  (i.e.", 1)[0][:EVENT_WIDTH - 1].rstrip() + " …"
     return (f"{r['pair']}{source}: ε_LB = {fmt(r['epsilon_lower_bound'])} via {evidence}"
             f"{white}; could detect ε ≥ {fmt(r['detectable_epsilon'])}"
             + ("" if r["_sequential"] is None else f"; {stop_text(r['_sequential'])}")

@@ -47,17 +47,30 @@ class Target:
     reference: str
     kind: str = MECHANISM
     base_dir: str = ""
-    claim: Any = None  # for samplers: a Claim, or a claim table completed from the params
+    #: the claim under audit, when stated rather than the code's own: a Claim or a claim table
+    #: completed from the params (:mod:`dpaudit.claims.tables`) — required for a sampler;
+    #: for a mechanism it replaces the mechanism's claim (:mod:`dpaudit.mechanisms.stated_claim`)
+    claim: Any = None
     obj: Any = None  # Python API: a Mechanism class or instance, or a sampler callable
 
     def build(self, params: dict | None = None) -> Mechanism:
-        """The mechanism, built with ``params``.
+        """The mechanism, built with ``params`` (judged against the stated claim when there
+        is one).
 
         Raises:
           ValueError: the code cannot be loaded, is not a mechanism (or a sampler of the
-            right signature), or rejects ``params``.
+            right signature), rejects ``params``, or the stated claim cannot be built.
         """
         params = dict(params or {})
+        mechanism = self._build(params)
+        if self.kind == MECHANISM and self.claim is not None:
+            from dpaudit.mechanisms.stated_claim import with_stated_claim
+
+            values = {**getattr(mechanism, "params", {}), **params}
+            mechanism = with_stated_claim(mechanism, claim_from_dict(self.claim, values))
+        return mechanism
+
+    def _build(self, params: dict) -> Mechanism:
         if self.kind == SAMPLER:
             fn = self.obj if self.obj is not None else self._load()
             values = bind_sampler_params(sampler_signature(fn, self.reference), params,
