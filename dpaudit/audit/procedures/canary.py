@@ -24,8 +24,9 @@ audit point:
   certificate whose evidence is the
   :class:`~dpaudit.mechanisms.canaries.evidence.CanaryEvidence`.
 
-**The claim** compared with: a claim the row states (``options.claim``), else the one the
-training reports (a user's accountant, read after the first run), else the mechanism's own.
+**The claim** compared with: a claim the row states for the mechanism (its ``claim = { … }``,
+the API's ``claim=``: :mod:`dpaudit.mechanisms.stated_claim`), else the one the training
+reports (a user's accountant, read after the first run), else the mechanism's own.
 
 **Seeds**: the test of audit ``a`` draws from :func:`~dpaudit.audit.seeds.task_seed` of
 ``"a/canaries"`` (with the swept value for a swept point): the inclusion bits and every run's
@@ -53,16 +54,12 @@ CANARY = "canary"
 LABEL = "canaries"
 
 
-def _read_claim(settings: CanarySettings, source_claim, mechanism, params: dict):
+def _read_claim(source_claim, mechanism):
     """The claim of module docstring, as a function called after the first run."""
     from dpaudit.claims.base import Claim
-    from dpaudit.claims.tables import claim_from_table
 
-    if settings.claim is not None:
-        stated = claim_from_table(settings.claim, params)
-        return lambda: stated
-    if source_claim is None:
-        return mechanism.claim
+    if source_claim is None or getattr(type(mechanism), "claim_is_stated", False):
+        return mechanism.claim  # the mechanism's own, or the one the audit states for it
     if isinstance(source_claim, Claim):
         return lambda: source_claim
     return source_claim
@@ -124,7 +121,7 @@ class CanaryTask(Task):
                                   seed=self.seed,
                                   independent_scores=mechanism.independent_canary_scores)
         source = mechanism.canary_source(plan, dict(self.settings.source_options))
-        claim_of = _read_claim(self.settings, source.claim, mechanism, self.point.parameters)
+        claim_of = _read_claim(source.claim, mechanism)
         (entry,) = measured.readings
         read: list = []
 

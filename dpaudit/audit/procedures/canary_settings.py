@@ -13,10 +13,6 @@ key                 meaning
 ``statistics``      the statistics tried (default ``["one-run-fdp", "one-run-eps-delta"]``;
                     ``"gdp-threshold"`` only where the scores are independent given the bits)
 ``two_sided``       guess at both ends of the scores (default true) or "in" guesses only
-``claim``           a stated claim table (``{ notion = "gdp", mu = 1.0 }``, an accountant's
-                    ``{ accountant = "opacus:prv" }`` …, :mod:`dpaudit.claims.tables`; numbers
-                    it leaves out come from the audit's params) instead of the one the training
-                    reports (its accountant) or the mechanism's own
 anything else       an option of the mechanism's canary runs
                     (:attr:`~dpaudit.mechanisms.canaries.source.CanaryRuns.canary_options`:
                     ``canary = "gradient" | "input"``, ``view = "all" | "final"`` for an Opacus
@@ -37,21 +33,19 @@ from dpaudit.mechanisms.canaries.design import DEFAULT_STATISTICS, CanaryPlan, S
 #: m when the options do not say
 DEFAULT_CANARIES = 1000
 #: the plan's own keys (the rest go to the mechanism's canary runs)
-PLAN_KEYS = ("canaries", "runs", "looks", "statistics", "two_sided", "claim")
+PLAN_KEYS = ("canaries", "runs", "looks", "statistics", "two_sided")
 
 
 @dataclass(frozen=True)
 class CanarySettings:
-    """A canary audit's settings (module docstring): the plan's values, a stated claim
-    (a table or a Claim, None: the training's or the mechanism's), and the source's options
-    as sorted (key, value) pairs."""
+    """A canary audit's settings (module docstring): the plan's values and the source's
+    options as sorted (key, value) pairs."""
 
     canaries: int = DEFAULT_CANARIES
     runs: int = 1
     looks: tuple | None = None
     statistics: tuple = tuple(s.value for s in DEFAULT_STATISTICS)
     two_sided: bool = True
-    claim: Any = None
     source_options: tuple = field(default=())
 
     def plan(self, delta: float, *, confidence: float, seed: int,
@@ -80,19 +74,6 @@ def _statistics(value) -> tuple:
     return tuple(value)
 
 
-def _claim(value):
-    from dpaudit.claims.base import Claim
-    from dpaudit.claims.tables import check_claim_table
-
-    if isinstance(value, Claim):
-        return value
-    try:
-        check_claim_table(value)
-    except ValueError as exc:
-        raise ValueError(f"options: claim: {exc}") from None
-    return dict(value)
-
-
 def canary_settings(options: dict) -> CanarySettings:
     """The settings of ``options`` (module docstring), the plan's values checked (the
     source's options are checked against the mechanism by the procedure).
@@ -117,8 +98,6 @@ def canary_settings(options: dict) -> CanarySettings:
             raise ValueError(f"options: two_sided must be true or false, got "
                              f"{options['two_sided']!r}")
         values["two_sided"] = options["two_sided"]
-    if options.get("claim") is not None:
-        values["claim"] = _claim(options["claim"])
     source = tuple(sorted((k, v) for k, v in options.items() if k not in PLAN_KEYS))
     settings = CanarySettings(**values, source_options=source)
     try:  # the plan's own checks (looks ending at runs, …), at any δ

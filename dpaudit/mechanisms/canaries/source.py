@@ -12,6 +12,9 @@ that the procedure asks ``isinstance(mechanism, CanaryRuns)`` and never branches
 * ``canary_options`` — the options of a suite row's ``options = { … }`` this mechanism's runs
   take besides the plan's (name → the values allowed; e.g. ``view``, ``canary``), so that a
   misspelt or misplaced option refuses the suite file before anything runs;
+* ``canary_only`` — the mechanism is a training that nothing but a canary audit can run (the
+  pair audit's 10⁴–10⁶ runs per side, ``dpaudit check``'s sampling steps): every other route
+  refuses it with :func:`canary_only_reason`;
 * ``independent_canary_scores`` — whether the canaries' scores are independent given their
   bits (simulated Dirac canaries, each with its own noise), which the ``gdp-threshold``
   statistic requires (:class:`~dpaudit.mechanisms.canaries.design.CanaryPlan`).
@@ -55,12 +58,23 @@ class CanaryRuns(abc.ABC):
     canary_options: ClassVar[dict[str, tuple]] = {}
     #: the canaries' scores are independent given their bits (needed by gdp-threshold)
     independent_canary_scores: ClassVar[bool] = False
+    #: nothing but a canary audit can run it (a training: no sampler for the pair audit)
+    canary_only: ClassVar[bool] = False
 
     @abc.abstractmethod
     def canary_source(self, plan, options: dict) -> CanarySource:
         """The source of scores for ``plan``
         (:class:`~dpaudit.mechanisms.canaries.design.CanaryPlan`) with ``options`` (only keys
         of :attr:`canary_options`, checked by the procedure)."""
+
+
+def canary_only_reason(name: str) -> str:
+    """The one line that refuses a :attr:`CanaryRuns.canary_only` mechanism named ``name``
+    on a route that must sample it."""
+    return (f"{name} is a training, audited by canaries in one run only: give its audit "
+            f"kind = \"canary\" (a suite row, audit_mechanism(…, kind=\"canary\"), the pytest "
+            f"fixture; docs/canaries.md); the pair audit and dpaudit check's sampling steps "
+            f"would need 10⁴–10⁶ trainings per side")
 
 
 def check_canary_options(cls: type, options: dict) -> None:
@@ -80,4 +94,4 @@ def check_canary_options(cls: type, options: dict) -> None:
                              f"{', '.join(map(repr, allowed[key]))}, got {value!r}")
 
 
-__all__ = ["CanaryRuns", "CanarySource", "check_canary_options"]
+__all__ = ["CanaryRuns", "CanarySource", "canary_only_reason", "check_canary_options"]

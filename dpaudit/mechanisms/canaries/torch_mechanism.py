@@ -28,8 +28,8 @@ default) or ``"final"`` (gradient canaries only: the trained weights).
 
 **Its claim** is what the training's own accountant reports after the run:
 ``privacy_engine.get_epsilon(δ)`` of the engine ``build`` returned
-(:class:`~dpaudit.claims.get_epsilon.GetEpsilonClaim`) — unless the suite row states one
-(the canary audit's ``claim`` option).  Before any training runs nothing is known, so
+(:class:`~dpaudit.claims.get_epsilon.GetEpsilonClaim`) — unless the audit states one for it
+(a suite row's ``claim = { … }``, the API's ``claim=``: :mod:`dpaudit.mechanisms.stated_claim`).  Before any training runs nothing is known, so
 :meth:`claim` is a :class:`GetEpsilonClaim` whose every ε is a one-line error saying that.
 """
 
@@ -40,16 +40,10 @@ import abc
 from dpaudit.claims.get_epsilon import GetEpsilonClaim, GetEpsilonError
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.canaries.certify import CanaryError
-from dpaudit.mechanisms.canaries.source import CanaryRuns, CanarySource
+from dpaudit.mechanisms.canaries.source import CanaryRuns, CanarySource, canary_only_reason
 from dpaudit.mechanisms.canaries.torch_common import OpacusTraining
 
 CANARIES = ("gradient", "input")
-
-
-def _training_only(name: str) -> str:
-    return (f"{name} is a training, audited by canaries in one run: give its audit "
-            f"kind = \"canary\" (docs/canaries.md); the pair audit would need 10⁴–10⁶ "
-            f"trainings per side")
 
 
 class OpacusTrainingMechanism(CanaryRuns, Mechanism):
@@ -58,6 +52,7 @@ class OpacusTrainingMechanism(CanaryRuns, Mechanism):
     name = "opacus-training"
     family = "canaries"
     canary_options = {"canary": CANARIES, "view": ("all", "final")}
+    canary_only = True
 
     @abc.abstractmethod
     def dataset(self):
@@ -106,15 +101,15 @@ class OpacusTrainingMechanism(CanaryRuns, Mechanism):
         name = type(self).__qualname__
 
         def before_training(delta):
-            raise GetEpsilonError(f"known only after a training; {_training_only(name)}")
+            raise GetEpsilonError(f"known only after a training; {canary_only_reason(name)}")
 
         return GetEpsilonClaim(before_training, source=f"{name}'s privacy engine")
 
     def worst_case_pairs(self):
-        raise ValueError(_training_only(type(self).__qualname__))
+        raise ValueError(canary_only_reason(type(self).__qualname__))
 
     def sample(self, dataset, n, rng):
-        raise ValueError(_training_only(type(self).__qualname__))
+        raise ValueError(canary_only_reason(type(self).__qualname__))
 
 
 __all__ = ["CANARIES", "OpacusTrainingMechanism"]
