@@ -40,7 +40,7 @@ Contract and invariants:
 from __future__ import annotations
 
 from dpaudit.audit import sweeps
-from dpaudit.audit.procedures.base import PointContext, Task
+from dpaudit.audit.procedures.base import PointContext, Task, UnplannedTask
 from dpaudit.audit.procedures.table import procedure
 from dpaudit.audit.seeds import task_key, task_seed
 from dpaudit.audit.sweeps import DenseExactJob, SeriesJob
@@ -127,7 +127,12 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
             samples=resolve_samples(audit, samples=options.samples, scale=options.scale),
             target=for_workers(audit.target or Target(audit.mechanism)),
             memory_limit=limit, stopping=stopping)
-        tasks.extend(kind.tasks(point, audit, setup, context))
+        made = kind.tasks(point, audit, setup, context)
+        if not made:  # a point is never judged on no tests at all
+            made = [UnplannedTask(point=point, seed=task_seed(suite_seed, task_key(
+                audit.name, "#0", context.swept)), deltas=audit.deltas, alphas=audit.alphas,
+                why=setup.error or f"the {kind.kind!r} audit made no tests for this point")]
+        tasks.extend(made)
     info = SuiteSummary(file=suite.path, name=suite.name, confidence=suite.confidence,
                         family_size=family_size, tests=tests,
                         per_certificate_confidence=per_cert,

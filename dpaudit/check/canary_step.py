@@ -30,11 +30,11 @@ def step_canary(mech, claim, seed: int) -> StepResult:
     from dpaudit.mechanisms.canaries.source import CanaryRuns
     from dpaudit.suite.targets import MECHANISM, Target
 
+    if claim is None:
+        return StepResult("canary", SKIPPED, "no usable claim (step 1 failed)")
     if not isinstance(mech, CanaryRuns):
         return StepResult("canary", SKIPPED, "the mechanism has no canary runs "
                           "(dpaudit.mechanisms.canaries.source.CanaryRuns)")
-    if claim is None:
-        return StepResult("canary", SKIPPED, "no usable claim (step 1 failed)")
     delta = audit_delta(claim)
     target = Target(str(mech.name), MECHANISM, "", None, mech)
     suite = single_audit_suite(target, delta=delta, samples=1000, confidence=0.95, seed=seed,

@@ -175,12 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     chk = sub.add_parser(
-        "check", help="check one mechanism: claim, sensitivity, calibration, black-box",
+        "check", help="check one mechanism: claim, sensitivity, calibration, exact curve, "
+                      "canaries, black-box",
         description="Check a mechanism you wrote against its own claim: (1) the claim converts "
                     "to (ε, δ); (2) grey-box: no neighbouring pair moves query() by more than "
                     "sensitivity(); (3) the sampler's noise has the parameter the claim states; "
-                    "(4) a black-box audit of its worst-case pairs. Exit 0: every step passed "
-                    "or was skipped; 1: a step failed; 2: an error.")
+                    "(4) the claim against its worst-case pairs' exact curves, where it knows "
+                    "them; (5) one run of canaries, where it has canary runs; (6) a "
+                    "black-box audit of its worst-case pairs. Exit 0: every step "
+                    "passed or was skipped; 1: a step failed; 2: an error.")
     chk.add_argument("mechanism", metavar="MODULE:CLASS",
                      help="the mechanism class, e.g. mypkg.mech:MyMechanism or "
                           "path/to/file.py:MyMechanism (imported with the project root on "

@@ -177,3 +177,37 @@ def test_a_procedure_checks_its_options_before_anything_runs():
         plan_suite(s)
     with pytest.raises(SuiteError, match="options"):
         suite({"name": "a", "mechanism": "laplace", "options": 3})
+
+
+class _NothingToTest(AuditProcedure):
+    """A procedure that finds nothing to test (for the plan's guard)."""
+
+    kind = "test-nothing"
+    summary = "tests nothing"
+
+    def setup(self, audit, params, memory_limit):
+        return PointSetup([], None)
+
+    def family_members(self, audit, setup):
+        return 1
+
+    def tasks(self, point, audit, setup, context):
+        return []
+
+
+def test_a_point_its_procedure_makes_no_test_for_is_an_error_not_a_pass():
+    import dataclasses
+
+    from dpaudit.audit.procedures import table
+
+    table.register_procedure(_NothingToTest)
+    try:
+        s = suite({"name": "a", "mechanism": "laplace"})
+        s = dataclasses.replace(s, audits=(dataclasses.replace(s.audits[0],
+                                                               kind="test-nothing"),))
+        tasks, info, (point,) = run(s)
+        assert len(tasks) == 1 and point.verdict == "error"
+        assert "made no tests" in point.tests[0].error
+        assert point.tests[0].procedure == "test-nothing"
+    finally:
+        table._TABLE.pop("test-nothing", None)

@@ -168,6 +168,39 @@ class Task(abc.ABC):
                           procedure=self.procedure, family_members=self.tests)
 
 
+@dataclass(frozen=True)
+class UnplannedTask(Task):
+    """The test of an audit point its procedure made no task for (its setup failed, or it
+    found nothing to test): it runs to an ``error`` result saying why, so that a point never
+    passes by having no tests (:func:`dpaudit.audit.plan.plan_suite` adds it)."""
+
+    point: AuditPoint
+    seed: int
+    deltas: tuple
+    alphas: tuple
+    why: str
+    pair_index: int = 0
+    samples: int = 0
+
+    @property
+    def procedure(self) -> str:  # the point's own kind, so its result reads as that kind's
+        return self.point.procedure
+
+    @property
+    def label(self) -> str:
+        return "#0"
+
+    @property
+    def tests(self) -> int:
+        return 0
+
+    def matches(self, result: TestResult) -> bool:
+        return False  # never taken from a journal: it costs nothing to run again
+
+    def run(self, counter=None) -> TestResult:
+        return self.result(error=self.why)
+
+
 def run_test(task: Task, counter: "EventCounter | None" = None) -> TestResult:
     """``task.run(counter)``: the module-level function a worker process calls."""
     return task.run(counter)
@@ -210,4 +243,5 @@ class AuditProcedure(abc.ABC):
                              f"{sorted(audit.options)}")
 
 
-__all__ = ["AuditProcedure", "PointContext", "PointSetup", "Task", "run_test"]
+__all__ = ["AuditProcedure", "PointContext", "PointSetup", "Task", "UnplannedTask",
+           "run_test"]
