@@ -26,7 +26,7 @@ from scipy.optimize import brentq
 
 from dpaudit.claims import conversions as conv
 from dpaudit.claims.base import Claim, jsonable
-from dpaudit.claims.capabilities import RenyiCurve
+from dpaudit.claims.capabilities import ProfileCurve, RenyiCurve
 
 ALPHA = sp.Symbol("alpha")
 """The order α of an RDP curve (matched by name, so assumptions on the symbol do not matter)."""
@@ -320,7 +320,7 @@ class TCDP(RenyiCurve, Claim):
 
 
 @dataclass(frozen=True)
-class GDP(Claim):
+class GDP(ProfileCurve, Claim):
     """μ-Gaussian DP (Dong, Roth & Su 2019/2022): the trade-off function of every neighbouring
     pair is at least G_μ = T(N(0, 1), N(μ, 1)).
 
@@ -346,7 +346,7 @@ class GDP(Claim):
 
 
 @dataclass(frozen=True)
-class PrivacyProfile(_CompiledCurve, Claim):
+class PrivacyProfile(_CompiledCurve, ProfileCurve, Claim):
     """(ε, δ(ε))-DP for every ε ≥ 0, with δ(ε) a given nonincreasing function (a privacy
     profile, Balle, Barthe & Gaboardi 2018).
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 from dpaudit.distinguish.result import WHITE_BOX, EpsilonLowerBound, RenyiLowerBound
 from dpaudit.evidence.base import Evidence
 from dpaudit.evidence.exact_curve import ExactCurveEvidence
+from dpaudit.mechanisms.canaries.evidence import CanaryEvidence
 from dpaudit.util.shared_json import SharedValues
 
 #: the entry-point group of plug-in evidence classes
 ENTRY_POINT_GROUP = "dpaudit.evidence"
 
 _KINDS: dict[str, type[Evidence]] = {cls.kind: cls for cls in (
-    EpsilonLowerBound, RenyiLowerBound, ExactCurveEvidence)}
+    EpsilonLowerBound, RenyiLowerBound, ExactCurveEvidence, CanaryEvidence)}
 _PLUGINS_LOADED = False
 
 
