@@ -12,7 +12,7 @@ The public API, one name per concept (keywords ``epsilon``, ``delta``, ``samples
 * **Claims** — :class:`PureDP`, :class:`ApproxDP`, :class:`ZCDP`, :class:`RDP`, :class:`GDP`,
   :class:`TCDP`, :class:`AllOf` (each with ``epsilon(delta)``).
 * **Auditing** — :func:`audit_mechanism` and :func:`audit_sampler` (one audit, a typed
-  :class:`AuditResult` with a ``verdict``), :func:`check_mechanism` (``dpaudit check``'s four
+  :class:`AuditResult` with a ``verdict``), :func:`check_mechanism` (``dpaudit check``'s six
   steps), :func:`run_suites` (TOML suite files), and the estimators themselves,
   :func:`estimate_epsilon_lower_bound` and :func:`estimate_privacy_curve_lower_bound`;
   :func:`per_call_sampler` turns a function releasing one output per call into a sampler.

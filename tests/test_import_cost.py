@@ -104,10 +104,18 @@ def test_lazy_public_names_are_the_defining_modules_objects():
 def test_the_api_and_a_numeric_claim_import_no_sympy():
     """``import dpaudit.api`` and building, printing and evaluating a numeric claim import no
     sympy (issue 33: the symbolic machinery loads when a claim carries an expression — a
-    mechanism's derivation, a composed claim, a curve written as a formula)."""
+    mechanism's derivation, a composed claim, a curve written as a formula) — nor does
+    declaring a mechanism with ``@dpaudit.mechanism`` and asking it for its claim, pairs and
+    outputs (a user module that declares one is imported by every route)."""
     statement = ("import dpaudit.api\n"
                  "from dpaudit.claims import GDP, RDP, ZCDP, ApproxDP, PureDP\n"
                  "for c in (PureDP(1.0), ZCDP(0.5), GDP(1.0), ApproxDP(1.0, 1e-5),\n"
                  "          RDP(lambda a: 0.5 * a)):\n"
-                 "    c.describe(); c.epsilon(1e-5); c.to_dict()")
+                 "    c.describe(); c.epsilon(1e-5); c.to_dict()\n"
+                 "import numpy as np, dpaudit\n"
+                 "@dpaudit.mechanism(claim='pure-dp', records=(0.0, 1.0), sizes=(2, 5))\n"
+                 "def noisy_sum(dataset, n, rng, epsilon=1.0):\n"
+                 "    return dpaudit.laplace_on_grid(float(sum(dataset)), 2 / epsilon, n, rng)\n"
+                 "m = noisy_sum(epsilon=0.5); m.claim().epsilon(1e-5); m.claim().describe()\n"
+                 "(pair,) = m.worst_case_pairs(); m.sample(pair.d1, 10, np.random.default_rng(0))")
     assert "sympy" not in imported_after(statement)

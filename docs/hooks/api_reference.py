@@ -79,6 +79,7 @@ PAGES: dict[str, Page] = {
              "[`dpaudit.stats`](stats.md)."),
         Module("dpaudit", members=()),
         Text("## Mechanisms"),
+        Module("dpaudit.mechanisms.declared", heading=3, members=("mechanism",)),
         Module("dpaudit.mechanisms.base", heading=3, members=("Mechanism",)),
         Object("dpaudit.mechanisms.parameters.Parameter"),
         Object("dpaudit.neighbours.pairs.NeighbourPair"),
@@ -147,6 +148,9 @@ class Reference:
         for page, spec in PAGES.items():
             for path, _ in self._entries(spec):
                 obj = self._get(path)
+                if obj is None:  # made on first use (PEP 562): no object to link into
+                    self.anchors.setdefault(path, (page, path))
+                    continue
                 self.anchors.setdefault(path, (page, path))
                 self.anchors.setdefault(_final(obj).path, (page, path))
                 if _final(obj).is_class:
@@ -155,8 +159,18 @@ class Reference:
                             self.anchors.setdefault(member.path, (page, member.path))
 
     def _get(self, path: str):
+        """The object at ``path``; None for a name its module exports but makes on first use
+        (a PEP 562 ``__getattr__``: nothing to read statically)."""
         parts = path.split(".")
-        return self.package if len(parts) == 1 else self.package[".".join(parts[1:])]
+        if len(parts) == 1:
+            return self.package
+        try:
+            return self.package[".".join(parts[1:])]
+        except KeyError:
+            module = self.package[".".join(parts[1:-1])] if len(parts) > 2 else self.package
+            if parts[-1] in (_public_members(module) or ()) and "__getattr__" in module.members:
+                return None
+            raise
 
     def _entries(self, spec: Page):
         for part in spec.parts:
@@ -233,9 +247,12 @@ class Reference:
         return "\n".join(_squeeze(out)).rstrip() + "\n"
 
     def render_object(self, path: str, level: int, page: str) -> list[str]:
-        obj = _final(self._get(path))
         name = path.rsplit(".", 1)[-1]
         out = [f'<a id="{path}"></a>', "", f"{'#' * min(level, 6)} `{name}`", ""]
+        if self._get(path) is None:  # made on first use: what the module's __getattr__ says
+            module = self._get(path.rsplit(".", 1)[0])
+            return out + self.docstring(module.members["__getattr__"], page)
+        obj = _final(self._get(path))
         signature = _signature(obj, name)
         if signature:
             out += ["```python", signature, "```", ""]

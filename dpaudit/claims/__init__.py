@@ -30,8 +30,10 @@ from dpaudit.claims.symbolic import SymbolicFormula, claim_expression
 
 
 def __getattr__(name: str):
-    """ALPHA and EPSILON, the curves' sympy symbols, made on first use: building, printing
-    and evaluating a numeric claim imports no sympy (:mod:`dpaudit.claims.notions`)."""
+    """ALPHA, the order α of an RDP curve, and EPSILON, the argument ε of a privacy profile
+    δ(ε): the curves' sympy symbols (``sympy.Symbol("alpha")``, ``sympy.Symbol("epsilon")``),
+    made on first use: building, printing and evaluating a numeric claim imports no sympy
+    (:mod:`dpaudit.claims.notions`)."""
     if name in ("ALPHA", "EPSILON"):
         from dpaudit.claims import notions
 

@@ -181,3 +181,41 @@ def test_every_route_audits_it_with_the_search_and_the_float_audit(tmp_path):
     assert not any(s.error for s in run.suites), [s.error for s in run.suites]
     (point,) = run.points
     assert point.verdict == "violation" and point.met_expectation
+
+
+def test_the_spec_the_check_and_the_fixture_take_it_as_a_class(dpaudit_audit):
+    """The routes main's AuditSpec reads (audit_spec/run_audit, the pytest fixture) and
+    dpaudit check's six steps audit a declared mechanism with its search (fast: 5000 samples;
+    the suite route and the float audit are pinned by the slow test above)."""
+    from dataclasses import replace
+
+    from dpaudit.api import audit_spec, run_audit
+    from dpaudit.check.runner import check_mechanism
+
+    spec = audit_spec(clipped_mean, params={"epsilon": 1.0}, samples=5000)
+    assert spec.keys()["search"] == {"candidates": 16, "keep": 2}  # the class's search
+    ok = run_audit(spec, seed=1)
+    assert ok.verdict == "consistent"
+    assert any(r.pair_name.startswith("searched-") for r in ok.records)
+    bug = run_audit(replace(audit_spec(forgot_lower_clip, params={"epsilon": 0.5},
+                                       samples=5000), expect="violation"), seed=1)
+    assert bug.verdict == "violation" and bug.met_expectation
+    # the fixture: a met expectation passes, an unmet one fails the test with the certificate
+    dpaudit_audit.mechanism(clipped_mean, params={"epsilon": 1.0}, samples=5000, seed=1)
+    with pytest.raises(pytest.fail.Exception, match="violation"):
+        dpaudit_audit.mechanism(forgot_lower_clip, params={"epsilon": 0.5}, samples=5000,
+                                seed=1)
+    # dpaudit check: the declared query is checked against its sensitivity, the steps only a
+    # class can feed (noise law, exact curves, canary runs) are skipped with their reason,
+    # and the black-box step certifies the bug on a pair its search found
+    small = {"random_pairs": 100, "hypothesis_examples": 0, "optimiser_starts": 1,
+             "optimiser_evaluations": 30}
+    steps = {s.step: s for s in check_mechanism(clipped_mean(epsilon=1.0), samples=5000,
+                                                seed=1, greybox=small).steps}
+    assert list(steps) == ["claim", "sensitivity", "calibration", "exact", "canary",
+                           "black-box"]
+    assert steps["sensitivity"].verdict == "consistent"
+    assert [steps[s].verdict for s in ("calibration", "exact", "canary")] == ["skipped"] * 3
+    assert steps["black-box"].verdict == "consistent"
+    found = check_mechanism(forgot_lower_clip(epsilon=0.5), samples=5000, seed=1).steps[-1]
+    assert found.verdict == "violation" and found.data["pair"].startswith("searched-")
