@@ -17,6 +17,12 @@ changes it:
   ``:ClippedMean``; paths are relative to the suite file) at two privacy levels.
 * ``DIR/tests/test_my_mechanism.py`` — a pytest test using the ``dpaudit_audit`` fixture of the
   plugin installed with dpaudit.
+* ``DIR/pytest.ini`` — only when ``DIR`` has no pytest configuration of its own
+  (:data:`PYTEST_CONFIGS`): it makes ``DIR`` pytest's rootdir, so pytest reads no settings of a
+  project above it.  Without it, ``dpaudit init my-audit`` inside a dpaudit clone (the
+  README's walkthrough) ran ``python -m pytest`` under the clone's pyproject.toml, whose
+  ``addopts = "-n auto"`` needs pytest-xdist: "error: unrecognized arguments: -n".  It is also
+  the project root dpaudit imports a suite's code from (docs/suite-files.md).
 
 Existing files are never overwritten unless ``force`` is given; every file is written to a
 temporary name and renamed, so an interrupted ``init`` leaves no half-written file.
@@ -193,6 +199,15 @@ def test_clipped_mean_meets_its_claim(dpaudit_audit):
     assert result.verdict == "consistent"
 '''
 
+PYTEST_INI = """# written by `dpaudit init`: this folder is pytest's rootdir, so pytest reads no settings
+# of a project above it (and dpaudit imports the suites' code from here)
+[pytest]
+testpaths = tests
+"""
+
+#: the files that hold a pytest configuration: with one in DIR, init writes no pytest.ini
+PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
 #: the mechanism each style writes: (its file's text, the name the suite and the test use)
 STYLES = {"function": (MECHANISM, "clipped_mean"), "class": (MECHANISM_CLASS, "ClippedMean")}
 
@@ -202,7 +217,8 @@ def scaffold_files(style: str = "function") -> dict[str, str]:
     text, name = STYLES[style]
     return {"my_mechanism.py": text,
             "audits/my_mechanism.toml": SUITE.replace("{name}", name),
-            "tests/test_my_mechanism.py": TEST.replace("{name}", name)}
+            "tests/test_my_mechanism.py": TEST.replace("{name}", name),
+            "pytest.ini": PYTEST_INI}
 
 
 #: relative path -> content of every file ``init`` writes (the default style)
@@ -215,8 +231,8 @@ class ScaffoldError(ValueError):
 
 def write_scaffold(directory: str | os.PathLike, *, force: bool = False,
                    style: str = "function") -> list[Path]:
-    """Write :func:`scaffold_files` of ``style`` under ``directory`` (created if missing);
-    returns the paths.
+    """Write :func:`scaffold_files` of ``style`` under ``directory`` (created if missing;
+    ``pytest.ini`` only where no file of :data:`PYTEST_CONFIGS` is); returns the paths.
 
     Raises:
       ScaffoldError: a file exists and ``force`` is false (nothing is written then), or the
@@ -224,6 +240,8 @@ def write_scaffold(directory: str | os.PathLike, *, force: bool = False,
     """
     root = Path(directory)
     files = scaffold_files(style)
+    if any((root / name).exists() for name in PYTEST_CONFIGS):  # the project's own settings
+        del files["pytest.ini"]
     targets = [root / rel for rel in files]
     existing = [str(p) for p in targets if p.exists()]
     if existing and not force:
@@ -262,5 +280,6 @@ def cmd_init(args) -> int:
     return 0
 
 
-__all__ = ["FILES", "MECHANISM", "MECHANISM_CLASS", "STYLES", "ScaffoldError", "cmd_init",
+__all__ = ["FILES", "MECHANISM", "MECHANISM_CLASS", "PYTEST_CONFIGS", "PYTEST_INI", "STYLES",
+           "ScaffoldError", "cmd_init",
            "scaffold_files", "write_scaffold"]

@@ -64,3 +64,28 @@ def test_init_class_writes_the_subclass_with_what_only_a_class_can_say(tmp_path,
         mech.validate_dataset([0.5])
     result = audit_mechanism(cls, params={"epsilon": 2.0, "n_min": 5}, samples=20_000, seed=3)
     assert result.verdict == "consistent"
+
+
+def test_init_makes_its_folder_pytests_root_unless_it_has_a_configuration(tmp_path):
+    """The README's walkthrough runs `dpaudit init my-audit` inside the dpaudit clone, whose
+    pyproject.toml says addopts = "-n auto": without a pytest.ini of its own, pytest in
+    my-audit read it and stopped ("unrecognized arguments: -n") where pytest-xdist is not
+    installed (the walkthrough installs pytest only).  Here pytest loads no plugin but
+    dpaudit's, as in that environment (about 0.8 s of CPU)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "-n auto"\n')
+    assert main(["init", str(tmp_path / "my-audit")]) == 0
+    assert (tmp_path / "my-audit" / "pytest.ini").read_text() == FILES["pytest.ini"]
+    collected = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only",
+                                "-p", "dpaudit.pytest_plugin", "-p", "no:cacheprovider"],
+                               cwd=tmp_path / "my-audit", capture_output=True, text=True,
+                               timeout=120,
+                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert "test_my_mechanism.py::test_clipped_mean_meets_its_claim" in collected.stdout
+    # a project with its own pytest settings keeps them: no pytest.ini beside them
+    assert main(["init", str(tmp_path), "--force"]) == 0
+    assert not (tmp_path / "pytest.ini").exists()
