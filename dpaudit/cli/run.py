@@ -257,7 +257,8 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
         return _write_stopped(run, out, command, args.out, problems, stops)
     run = _with_problems(run, problems)
     status = exit_status(run)
-    progress.note(_early_line(run, command, status, out))
+    if not args.quiet:  # --quiet: stderr stays empty, the headline is stdout's last line
+        progress.note(_early_line(run, command, status, out))
     report, written, failures = write_run_reports(run, out, command=command, status=status,
                                                   link_dir=args.out, progress=progress,
                                                   stops=stops)

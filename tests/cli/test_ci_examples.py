@@ -268,19 +268,22 @@ def bash(script: str, *, cwd: Path, env: dict[str, str], timeout: float = 300
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def job_environment(venv, stubs: Path, variables: dict[str, str]) -> dict[str, str]:
+def job_environment(venv, stubs: Path, variables: dict[str, str],
+                    spec: str | None = None) -> dict[str, str]:
     """The venv's environment (its bin first on PATH: the CI image's python), the stubs before
-    it, ``variables`` and ``DPAUDIT_SPEC`` pointing at the wheel."""
+    it, ``variables`` and ``DPAUDIT_SPEC`` pointing at the wheel (or ``spec``)."""
     env = dict(venv.env)
     env["PATH"] = os.pathsep.join([str(stubs), env["PATH"]])
-    env.update(variables, CI="true", STUBS=str(stubs), DPAUDIT_SPEC=venv.spec)
+    env.update(variables, CI="true", STUBS=str(stubs), DPAUDIT_SPEC=spec or venv.spec)
     return env
 
 
-def run_github(venv, project: Path, stubs: Path, only=None) -> CIRun:
+def run_github(venv, project: Path, stubs: Path, only=None, spec: str | None = None
+               ) -> CIRun:
     """The GitHub workflow's job as a pull_request run: ``run:`` steps in bash; ``uses:``
     steps checked (the cache's key file exists) or skipped (checkout, upload).  ``only``: the
-    names of the steps to run (the others are left out, as if they had succeeded)."""
+    names of the steps to run (the others are left out, as if they had succeeded);
+    ``spec``: the job's DPAUDIT_SPEC (default: the wheel's)."""
     workflow = github()
     summary = project.parent / "github-step-summary.md"
     summary.touch()
@@ -303,7 +306,7 @@ def run_github(venv, project: Path, stubs: Path, only=None) -> CIRun:
             expression = str(value).removeprefix("${{").removesuffix("}}").strip()
             variables[key] = GITHUB_EXPRESSIONS[expression]
         result = bash(step["run"], cwd=project,
-                      env=job_environment(venv, stubs, variables))
+                      env=job_environment(venv, stubs, variables, spec))
         ci.output += f"--- step {number}: {name} (exit {result.returncode})\n" \
                      f"{result.stdout}{result.stderr}"
         ci.statuses.append((name, result.returncode))
