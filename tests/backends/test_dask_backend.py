@@ -137,9 +137,10 @@ def test_suite_on_dask_equals_local_on_two_and_one_workers(tmp_path, cluster):
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_run_changes_no_number(tmp_path, cluster):
+def test_a_worker_killed_mid_run_changes_no_number(tmp_path, cluster, monkeypatch):
     local_cluster, client = cluster
     wait_for_workers(client, 2)
+    monkeypatch.chdir(tmp_path)  # the sampler's file is the project's own code
     (tmp_path / "sleepy.py").write_text(SLEEPY)
     reference = str(tmp_path / "sleepy.py") + ":sampler"  # re-imported by path on workers
     # fixed n: one look at 2M, split into chunk tasks (a sequential test stops on a small look)
@@ -192,11 +193,12 @@ def running_keys(client):
 
 
 @pytest.mark.slow
-def test_ctrl_c_cancels_every_task_of_the_run_on_the_cluster(tmp_path, cluster):
+def test_ctrl_c_cancels_every_task_of_the_run_on_the_cluster(tmp_path, cluster, monkeypatch):
     import threading
 
     _, client = cluster
     wait_for_workers(client, 2)
+    monkeypatch.chdir(tmp_path)  # the sampler's file is the project's own code
     (tmp_path / "sleepy.py").write_text(SLEEPY)
     # 3M samples: 37 certification chunks per side in ranges of 4; at 0.3 s a chunk the
     # certification split alone is ~11 s of work on 2 workers, so the run's tasks leave the
