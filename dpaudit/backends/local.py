@@ -41,7 +41,7 @@ class LocalBackend(Backend):
         return self._workers
 
     def run(self, tasks, jobs: list[Job], on_task: TaskDone | None = None
-            ) -> tuple[list[TestResult], list[dict]]:
+            ) -> tuple[list[TestResult], list]:
         results: list = [None] * len(tasks)
         job_results: list = [None] * len(jobs)
 

@@ -334,8 +334,7 @@ def error_lines(report: RunReport) -> list[str]:
     lines += [f"{point.suite} / {_audit_label(point)} / pair {test.pair_name} ({_at(c)}): "
               f"{test.error}" for point in report.run.points
               for test, c in point.certificates() if test.error]
-    lines += [f"{s.get('suite')} / series {s.get('name')}: {s['error']}"
-              for s in report.run.series if s.get("error")]
+    lines += [f"{s.suite} / series {s.name}: {s.error}" for s in report.run.series if s.error]
     return [" ".join(str(line).split()) for line in lines]
 
 
