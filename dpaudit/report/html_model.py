@@ -71,6 +71,8 @@ def _verdict_text(point, c) -> str:
         return (f"floating-point violation{expected} (value-level ε_LB "
                 f"{format_number(c.value_epsilon_lower_bound)}): {c.floating_point_finding}. "
                 f"{FLOAT_FIXES}")
+    if c.rejection_reason:  # a violation whose ε_LB is not above the claim: say why
+        return f"{c.verdict}{expected}: {c.rejection_reason}"
     return c.verdict + expected
 
 

@@ -203,7 +203,8 @@ def _violation_table(rows) -> list[str]:
     lines = ["| " + " | ".join(_VIOLATION_COLUMNS) + " |",
              "|" + "|".join("---" for _ in _VIOLATION_COLUMNS) + "|"]
     for point, test, c in rows:
-        bound = _num(c.bound) + (" (floating point)" if c.floating_point else "")
+        bound = (_num(c.bound) + (" (floating point)" if c.floating_point else "")
+                 + (f" ({_cell(c.rejection_reason)})" if c.rejection_reason else ""))
         lines.append("| " + " | ".join((
             "✓" if point.met_expectation else "✗", _audit_label(point),
             _cell(test.pair_name or "—"), _at(c), _num(c.claimed_epsilon), bound,
