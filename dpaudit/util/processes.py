@@ -35,6 +35,7 @@ import multiprocessing
 import multiprocessing.context
 import multiprocessing.spawn
 import os
+import signal
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -185,6 +186,20 @@ def worker_processes(pool: ProcessPoolExecutor) -> dict:
     :class:`multiprocessing.Process` objects stay valid after the pool broke or shut down,
     so their ``exitcode`` says how a worker ended."""
     return dict(getattr(pool, "_processes", None) or {})  # the stdlib pool's
+
+
+def describe_exit(exit_code: int | None) -> str:
+    """How a worker process ended, e.g. ``"killed by SIGKILL: out of memory?"``."""
+    if exit_code is None:
+        return "exit status unknown"
+    if exit_code >= 0:
+        return f"exit code {exit_code}"
+    try:
+        name = signal.Signals(-exit_code).name
+    except ValueError:
+        name = f"signal {-exit_code}"
+    hint = ": out of memory?" if -exit_code == getattr(signal, "SIGKILL", 9) else ""
+    return f"killed by {name}{hint}"
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:

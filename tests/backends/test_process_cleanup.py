@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
@@ -44,17 +43,15 @@ params = { epsilon = 2.0 }
 
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("sig, reaped, console", [
-    (signal.SIGINT, True, False), (signal.SIGTERM, True, False), (signal.SIGKILL, True, False),
-    (signal.SIGKILL, False, False), (signal.SIGTERM, True, True), (signal.SIGKILL, True, True)],
-    ids=["SIGINT", "SIGTERM", "SIGKILL", "SIGKILL-unreaped", "console-SIGTERM",
-         "console-SIGKILL"])
-def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig, reaped, console):
+@pytest.mark.parametrize("sig, reaped", [(signal.SIGINT, True), (signal.SIGTERM, True),
+                                          (signal.SIGKILL, True), (signal.SIGKILL, False)],
+                         ids=["SIGINT", "SIGTERM", "SIGKILL", "SIGKILL-unreaped"])
+def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig, reaped):
     """``reaped=False``: the killed run stays a zombie while its parent does not wait for it
     (a parent that reads the run's pipes to EOF first, issue 27 item 2): its workers must
-    notice anyway, or that parent waits for ever.  ``console``: the console script, whose
-    supervising process is the one signalled (:mod:`dpaudit.cli.supervisor`): SIGTERM is
-    passed on to the run, and its child dies with it on SIGKILL.
+    notice anyway, or that parent waits for ever.  (The console script's supervising process
+    passes SIGTERM on and takes its child with it on SIGKILL: tests/cli/test_supervisor.py,
+    tests/util/test_supervise.py.)
 
     Nothing is printed once the run is gone: the resource tracker, which unlinks the pool's
     semaphores after a SIGKILL, printed "There appear to be 5 leaked semaphore objects"
@@ -62,20 +59,17 @@ def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig, reaped, console):
     suite = tmp_path / "long.toml"
     suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
     code = "import sys; from dpaudit.cli.commands import main; sys.exit(main())"
-    command = ([str(Path(sys.executable).with_name("dpaudit"))] if console
-               else [sys.executable, "-c", code])
     proc = subprocess.Popen(
-        [*command, "run", str(suite), "--out", str(tmp_path / "out"),
+        [sys.executable, "-c", code, "run", str(suite), "--out", str(tmp_path / "out"),
          "--workers", "2", "-q"], stdout=subprocess.DEVNULL,
         stderr=(tmp_path / "stderr").open("w"),  # a file: nobody waits for its end
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline, family = time.monotonic() + 60, set()
-        wanted = 5 if console else 4  # (the run,) tracker, server, 2 workers
-        while time.monotonic() < deadline and len(family) < wanted:
+        while time.monotonic() < deadline and len(family) < 4:  # tracker, server, 2 workers
             time.sleep(0.2)
             family |= descendants(proc.pid)
-        assert len(family) >= wanted, f"the pool did not start: {family}"
+        assert len(family) >= 4, f"the pool did not start: {family}"
         time.sleep(1.0)  # the workers are sampling now
         family |= descendants(proc.pid)
         proc.send_signal(sig)
