@@ -204,3 +204,24 @@ def test_a_suite_whose_sampler_ends_its_process_errors_and_the_next_file_runs(py
         "code 0) before its run finished*--dpaudit-workers 2*"])
     text = xml.read_text()
     assert 'name="ender"' in text and 'name="ok"' in text
+
+
+@pytest.mark.slow
+def test_the_fixture_runs_a_canary_audit(pytester):
+    """kind= and options= go through the fixture to the API: a one-run canary audit."""
+    pytester.makepyfile('''
+def test_one_run(dpaudit_audit):
+    result = dpaudit_audit.mechanism(
+        "dpsgd-deterministic", params={"n": 1000, "batch_size": 10, "noise_multiplier": 0.8},
+        delta=1e-3, kind="canary", options={"canaries": 2000}, expect="violation")
+    assert result.points[0].procedure == "canary"
+
+
+def test_unmet(dpaudit_audit):
+    dpaudit_audit.mechanism(
+        "dpsgd-deterministic", params={"n": 1000, "batch_size": 10, "noise_multiplier": 0.8},
+        delta=1e-3, kind="canary", options={"canaries": 2000})
+''')
+    result = pytester.runpytest_subprocess("-q")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*dpaudit: violation*", "*canary audit, 2000 canaries*"])

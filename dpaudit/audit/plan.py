@@ -49,7 +49,9 @@ from dpaudit.results.hierarchy import AuditPoint
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SuiteSummary, SweepPoint
 from dpaudit.stats.multiple_testing import split_significance
-from dpaudit.suite.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
+from dpaudit.spec.audit import AuditSpec
+from dpaudit.spec.fields import MIN_SAMPLES
+from dpaudit.suite.spec import Suite, SuiteError
 from dpaudit.suite.targets import Target, for_workers
 from dpaudit.util.sizes import DEFAULT_MEMORY_LIMIT
 from dpaudit.util.time_limit import DEFAULT_TIME_LIMIT

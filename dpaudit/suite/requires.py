@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from dpaudit.suite.fields import Where
+from dpaudit.spec.fields import Where
 
 
 class SuiteSkipped(Exception):

@@ -31,7 +31,8 @@ from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.callbacks import CallbackError
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 from dpaudit.suite.code_loading import checks, code_deferred
-from dpaudit.suite.fields import SuiteError, Where, read_string
+from dpaudit.spec.fields import Where, read_string
+from dpaudit.suite.fields import SuiteError
 from dpaudit.claims.tables import claim_notions
 from dpaudit.suite.targets import (MECHANISM, SAMPLER, ClaimTableError, NotAMechanismError,
                                    Target, check_sampler, claim_template)
@@ -84,7 +85,8 @@ def check_mechanism(target: Target, params: dict, where: Where, at: str = "") ->
     cannot state → SuiteError (at parse time, not at run time)."""
     from dpaudit.mechanisms.registry import mechanism_names
 
-    if target.kind == MECHANISM and ":" not in target.reference and checks(target):
+    if (target.kind == MECHANISM and target.obj is None and ":" not in target.reference
+            and checks(target)):
         names = mechanism_names()
         if target.reference not in names:
             raise where.error("mechanism", f"a registered mechanism"
@@ -110,6 +112,32 @@ def check_mechanism(target: Target, params: dict, where: Where, at: str = "") ->
                                     f"({_parameter_hint(target, exc)})", params) from None
 
 
+def check_audit_code(audit, where: Where) -> None:
+    """The checks of an audit that need its code built, in every route (a suite row, the API,
+    ``dpaudit check``): the mechanism builds with the params of every audit point and states
+    its claim; an audit with ``alphas`` has a claim with a Rényi curve.
+
+    Raises:
+      SuiteError: naming ``where``, the key and — in a sweep — the value that fails.
+    """
+    from dpaudit.claims import has_renyi_claim
+
+    target, params, sweep = audit.target, audit.params, audit.sweep
+    if sweep is None:
+        check_mechanism(target, params, where)
+    else:
+        for i, value in enumerate(sweep.values):
+            check_mechanism(target, {**params, sweep.parameter: value},
+                            where, f" at sweep value {sweep.label(i)}")
+    if audit.alphas and checks(target):
+        first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
+        claim = target.build(first).claim()
+        if not has_renyi_claim(claim):
+            raise where.error("alphas", f"a mechanism with a Rényi claim (the claim of "
+                                        f"{audit.mechanism} is {claim.describe()}, which has "
+                                        f"no rdp(α))", list(audit.alphas))
+
+
 def _parameter_hint(target: Target, exc: Exception) -> str:
     """The exception's text, with "did you mean" for an unexpected keyword argument of a class
     whose signature names its parameters (declared parameters say it themselves)."""
@@ -129,4 +157,4 @@ def _parameter_hint(target: Target, exc: Exception) -> str:
     return text + did_you_mean(match.group(1), names)
 
 
-__all__ = ["SuiteError", "check_mechanism", "parse_target"]
+__all__ = ["SuiteError", "check_audit_code", "check_mechanism", "parse_target"]

@@ -40,7 +40,7 @@ from dpaudit.util.time_limit import DEFAULT_TIME_LIMIT
 
 if TYPE_CHECKING:
     from dpaudit.distinguish.counting import EventCounter
-    from dpaudit.suite.spec import AuditSpec
+    from dpaudit.spec.audit import AuditSpec
     from dpaudit.suite.targets import Target
 
 
