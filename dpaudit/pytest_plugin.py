@@ -147,8 +147,9 @@ class SuiteFile(pytest.File):
             from dpaudit.util.processes import describe_exit
             from dpaudit.util.worker_process import WorkerEnded
 
-            run = functools.partial(run_suites, [str(self.path)],
-                                    workers=self.config.getoption("dpaudit_workers"),
+            workers = self.config.getoption("dpaudit_workers")
+            run = functools.partial(run_suites, [str(self.path)], workers=workers,
+                                    isolate=workers >= 2,  # even a file of a single test
                                     profile=self.config.getoption("dpaudit_profile"),
                                     **_stopping_options(self.config))
             if self.config.getoption("dpaudit_in_process"):
@@ -157,13 +158,17 @@ class SuiteFile(pytest.File):
                 try:
                     self._run = _session_worker(self.config).call(run)
                 except WorkerEnded as exc:
+                    where = ("the suite's code at import, a sampler or a mechanism's method; "
+                             "with --dpaudit-workers 2 each test runs in a process of its "
+                             "own, where this is an error of its audit and the file's other "
+                             "audits run") if workers < 2 else (
+                             "the suite's code at import or a mechanism's constructor, claim "
+                             "or worst_case_pairs() while the file was planned (its tests "
+                             "run in processes of their own)")
                     self._run = SuiteRunEnded(
                         f"{self.path.name}: user code ended the worker process that ran this "
                         f"suite file ({describe_exit(exc.exit_code)}) before its run "
-                        f"finished: the suite's code at import, a sampler or a mechanism's "
-                        f"method; with --dpaudit-workers 2 each test runs in a process of its "
-                        f"own, where this is an error of its audit and the file's other "
-                        f"audits run")
+                        f"finished: {where}")
         if isinstance(self._run, SuiteRunEnded):
             raise self._run
         return self._run
@@ -226,9 +231,11 @@ class AuditItem(pytest.Item):
         from dpaudit.report.explain import explain_point
 
         try:
-            run = self.parent.run()
-        except SuiteRunEnded as exc:  # in setup: reported as an error, not a failure
-            pytest.fail(str(exc), pytrace=False)
+            run, ended = self.parent.run(), None
+        except SuiteRunEnded as exc:
+            run, ended = None, str(exc)
+        if ended:  # in setup: reported as an error, not a failure (outside the except: no
+            pytest.fail(ended, pytrace=False)  # "during handling of …" context)
         found = [p for p in run.points if p.audit == self.audit
                  and (None if p.sweep is None else p.sweep.index) == self.point]
         if not found:  # e.g. its code failed to load when the file ran
