@@ -63,7 +63,7 @@ SCRIPT = textwrap.dedent("""\
 
     def ignoring():
         ready()
-        time.sleep(2.5)
+        time.sleep(1.0)
         return 4
 
     def sleeper():
