@@ -37,9 +37,9 @@ Two things:
   0, no report and no junit.xml (issue 39, item 2).  Now it ends that worker: every item of
   the file errors with one message saying so, the next file gets a fresh worker, and pytest
   reports as usual.  ``sys.exit`` there is already an error of its audit
-  (:mod:`dpaudit.util.user_code`).  With ``--dpaudit-workers 2`` or more, each test of a file
-  runs in a process of its own (retried once alone if it dies), so such an end costs only
-  its own audit.  ``--dpaudit-in-process`` runs the files in pytest's process instead (a
+  (:mod:`dpaudit.util.user_code`).  With ``--dpaudit-workers 2`` or more, a file's tests run
+  in worker processes of their own (even a file of one test; a test whose worker dies is
+  retried once alone), so such an end costs only its own audit.  ``--dpaudit-in-process`` runs the files in pytest's process instead (a
   debugger's breakpoints work there; user code that ends the process then ends pytest).
 
   **The fixture stays in the test's process**, as the Python API does by default: a test
