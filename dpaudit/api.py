@@ -160,14 +160,15 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
                   workers: int = 1, expect: str = "consistent", distinguisher: str = "auto",
                   name: str | None = None, backend=None,
-                  memory_limit: int | str | None = None,
+                  memory_limit: int | str | None = None, search=True,
                   representation: bool | None = None, sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False) -> AuditResult:
     """Audit a plain sampler ``sampler(dataset, n, rng, **params) -> n outputs`` against a
     claim, on its pairs and — by default — on its outputs' float64 representation: the
-    sampler is the code you ship.  A sampler has no dataset space, so only the given pairs
-    are audited (the result says so).
+    sampler is the code you ship.  A sampler given a dataset space
+    (:func:`dpaudit.with_dataset_space`) is searched there as a mechanism is; without one,
+    only the given pairs are audited (the result says so).
 
     Args:
       sampler: a callable (closures and lambdas included) or a ``"file.py:fn"`` reference
@@ -182,7 +183,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
       epsilon: shorthand claim: ε-DP, or (ε, δ)-DP when ``delta`` is a positive number.
       params: keyword arguments of the sampler (:mod:`dpaudit.mechanisms.sampler`); those
         left out take the function's defaults (``result.defaulted_parameters``).
-      delta, samples, confidence, seed, workers, expect, backend, memory_limit: as in
+      delta, samples, confidence, seed, workers, expect, backend, memory_limit, search: as in
         :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
@@ -217,7 +218,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         target = Target(label, SAMPLER, "", claim, sampler)
     target.build(params)  # loads, checks the signature, the params and the claim
     return _run(target, params, pairs, delta, (), samples, confidence, seed, workers, expect,
-                distinguisher, False, name, backend, memory_limit, False, representation,
+                distinguisher, False, name, backend, memory_limit, search, representation,
                 StoppingRule(sequential, power, require_power))
 
 

@@ -23,8 +23,10 @@ whose layers import only downwards (an arrow: "may import")::
       ↓              check (``dpaudit check``) sits just below the faces: its black-box
                      step runs the pipeline's audit of one mechanism (as every route does),
                      so it may import suite, audit, results and backends, never report
-    distinguish, mechanisms
-      ↓              the evidence and the mechanisms: nothing of the pipeline above them
+    distinguish, mechanisms, replay
+      ↓              the evidence, the mechanisms and the grey-box replay of their code:
+                     nothing of the pipeline above them (replay runs mechanisms; they do not
+                     know it)
     claims, stats, neighbours
       ↓              claims nothing of proofs (the derivations check the claims, not the
     exact            other way round); exact curves import nothing of dpaudit's layers
@@ -121,8 +123,9 @@ FACES = ("dpaudit", "dpaudit.cli", "dpaudit.api", "dpaudit.pytest_plugin")
 PIPELINE = ("dpaudit.spec", "dpaudit.suite", "dpaudit.audit", "dpaudit.results",
             "dpaudit.backends", "dpaudit.report")
 
-#: the layer above claims, stats and neighbours: the distinguishers and the mechanisms
-EVIDENCE = ("dpaudit.distinguish", "dpaudit.mechanisms")
+#: the layer above claims, stats and neighbours: the distinguishers, the mechanisms and the
+#: grey-box replay (which runs mechanisms and samplers)
+EVIDENCE = ("dpaudit.distinguish", "dpaudit.mechanisms", "dpaudit.replay")
 
 #: layer → the layers it must not import (a layer is a module and everything below it).
 #: Besides these rows, every module that is not a face must not import a face.
@@ -139,7 +142,8 @@ CONTRACTS: dict[str, tuple[str, ...]] = {
     # what an audit asks: read by suite, results and audit, so it imports none of them
     "dpaudit.spec":        tuple(p for p in PIPELINE if p != "dpaudit.spec") + ("dpaudit.check",),
     "dpaudit.distinguish": PIPELINE + ("dpaudit.check",),
-    "dpaudit.mechanisms":  PIPELINE + ("dpaudit.check",),
+    "dpaudit.mechanisms":  PIPELINE + ("dpaudit.check", "dpaudit.replay"),
+    "dpaudit.replay":      PIPELINE + ("dpaudit.check", "dpaudit.distinguish"),
     "dpaudit.claims":      PIPELINE + ("dpaudit.check",) + EVIDENCE + ("proofs", "dpaudit.proofs"),
     "dpaudit.stats":       PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",),
     "dpaudit.neighbours":  PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",),
