@@ -154,8 +154,8 @@ def _refusal(mech, d0, d1) -> str | None:
     return None if ok else (why or "not neighbouring")
 
 
-def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget().candidates
-                    ) -> tuple[list[tuple[str, NeighbourPair]], int]:
+def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget().candidates,
+                    proposals: bool = True) -> tuple[list[tuple[str, NeighbourPair]], int]:
     """(source, pair) candidates from the dataset space — its adversarial proposals first
     (source ``"proposal"``, each named ``searched-<proposal>`` with its reason as the pair's
     description), then the corners and extremes, ``how_many`` random ones and the StatDP
@@ -168,7 +168,7 @@ def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget
     raw = [(PROPOSAL, p.name, p.d0, p.d1,
             p.why if p.inside else f"{p.why} (outside the space's declared domain; the "
                                    f"mechanism takes it)")
-           for p in space.proposals()]
+           for p in (space.proposals() if proposals else ())]
     raw += [("corner", None, *space.from_vector(np.zeros(space.dimension)), ""),
             ("corner", None, *space.from_vector(np.ones(space.dimension)), ""),
             ("extreme", None, *space.from_vector(np.concatenate([centre[:-1], [0.0]])), ""),
@@ -177,7 +177,7 @@ def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget
     if isinstance(space, QueryAnswers):
         raw += [("statdp", name, d0, d1, "") for name, d0, d1 in statdp_patterns(space)]
     out, seen, rejected = [], set(), 0
-    proposals = sum(1 for r in raw if r[0] == PROPOSAL)
+    n_proposals = sum(1 for r in raw if r[0] == PROPOSAL)
     for i, (source, name, d0, d1, why) in enumerate(raw):
         key = repr((d0, d1))
         if key in seen:
@@ -187,7 +187,7 @@ def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget
             rejected += 1
             continue
         # the corners, extremes and random pairs keep the numbers they had before proposals
-        label = name if name is not None else f"{source}-{i - proposals}"
+        label = name if name is not None else f"{source}-{i - n_proposals}"
         out.append((source, NeighbourPair(f"searched-{label}", d0, d1, why)))
     return out, rejected
 
@@ -265,7 +265,7 @@ def search_pairs(mech, named: list[NeighbourPair], *, samples: int, seed: int,
     size (it sets the screening size unless the budget fixes it)."""
     n = budget.screen_size(samples)
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 5]))
-    candidates, rejected = candidate_pairs(mech, rng, budget.candidates)
+    candidates, rejected = candidate_pairs(mech, rng, budget.candidates, budget.proposals)
     base = max((_safe_score(mech, p, n, seed, 1 + j) for j, p in enumerate(named)),
                default=-math.inf)
     screened = tuple(ScreenedPair(p, source, _safe_score(mech, p, n, seed,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 from dpaudit.spec.coverage import FLOAT_FIXES
+from dpaudit.check.greybox import format_pair
 from dpaudit.check.result import CONSISTENT, ERROR, SKIPPED, VIOLATION, StepResult
 from dpaudit.util.numbers import format_number as fmt
 from dpaudit.results.power_text import stop_text, underpowered_text
@@ -177,8 +178,8 @@ EVENT_WIDTH = 100
 
 def _row_line(r: dict) -> str:
     counts = r["counts"]
-    source = f" [search rank {r['search']['rank']}, {r['search']['source']}]" \
-        if r["search"] else ""
+    source = (f" [search rank {r['search']['rank']}, {r['search']['source']}: "
+              f"{format_pair(r['d0'], r['d1'])}]" if r["search"] else "")
     white = (f", white-box {fmt(r['white_box_epsilon_lower_bound'])}"
              if r["white_box_epsilon_lower_bound"] is not None else "")
     event = r["event"] or "?"

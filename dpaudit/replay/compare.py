@@ -115,7 +115,8 @@ class PairReplay:
     def to_dict(self) -> dict:
         return {"pair": self.pair.to_dict(), "rows": self.rows, "norm": self.norm,
                 "calls": list(self.calls), "variates": list(self.variates),
-                "diverged_at": self.diverged_at, "sites": [list(s) for s in self.sites],
+                "diverged_at": self.diverged_at,
+                "sites": [None if s is None else list(s) for s in self.sites],
                 "changes": [c.describe() for c in self.changes],
                 "shift": None if self.shift is None else
                 (self.shift if math.isfinite(self.shift) else "inf"),

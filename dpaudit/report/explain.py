@@ -50,6 +50,16 @@ def pair_text(pair: dict | None, name: str | None) -> str:
     return text
 
 
+def search_text(search: dict) -> str:
+    """Where a searched pair came from: its rank, and for an adversarial proposal its name
+    and why it was tried (issue 36: which proposal found a violation is named)."""
+    text = (f"pair found by the pair search (rank {search['rank']} of "
+            f"{search['candidates']} candidates screened, a {search['source']} candidate")
+    if search.get("proposal"):
+        text += f" {search['proposal']!r}: {search.get('why') or ''}"
+    return text + ")"
+
+
 def explain_record(record: CertificateRecord) -> str:
     """A few lines describing one certificate (or its error), naming its pair and the pair's
     two datasets (:func:`pair_text`)."""
@@ -69,9 +79,7 @@ def explain_record(record: CertificateRecord) -> str:
                      f"{_num(record.value_epsilon_lower_bound)} (within the claim)")
         lines.append(f"  {FLOAT_FIXES}")
     if record.search:
-        lines.append(f"  pair found by the pair search (rank {record.search['rank']} of "
-                     f"{record.search['candidates']} {record.search['source']} candidates "
-                     f"screened)")
+        lines.append(f"  {search_text(record.search)}")
     cert = record.certificate or {}
     if "event" in cert and record.notion == "dp":
         num = cert.get("numerator", "d0")

@@ -38,6 +38,7 @@ from dpaudit.util.atomic import write_text_atomic
 from dpaudit.spec.coverage import FLOAT_FIXES
 from dpaudit.util.numbers import format_number
 from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
+from dpaudit.report.explain import pair_text
 from dpaudit.report.glossary import GLOSSARY, ReportCounts, plural
 from dpaudit.report.headline import headline, verdict_counts, violation_kind
 from dpaudit.report.json_report import RunReport
@@ -202,9 +203,11 @@ def _violation_table(rows) -> list[str]:
              "|" + "|".join("---" for _ in _VIOLATION_COLUMNS) + "|"]
     for point, test, c in rows:
         bound = _num(c.bound) + (" (floating point)" if c.floating_point else "")
+        pair = (_cell(test.pair_name or "—") if not test.search  # searched: its datasets
+                else _cell(pair_text(test.pair, test.pair_name) + f" [{test.search['source']}]"))
         lines.append("| " + " | ".join((
             "✓" if point.met_expectation else "✗", _audit_label(point),
-            _cell(test.pair_name or "—"), _at(c), _num(c.claimed_epsilon), bound,
+            pair, _at(c), _num(c.claimed_epsilon), bound,
             _num(c.exact_epsilon))) + " |")
     return lines + [""]
 

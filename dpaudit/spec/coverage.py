@@ -43,11 +43,15 @@ class SearchBudget:
         size is known before anything is drawn.
       screen_samples: per-side samples of each candidate's screening, or None for
         ``min(20000, max(2000, samples // 10))``.
+      proposals: screen the dataset space's adversarial proposals first
+        (:meth:`~dpaudit.neighbours.spaces.DatasetSpace.proposals`); False leaves the
+        corners, extremes and random pairs only (for comparisons).
     """
 
     candidates: int = DEFAULT_CANDIDATES
     keep: int = DEFAULT_KEEP
     screen_samples: int | None = None
+    proposals: bool = True
 
     def __post_init__(self):
         for name, low in (("candidates", 0), ("keep", 1)):
@@ -59,6 +63,9 @@ class SearchBudget:
                                   or value < 100):
             raise ValueError(f"search screen_samples: expected an integer ≥ 100, got "
                              f"{value!r}")
+        if not isinstance(self.proposals, bool):
+            raise ValueError(f"search proposals: expected true or false, got "
+                             f"{self.proposals!r}")
 
     def screen_size(self, samples: int) -> int:
         """Per-side screening samples for an audit of ``samples`` per side."""
@@ -67,14 +74,17 @@ class SearchBudget:
         return int(min(SCREEN_CAP, max(SCREEN_FLOOR, samples // 10)))
 
     def to_dict(self) -> dict:
-        return {"candidates": self.candidates, "keep": self.keep,
-                "screen_samples": self.screen_samples}
+        out = {"candidates": self.candidates, "keep": self.keep,
+               "screen_samples": self.screen_samples}
+        if not self.proposals:  # the default is left out: older files read the same
+            out["proposals"] = False
+        return out
 
 
 def search_budget(value) -> SearchBudget | None:
     """A search setting as the API and the TOML take it: ``True`` (the default budget),
     ``False`` / ``None`` (no search), a :class:`SearchBudget`, or a table with any of
-    ``candidates``, ``keep``, ``screen_samples``.
+    ``candidates``, ``keep``, ``screen_samples``, ``proposals``.
 
     Raises:
       ValueError: anything else (naming the unknown key or the bad value).
@@ -86,10 +96,10 @@ def search_budget(value) -> SearchBudget | None:
     if isinstance(value, SearchBudget):
         return value
     if isinstance(value, dict):
-        unknown = sorted(set(value) - {"candidates", "keep", "screen_samples"})
+        unknown = sorted(set(value) - {"candidates", "keep", "screen_samples", "proposals"})
         if unknown:
             raise ValueError(f"search: unknown key(s) {', '.join(map(repr, unknown))} "
-                             f"(expected candidates, keep, screen_samples)")
+                             f"(expected candidates, keep, screen_samples, proposals)")
         return SearchBudget(**value)
     raise ValueError(f"search: expected true, false or a table such as "
                      f"{{ candidates = 16, keep = 2 }}, got {value!r}")

@@ -70,6 +70,7 @@ def test_a_draw_per_key_found_is_data_dependent_control_flow():
     report = replay_mechanism(group_counts, [([0, 1], [0, 1, 1])], sensitivity=1.0, norm="l1")
     flow = next(f for f in report.findings if f.kind is Kind.CONTROL_FLOW)
     assert flow.severity is Severity.WARNING and flow.example.calls[0] != flow.example.calls[1]
+    assert report.to_dict()["findings"][0]["example"]["calls"]  # plain JSON, a run that ended
     assert flow.example.pair.name.startswith("proposal-") or flow.example.pair.name.startswith(
         "random-")
     # the named pair adds a record of a value already there: the same calls, and the shift
