@@ -89,3 +89,45 @@ def test_dpaudit_check_takes_the_same_switches(tmp_path, capsys):
     assert main(["check", naive, "--samples", "20000"]) == 1
     assert "the float64 outputs leak" in capsys.readouterr().out
     assert main(["check", naive, "--samples", "20000", "--representation", "off"]) == 0
+
+
+# -- adversarial proposals (issue 36, item 1) ------------------------------------------------
+
+def test_proposals_come_first_and_those_the_mechanism_refuses_are_counted():
+    mech = BoundedSum()  # refuses non-finite records
+    found, rejected = candidate_pairs(mech, np.random.default_rng(0), 4)
+    sources = [source for source, _ in found]
+    first_other = sources.index("corner")
+    assert set(sources[:first_other]) == {"proposal"} and "proposal" not in sources[first_other:]
+    names = {p.name for source, p in found if source == "proposal"}
+    assert {"searched-single-record", "searched-huge-value", "searched-add-duplicate"} <= names
+    assert "searched-nan-record" not in names and rejected >= 2  # NaN and ∞ refused
+    huge = next(p for _, p in found if p.name == "searched-huge-value")
+    assert "outside the space's declared domain" in huge.description
+    off, _ = candidate_pairs(mech, np.random.default_rng(0), 4, proposals=False)
+    assert "proposal" not in {s for s, _ in off}
+    # corners, extremes and random pairs keep their names and draws with or without proposals
+    assert [p for s, p in off] == [p for s, p in found if s != "proposal"]
+
+
+def test_the_proposals_switch_parses_and_round_trips():
+    audit = parse_suite(_audit(search={"proposals": False}), "s.toml").audits[0]
+    assert audit.search == SearchBudget(proposals=False)
+    assert audit.search.to_dict()["proposals"] is False and "proposals" not in \
+        SearchBudget().to_dict()
+    with pytest.raises(SuiteError, match="proposals"):
+        parse_suite(_audit(search={"proposals": "no"}), "s.toml")
+
+
+def test_a_kept_proposal_is_named_with_its_datasets_in_every_report():
+    from dpaudit.report.explain import explain_point
+
+    result = audit_mechanism(BoundedSumBuggy, samples=20_000, seed=1)
+    kept = [t for t in result.points[0].tests if t.search and t.search["source"] == "proposal"]
+    assert kept, [t.search for t in result.points[0].tests if t.search]
+    test = kept[0]
+    assert test.search["proposal"] == test.pair_name.removeprefix("searched-")
+    assert test.search["why"] == test.pair["description"] and test.search["proposals"] > 10
+    text = explain_point(result.points[0])
+    assert f"a proposal candidate {test.search['proposal']!r}: {test.search['why']}" in text
+    assert f"d0 = " in text and test.pair_name in text
