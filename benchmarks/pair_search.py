@@ -211,7 +211,7 @@ def main():
     runs = args.seeds * len(cases)
     cost = {(r, m): statistics.median(v for (lab, rr, mm), vs in seconds.items()
                                       if rr == r and mm == m for v in vs)
-            for r in routes for m in modes if r != "pytest"}
+            for r in routes for m in modes if r != "pytest" and cases}
     body = (f"Bugs with a dataset space, `worst_case_pairs()` hidden: each audit names one "
             f"random neighbouring pair of the space (per seed) — the known-bad zoo, the broken "
             f"examples and the held-out cases of `benchmarks/heldout_cases.py` — at "

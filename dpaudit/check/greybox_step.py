@@ -102,6 +102,8 @@ def step_greybox(mech, seed: int, budget: dict) -> StepResult:
         if report.skipped:
             lines.append(f"replay skipped {len(report.skipped)} pair(s) the mechanism refuses "
                          f"(e.g. {report.skipped[0]})")
+        if report.out_of_time:
+            warnings.append(f"replay: {report.out_of_time}")
     violated = (search is not None and search.verdict == VIOLATION) or \
         (report is not None and report.verdict == "violation")
     if search is not None and search.verdict == ERROR:

@@ -173,9 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
         "check", help="check one mechanism: claim, sensitivity, calibration, black-box",
         description="Check a mechanism you wrote against its own claim: (1) the claim converts "
                     "to (ε, δ); (2) grey-box: no neighbouring pair moves query() by more than "
-                    "sensitivity(); (3) the sampler's noise has the parameter the claim states; "
-                    "(4) a black-box audit of its worst-case pairs. Exit 0: every step passed "
-                    "or was skipped; 1: a step failed; 2: an error.")
+                    "sensitivity(), and a replay of the code on neighbouring datasets with its "
+                    "randomness held fixed (release shift, NaN/∞, data-dependent control flow "
+                    "and noise scales); (3) the sampler's noise has the parameter the claim "
+                    "states; (4) a black-box audit of its worst-case pairs and of the pairs a "
+                    "search of its dataset space finds (its adversarial proposals first, then "
+                    "random pairs; --no-search turns it off). Exit 0: every step passed or was "
+                    "skipped; 1: a step failed; 2: an error.")
     chk.add_argument("mechanism", metavar="MODULE:CLASS",
                      help="the mechanism class, e.g. mypkg.mech:MyMechanism or "
                           "path/to/file.py:MyMechanism (imported with the project root on "

@@ -97,6 +97,7 @@ class ReplayReport:
       findings: the findings, violations first.
       sensitivity, norm: the declared Δ and its norm (None: none declared).
       skipped: pairs not replayed (not neighbours under the mechanism's relation), with why.
+      out_of_time: "" or what was left unreplayed when the time budget ran out.
     """
 
     replays: tuple[PairReplay, ...]
@@ -104,6 +105,7 @@ class ReplayReport:
     sensitivity: float | None
     norm: str
     skipped: tuple[str, ...] = field(default_factory=tuple)
+    out_of_time: str = ""
 
     @property
     def verdict(self) -> str:
@@ -117,6 +119,7 @@ class ReplayReport:
     def to_dict(self) -> dict:
         return {"verdict": self.verdict, "sensitivity": self.sensitivity, "norm": self.norm,
                 "pairs": len(self.replays), "skipped": list(self.skipped),
+                "out_of_time": self.out_of_time,
                 "findings": [f.to_dict() for f in self.findings]}
 
 

@@ -17,6 +17,7 @@ replayed from ``SeedSequence([seed, i])``-derived generators; the random pairs c
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,9 @@ from dpaudit.replay.findings import ReplayReport, findings
 
 #: random pairs of the dataset space replayed besides the named pairs and the proposals
 DEFAULT_RANDOM_PAIRS = 24
+#: wall seconds after which no further pair is started (the pairs are replayed in order:
+#: the named ones first); slow code (a training run per output) is replayed on fewer pairs
+DEFAULT_BUDGET_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,8 @@ def replay_pairs_of(target: _Target, seed: int, random_pairs: int) -> list[Neigh
 
 def replay_mechanism(code, pairs=None, *, sensitivity: float | None = None,
                      norm: str | None = None, seed: int = 0, rows: int = DEFAULT_ROWS,
-                     random_pairs: int = DEFAULT_RANDOM_PAIRS) -> ReplayReport:
+                     random_pairs: int = DEFAULT_RANDOM_PAIRS,
+                     budget_seconds: float | None = DEFAULT_BUDGET_SECONDS) -> ReplayReport:
     """Replay a mechanism (or a sampler ``(dataset, n, rng)``, which needs ``pairs``) on its
     pairs, its space's proposals and random pairs, and report what differs
     (:mod:`dpaudit.replay.findings`).
@@ -115,6 +120,9 @@ def replay_mechanism(code, pairs=None, *, sensitivity: float | None = None,
         default: the mechanism's ``sensitivity()`` and ``sensitivity_norm`` when it declares
         them (none for a sampler: the largest shift is then reported as a note).
       seed, rows, random_pairs: the replay's seed, outputs per run, random pairs of the space.
+      budget_seconds: no pair is started after this many seconds (None: no limit); the pairs
+        left are named in the report's ``out_of_time``, so its results depend on the
+        machine's speed only when the budget runs out, and it says so.
 
     Raises:
       ValueError: a bad argument (a sampler without pairs, an unknown norm, a Δ ≤ 0).
@@ -124,8 +132,14 @@ def replay_mechanism(code, pairs=None, *, sensitivity: float | None = None,
         raise ValueError(f"replay: norm must be one of {sorted(NORMS)}, got {target.norm!r}")
     if target.sensitivity is not None and not target.sensitivity > 0:
         raise ValueError(f"replay: sensitivity must be > 0, got {target.sensitivity!r}")
-    replays, skipped, seen = [], [], set()
+    replays, skipped, seen, out_of_time = [], [], set(), ""
+    start = time.perf_counter()
     for i, pair in enumerate(replay_pairs_of(target, seed, random_pairs)):
+        if budget_seconds is not None and replays and \
+                time.perf_counter() - start > budget_seconds:
+            out_of_time = (f"the replay's budget of {budget_seconds:g} s was spent before "
+                           f"pair {pair.name!r} and the pairs after it")
+            break
         key = repr((pair.d0, pair.d1))
         if key in seen:
             continue
@@ -139,7 +153,7 @@ def replay_mechanism(code, pairs=None, *, sensitivity: float | None = None,
                                    norm=target.norm))
     return ReplayReport(tuple(replays), tuple(findings(replays, target.sensitivity,
                                                       target.norm)),
-                        target.sensitivity, target.norm, tuple(skipped))
+                        target.sensitivity, target.norm, tuple(skipped), out_of_time)
 
 
 __all__ = ["DEFAULT_RANDOM_PAIRS", "replay_mechanism", "replay_pairs_of"]

@@ -119,6 +119,7 @@ def test_the_proposals_switch_parses_and_round_trips():
         parse_suite(_audit(search={"proposals": "no"}), "s.toml")
 
 
+@pytest.mark.slow  # an audit of 20 000 samples per side
 def test_a_kept_proposal_is_named_with_its_datasets_in_every_report():
     from dpaudit.report.explain import explain_point
 

@@ -70,6 +70,7 @@ def test_a_sampler_with_a_space_is_searched_and_its_pairs_checked():
     assert type(plain) is SamplerMechanism
 
 
+@pytest.mark.slow  # an audit of 20 000 samples per side
 def test_partition_selection_as_users_write_it_fails_where_the_named_pair_passes():
     """The naive pair adds a record of a key already present: consistent.  The proposals add
     a key absent from the other dataset, and certify the violation, naming the pair."""

@@ -118,3 +118,17 @@ def test_code_that_raises_on_one_side_is_a_warning_and_bad_arguments_are_refused
         replay_mechanism(fragile)
     with pytest.raises(ValueError, match="norm"):
         replay_mechanism(fragile, [([0], [1])], norm="l3")
+
+
+def test_slow_code_is_replayed_on_fewer_pairs_and_says_so():
+    import time as clock
+
+    @with_dataset_space(BoundedRecords(0.0, 1.0, n_max=4))
+    def slow(dataset, n, rng):
+        clock.sleep(0.01)
+        return sum(dataset) + rng.laplace(0, 1, n)
+
+    report = replay_mechanism(slow, [([0.0], [0.0, 1.0])], budget_seconds=0.01)
+    assert len(report.replays) == 1  # the named pair always runs
+    assert "budget of 0.01 s was spent before pair 'proposal-" in report.out_of_time
+    assert report.to_dict()["out_of_time"] == report.out_of_time

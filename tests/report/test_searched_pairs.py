@@ -3,6 +3,8 @@ came from (issue 36: it showed only ``searched-random-10``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from dpaudit.api import run_suites
@@ -14,6 +16,7 @@ from dpaudit.results.records import exit_status
 DATA = Path(__file__).resolve().parents[1] / "data" / "privstats" / "bounded_sum.py"
 
 
+@pytest.mark.slow  # an audit of 20 000 samples per side
 def test_the_violation_table_shows_a_searched_pairs_datasets(tmp_path):
     suite = tmp_path / "s.toml"
     suite.write_text(f'[suite]\nname = "s"\nsamples = 20000\nseed = 1\n\n[[audit]]\n'
