@@ -15,9 +15,9 @@ bug                               its worst case                   correct twin
 :class:`SingleRecordShortcut`     a single record                   :class:`NoisyMean`
 ================================  ===============================  ==========================
 
-Every mechanism claims ε = 1 (pure DP) under add/remove one record, releases values on the
-grid 2⁻³² (:func:`dpaudit.laplace_on_grid`, so its float64 representation carries nothing but
-the value) and declares a dataset space.  The twins are ε-DP on every input they accept (they
+Every mechanism claims ε = 1 (pure DP) under add/remove one record, releases values on a grid
+(:func:`dpaudit.laplace_on_grid`: 2⁻³², or 2¹⁴ for the sums of records up to 2⁶², so that its
+float64 representation carries nothing but the value) and declares a dataset space.  The twins are ε-DP on every input they accept (they
 refuse what they cannot handle: non-finite records, unlisted categories).
 """
 
@@ -223,6 +223,9 @@ class ClippedSum(UnclippedSum):
 
 #: the declared bound of the integer sum: records are integers in [0, 2^62]
 BIG = 2 ** 62
+#: the grid a Laplace scale of 2⁶² needs (dpaudit.mechanisms.float_safe refuses finer ones:
+#: numpy draws Lap(2⁶²) with a resolution of about 2⁹)
+BIG_GRID = 2.0 ** 14
 
 
 class Int64Sum(_Case):
@@ -243,7 +246,8 @@ class Int64Sum(_Case):
 
     def sample(self, dataset, n, rng):
         total = int(self.validate_dataset(dataset).sum())  # BUG: wraps past 2**63 - 1
-        return laplace_on_grid(float(total), (BIG + GRID) / self.epsilon, n, rng)
+        return laplace_on_grid(float(total), (BIG + BIG_GRID) / self.epsilon, n, rng,
+                               grid=BIG_GRID)
 
 
 class ExactIntSum(Int64Sum):
@@ -254,7 +258,8 @@ class ExactIntSum(Int64Sum):
 
     def sample(self, dataset, n, rng):
         total = sum(int(v) for v in self.validate_dataset(dataset))
-        return laplace_on_grid(float(total), (BIG + GRID) / self.epsilon, n, rng)
+        return laplace_on_grid(float(total), (BIG + BIG_GRID) / self.epsilon, n, rng,
+                               grid=BIG_GRID)
 
 
 # -- a single record --------------------------------------------------------------------------
