@@ -16,7 +16,7 @@ bug                               its worst case                   correct twin
 ================================  ===============================  ==========================
 
 Every mechanism claims ε = 1 (pure DP) under add/remove one record, releases values on a grid
-(:func:`dpaudit.laplace_on_grid`: 2⁻³², or 2¹⁴ for the sums of records up to 2⁶², so that its
+(:func:`dpaudit.laplace_on_grid`: 2⁻³², or 2¹⁵ for the sums of records up to 2⁶², so that its
 float64 representation carries nothing but the value) and declares a dataset space.  The twins are ε-DP on every input they accept (they
 refuse what they cannot handle: non-finite records, unlisted categories).
 """
@@ -223,9 +223,9 @@ class ClippedSum(UnclippedSum):
 
 #: the declared bound of the integer sum: records are integers in [0, 2^62]
 BIG = 2 ** 62
-#: the grid a Laplace scale of 2⁶² needs (dpaudit.mechanisms.float_safe refuses finer ones:
-#: numpy draws Lap(2⁶²) with a resolution of about 2⁹)
-BIG_GRID = 2.0 ** 14
+#: the grid a Laplace scale of 2⁶² + grid needs (dpaudit.mechanisms.float_safe refuses finer
+#: ones: numpy draws Lap(2⁶²) with a resolution of about 2⁹)
+BIG_GRID = 2.0 ** 15
 
 
 class Int64Sum(_Case):

@@ -16,7 +16,8 @@ per seed through every route — ``api`` (:func:`dpaudit.audit_mechanism`), ``ru
   false }``): corners, extremes and random pairs, as before issue 36;
 * **after** — the default search: the space's adversarial proposals first, then the rest.
 
-A bug counts as *found* when the route's verdict is a violation.  ``--twins N`` also audits
+A bug counts as *found* when the route's verdict is a violation; an ``error`` verdict is
+counted apart (shown as "(k errors)"), never as found.  ``--twins N`` also audits
 the correct twins of the held-out bugs at N seeds each (API route, default search) and counts
 false violations.  Cost: median seconds per audit, and the load average beside them.
 
@@ -90,18 +91,18 @@ def with_named(cls, pair: NeighbourPair):
     return sub()
 
 
-def via_api(cls, pair, delta, samples, seed, mode) -> bool:
+def via_api(cls, pair, delta, samples, seed, mode) -> str:
     result = audit_mechanism(cls(), pairs=[pair], delta=delta, samples=samples, seed=seed,
                              search=MODES[mode])
-    return result.verdict == "violation"
+    return result.verdict
 
 
-def via_check(cls, pair, delta, samples, seed, mode) -> bool:
+def via_check(cls, pair, delta, samples, seed, mode) -> str:
     return check_mechanism(with_named(cls, pair), samples=samples, seed=seed,
-                           search=MODES[mode]).verdict == "violation"
+                           search=MODES[mode]).verdict
 
 
-def via_run(ref, pair, delta, samples, seed, mode, folder: Path) -> bool:
+def via_run(ref, pair, delta, samples, seed, mode, folder: Path) -> str:
     suite = folder / f"suite-{seed}-{mode}.toml"
     suite.write_text(f'[suite]\nname = "s"\nsamples = {samples}\nseed = {seed}\n\n'
                      f'[[audit]]\nname = "a"\nmechanism = {json.dumps(ref)}\n'
@@ -109,7 +110,8 @@ def via_run(ref, pair, delta, samples, seed, mode, folder: Path) -> bool:
                      f'[[audit.pairs]]\nname = "natural"\nd0 = {json.dumps(pair.d0)}\n'
                      f'd1 = {json.dumps(pair.d1)}\n', encoding="utf-8")
     run = run_suites([str(suite)])
-    return any(p.verdict == "violation" for p in run.points)
+    verdicts = {p.verdict for p in run.points}
+    return next((v for v in ("error", "violation") if v in verdicts), "consistent")
 
 
 PYTEST_FILE = '''
@@ -131,8 +133,9 @@ def test_case(dpaudit_audit, case):
 '''
 
 
-def via_pytest(cases: list[dict], folder: Path) -> dict[str, bool]:
-    """One pytest session over every case: id → found (the test failed)."""
+def via_pytest(cases: list[dict], folder: Path) -> dict[str, str]:
+    """One pytest session over every case: id → "violation" (the test failed on a
+    certificate), "error" (it failed on an audit error) or "consistent"."""
     test = folder / "test_routes.py"
     test.write_text(PYTEST_FILE.format(here=str(HERE), cases=json.dumps(cases)),
                     encoding="utf-8")
@@ -143,7 +146,10 @@ def via_pytest(cases: list[dict], folder: Path) -> dict[str, bool]:
     found = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
         cid = case.get("name").split("[", 1)[1].rstrip("]")
-        found[cid] = case.find("failure") is not None
+        failure = case.find("failure")
+        text = "" if failure is None else (failure.get("message") or "") + (failure.text or "")
+        found[cid] = ("consistent" if failure is None else  # the fixture: "dpaudit: <verdict>"
+                      "error" if "dpaudit: error" in text else "violation")
     return found
 
 
@@ -151,14 +157,15 @@ def twins(seeds: int, samples: int) -> list[list]:
     """False violations of the held-out bugs' correct twins (API route, default search)."""
     rows = []
     for _, twin, _ in heldout_cases.CASES:
-        false, seconds = 0, []
+        false, errors, seconds = 0, 0, []
         for s in range(seeds):
             pair = natural_pair(twin(), 5000 + s)
             t0 = time.perf_counter()
             result = audit_mechanism(twin(), pairs=[pair], samples=samples, seed=5000 + s)
             seconds.append(time.perf_counter() - t0)
             false += result.verdict == "violation"
-        rows.append([twin.name, f"{false}/{seeds}", statistics.median(seconds)])
+            errors += result.verdict == "error"
+        rows.append([twin.name, f"{false}/{seeds}", errors, statistics.median(seconds)])
         print(rows[-1], flush=True)
     return rows
 
@@ -176,6 +183,7 @@ def main():
     routes, modes = args.routes.split(","), args.modes.split(",")
     cases = [c for c in zoo() if not args.only or c[0] in args.only.split(",")]
     found: dict[tuple, int] = {}
+    errors: dict[tuple, int] = {}
     seconds: dict[tuple, list] = {}
     pytest_cases = []
     load = os.getloadavg()[0]
@@ -195,21 +203,31 @@ def main():
                                                  "mode": mode})
                             continue
                         t0 = time.perf_counter()
-                        hit = (via_run(ref, pair, delta, args.samples, seed, mode, folder)
-                               if route == "run" else
-                               {"api": via_api, "check": via_check}[route](
-                                   cls, pair, delta, args.samples, seed, mode))
+                        verdict = (via_run(ref, pair, delta, args.samples, seed, mode, folder)
+                                   if route == "run" else
+                                   {"api": via_api, "check": via_check}[route](
+                                       cls, pair, delta, args.samples, seed, mode))
                         seconds.setdefault((label, route, mode), []).append(
                             time.perf_counter() - t0)
-                        found[(label, route, mode)] = found.get((label, route, mode), 0) + hit
-            print(label, {k[1:]: v for k, v in found.items() if k[0] == label}, flush=True)
+                        key = (label, route, mode)
+                        found[key] = found.get(key, 0) + (verdict == "violation")
+                        errors[key] = errors.get(key, 0) + (verdict == "error")
+            print(label, {k[1:]: v for k, v in found.items() if k[0] == label},
+                  {k[1:]: v for k, v in errors.items() if k[0] == label and v}, flush=True)
         if pytest_cases:
-            for cid, hit in via_pytest(pytest_cases, folder).items():
+            for cid, verdict in via_pytest(pytest_cases, folder).items():
                 label, _, mode = cid.rsplit("-", 2)
-                found[(label, "pytest", mode)] = found.get((label, "pytest", mode), 0) + hit
+                key = (label, "pytest", mode)
+                found[key] = found.get(key, 0) + (verdict == "violation")
+                errors[key] = errors.get(key, 0) + (verdict == "error")
     header = ["bug", *[f"{route} {mode}" for route in routes for mode in modes]]
-    rows = [[label, *[f"{found.get((label, r, m), 0)}/{args.seeds}" for r in routes
-                      for m in modes]] for label, _, _ in cases]
+    def cell(label, r, m):
+        text = f"{found.get((label, r, m), 0)}/{args.seeds}"
+        wrong = errors.get((label, r, m), 0)
+        return text + (f" ({wrong} errors)" if wrong else "")
+
+    rows = [[label, *[cell(label, r, m) for r in routes for m in modes]]
+            for label, _, _ in cases]
     totals = {(r, m): sum(found.get((label, r, m), 0) for label, _, _ in cases)
               for r in routes for m in modes}
     runs = args.seeds * len(cases)
@@ -234,7 +252,7 @@ def main():
     if args.twins:
         body += (f"\n\nFalse violations of the held-out bugs' correct twins (API route, default "
                  f"search, seeds 5000–{4999 + args.twins}, one random named pair each):\n\n")
-        body += markdown_table(["twin", "false violations", "median s"],
+        body += markdown_table(["twin", "false violations", "errors", "median s"],
                                twins(args.twins, args.samples))
     record("Pair search through every route: bugs with their pairs hidden, adversarial "
            "proposals (benchmarks/pair_search.py)", body, write=not args.no_write)
