@@ -48,13 +48,13 @@ def test_a_users_class_is_audited_on_its_doubles_by_default():
     leaky = audit_mechanism(Counting, params={"epsilon": 1.0}, samples=20_000)
     assert leaky.verdict == "violation"
     point = leaky.points[0]
-    assert point.coverage["representation"] is True
+    assert point.coverage.representation is True
     worst = max((c for _, c in point.certificates()), key=lambda c: c.epsilon_lower_bound)
     assert worst.floating_point and worst.value_epsilon_lower_bound <= 1.0
     assert "FLOATING-POINT VIOLATION" in leaky.explain()
     assert "laplace_on_grid" in leaky.explain()
     # the same class without a dataset space says only its named pair was audited
-    assert "only the named pairs were audited" in point.coverage["note"]
+    assert "only the named pairs were audited" in point.coverage.note
     assert "only the named pairs were audited" in leaky.explain()
 
 
@@ -109,12 +109,12 @@ def test_bad_mechanism_arguments():
 def test_delta_and_alpha_grids_are_capped_as_in_a_suite():
     """The Python API caps δ and α lists like a suite file does (issue 27, item 7: a
     200 000-entry δ list took 3.6 GB): one ValueError, before anything is planned."""
-    from dpaudit.suite.fields import MAX_GRID_VALUES
+    from dpaudit.spec.fields import MAX_GRID_VALUES
 
     many = [1e-6 * (i + 1) / (MAX_GRID_VALUES + 1) for i in range(MAX_GRID_VALUES + 1)]
-    with pytest.raises(ValueError, match=f"delta: expected at most {MAX_GRID_VALUES} values, "
+    with pytest.raises(ValueError, match=f"'delta': expected at most {MAX_GRID_VALUES} values, "
                                          f"got {MAX_GRID_VALUES + 1}"):
         audit_mechanism("laplace", delta=many, samples=1000)
-    with pytest.raises(ValueError, match=f"alphas: expected at most {MAX_GRID_VALUES} values"):
+    with pytest.raises(ValueError, match=f"'alphas': expected at most {MAX_GRID_VALUES} values"):
         audit_mechanism("gaussian", delta=1e-5, alphas=[2.0 + i for i in range(1001)],
                         samples=1000)

@@ -56,6 +56,7 @@ import numpy as np
 from dpaudit.spec.coverage import SearchBudget
 from dpaudit.mechanisms.capabilities import SearchableDatasets
 from dpaudit.neighbours.pairs import NeighbourPair
+from dpaudit.neighbours.proposals import proposals_of
 from dpaudit.neighbours.spaces import QueryAnswers
 from dpaudit.stats.epsilon import epsilon_from_counts
 
@@ -168,7 +169,7 @@ def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget
     raw = [(PROPOSAL, p.name, p.d0, p.d1,
             p.why if p.inside else f"{p.why} (outside the space's declared domain; the "
                                    f"mechanism takes it)")
-           for p in (space.proposals() if proposals else ())]
+           for p in (proposals_of(space) if proposals else ())]
     raw += [("corner", None, *space.from_vector(np.zeros(space.dimension)), ""),
             ("corner", None, *space.from_vector(np.ones(space.dimension)), ""),
             ("extreme", None, *space.from_vector(np.concatenate([centre[:-1], [0.0]])), ""),

@@ -53,7 +53,7 @@ from concurrent.futures import Future
 
 import cloudpickle
 
-from dpaudit.audit.execute import run_task
+from dpaudit.audit.procedures.base import run_test
 from dpaudit.backends.base import Backend, BackendError, run_job
 from dpaudit.results.records import describe_exception
 from dpaudit.backends.dask_counter import DaskCounter
@@ -177,7 +177,7 @@ LOCAL_CLUSTER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHO
 def warm_worker() -> None:
     """Import what a worker needs to run a test (run on every worker of a local cluster while
     the run plans): the first task then starts computing at once."""
-    import dpaudit.audit.execute  # noqa: F401  (the task, the claims, the suite's targets)
+    import dpaudit.audit.procedures.table  # noqa: F401  (the task, the claims, the suite's targets)
     import dpaudit.distinguish.lower_bound  # noqa: F401  (the certificate)
 
 
@@ -339,9 +339,25 @@ class DaskBackend(Backend):
         where = "local cluster" if self.cluster is not None else self.client.scheduler.address
         return f"dask: {where}, {self.workers} workers"
 
+    #: seconds a run waits for the scheduler's first worker before it is an error (issue 39,
+    #: item 9: a scheduler with no workers made a run wait forever)
+    worker_wait: float = 60.0
+
+    def _wait_for_a_worker(self) -> None:
+        """Raise :class:`BackendError` when no worker joins within :attr:`worker_wait`."""
+        try:
+            self.client.wait_for_workers(1, timeout=self.worker_wait)
+        except Exception as exc:  # distributed's TimeoutError, or a lost scheduler
+            raise BackendError(
+                f"the Dask scheduler at {self.client.scheduler.address} has no workers (none "
+                f"joined within {self.worker_wait:g} s: {type(exc).__name__}); start some "
+                f"(`dask worker ADDRESS`) or run locally with --workers N") from None
+
     def run(self, tasks, jobs, on_task=None):
         from distributed import Event, as_completed
 
+        if tasks or jobs:
+            self._wait_for_a_worker()
         run_id = uuid.uuid4().hex[:12]
         counter = DaskCounter(**self._options, cancel_event=f"dpaudit-cancel-{run_id}")
         futures = {}
@@ -350,8 +366,8 @@ class DaskBackend(Backend):
                                        key=f"dpaudit-{run_id}-job-{k}", pure=False,
                                        retries=self.retries)] = ("job", k)
         # larger certificates first, so that a long one does not start last
-        for rank, i in enumerate(sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)):
-            futures[self.client.submit(call_pickled, _payload(run_task, tasks[i], counter),
+        for rank, i in enumerate(sorted(range(len(tasks)), key=lambda i: -tasks[i].cost)):
+            futures[self.client.submit(call_pickled, _payload(run_test, tasks[i], counter),
                                        key=f"dpaudit-{run_id}-task-{i}", pure=False,
                                        retries=self.retries,
                                        priority=-rank)] = ("task", i)

@@ -11,7 +11,10 @@ it", CCS 2022, §4–5; Cebere et al., "Privacy in theory, bugs in practice", PE
 :class:`~dpaudit.neighbours.spaces.DatasetSpace` names such pairs in ``proposals()``, and the
 pair search screens them *before* its random candidates (:mod:`dpaudit.audit.pair_search`).
 
-A :class:`Proposal` is a named pair with the reason it is hard.  ``inside`` says whether both
+A :class:`Proposal` is a named pair with the reason it is hard.  A space may also return plain
+``(name, d0, d1)`` tuples (the form :class:`~dpaudit.neighbours.keyed_rows.KeyedRowsSpace`
+uses); :func:`proposals_of` reads either, and a :class:`Proposal` unpacks as such a tuple, so
+the two forms are one hook.  ``inside`` says whether both
 datasets lie in the space's declared domain; a proposal outside it (a record just beyond
 ``hi``, NaN, ∞, a huge value) tests what the code does with input it did not promise to take:
 a mechanism that refuses it (``validate_dataset`` raising, ``check_pair`` rejecting) is not
@@ -52,6 +55,30 @@ class Proposal:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "why": self.why, "inside": self.inside}
+
+    def __iter__(self):
+        """``name, d0, d1 = proposal``: the plain tuple form of the hook."""
+        return iter((self.name, self.d0, self.d1))
+
+
+def as_proposal(item) -> Proposal:
+    """A :class:`Proposal`, or a ``(name, d0, d1)`` / ``(name, d0, d1, why)`` tuple as one
+    (inside the domain, its reason the name when none is given).
+
+    Raises:
+      ValueError: anything else, naming what was given."""
+    if isinstance(item, Proposal):
+        return item
+    if isinstance(item, tuple) and len(item) in (3, 4) and isinstance(item[0], str):
+        name, d0, d1 = item[:3]
+        return Proposal(name, d0, d1, item[3] if len(item) == 4 else name)
+    raise ValueError(f"a dataset space's proposals() must give Proposal objects or "
+                     f"(name, d0, d1) tuples, got {item!r:.80}")
+
+
+def proposals_of(space) -> list[Proposal]:
+    """``space.proposals()`` as :class:`Proposal` objects (:func:`as_proposal`)."""
+    return [as_proposal(item) for item in space.proposals()]
 
 
 def _add(base: list, new) -> tuple[list, list]:
@@ -160,4 +187,4 @@ def bounded_record_proposals(lo: float, hi: float, sizes: tuple[int, int], add_r
     return out
 
 
-__all__ = ["Proposal", "bounded_record_proposals"]
+__all__ = ["Proposal", "as_proposal", "bounded_record_proposals", "proposals_of"]

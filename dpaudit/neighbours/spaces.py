@@ -61,7 +61,9 @@ class DatasetSpace:
 
     def proposals(self) -> list[Proposal]:
         """The named adversarial pairs of this space, tried before random ones
-        (:mod:`dpaudit.neighbours.proposals`); none by default."""
+        (:mod:`dpaudit.neighbours.proposals`); none by default.  Each a
+        :class:`~dpaudit.neighbours.proposals.Proposal` or a plain ``(name, d0, d1)`` tuple
+        (read by :func:`~dpaudit.neighbours.proposals.proposals_of`)."""
         return []
 
     def random_pair(self, rng: np.random.Generator) -> tuple[list, list]:

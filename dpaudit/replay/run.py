@@ -26,6 +26,7 @@ from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.capabilities import GreyBoxQuery, SearchableDatasets
 from dpaudit.mechanisms.sampler import sampler_space
 from dpaudit.neighbours.pairs import NeighbourPair
+from dpaudit.neighbours.proposals import proposals_of
 from dpaudit.replay.compare import DEFAULT_ROWS, NORMS, replay_pair
 from dpaudit.replay.findings import ReplayReport, findings
 
@@ -97,7 +98,7 @@ def replay_pairs_of(target: _Target, seed: int, random_pairs: int) -> list[Neigh
     pairs = list(target.pairs)
     if target.space is not None:
         pairs += [NeighbourPair(f"proposal-{p.name}", p.d0, p.d1, p.why)
-                  for p in target.space.proposals()]
+                  for p in proposals_of(target.space)]
         rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x2E9]))
         pairs += [NeighbourPair(f"random-{i}", *target.space.random_pair(rng))
                   for i in range(int(random_pairs))]

@@ -63,9 +63,12 @@ GLOSSARY: tuple[Term, ...] = (
                          "budget without being able to catch a leak that size, so "
                          "'consistent' says little. It fails its audit point only with "
                          "require_power = true."),
-    Term("budget", "a suite's samples per side: the most a test may draw. Tests draw in looks "
-                   "of growing size and stop at a certified violation or at their power "
-                   "target (sequential certification); --fixed-n draws the whole budget."),
+    Term("budget", "a suite's samples per side: the size of a test's largest (and last) look. "
+                   "Tests draw in looks of growing size, each from fresh samples, and stop at "
+                   "a certified violation or at their power target (sequential "
+                   "certification); a test that reaches its budget has drawn about 1.14× it "
+                   "in all and always less than 2× it. --fixed-n draws exactly the budget, "
+                   "in one look."),
 )
 
 
@@ -75,10 +78,9 @@ def glossary_lines() -> list[str]:
 
 
 def _tests_of(test) -> int:
-    """The statistical tests of one pair: 1, or 2 with a white-box certificate."""
-    white = any(c.white_box_certificate is not None
-                or c.white_box_epsilon_lower_bound is not None for c in test.certificates)
-    return 2 if white else 1
+    """The statistical tests of one test result: the members of the suite's family it used
+    (1, or 2 with a white-box certificate; 0 for a check that estimates nothing)."""
+    return test.family_members
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,7 @@ def _warnings(points) -> list[str]:
     that raised it."""
     warned: dict[str, list[str]] = {}
     for point in points:
-        note = (point.coverage or {}).get("note")  # "only the named pairs were audited …"
+        note = (None if point.coverage is None else point.coverage.note)  # "only the named pairs were audited …"
         if note:
             audits = warned.setdefault(note, [])
             if f"{point.suite}/{point.audit}" not in audits:
@@ -196,6 +196,13 @@ def _warnings(points) -> list[str]:
 _VIOLATION_COLUMNS = ("✓/✗", "audit", "pair", "at", "claimed ε", "certified ε_LB", "exact ε")
 
 
+def _source(search) -> str:
+    """``random``, or ``proposal: huge-value`` for a searched pair that is a named adversarial
+    proposal of the dataset space."""
+    name = search.extra.get("proposal")
+    return f"{search.source}: {name}" if name else search.source
+
+
 def _violation_table(rows) -> list[str]:
     """The table of violation certificates ``rows`` ((point, test, certificate) each), ✓/✗
     (the audit point's) first."""
@@ -203,8 +210,8 @@ def _violation_table(rows) -> list[str]:
              "|" + "|".join("---" for _ in _VIOLATION_COLUMNS) + "|"]
     for point, test, c in rows:
         bound = _num(c.bound) + (" (floating point)" if c.floating_point else "")
-        pair = (_cell(test.pair_name or "—") if not test.search  # searched: its datasets
-                else _cell(pair_text(test.pair, test.pair_name) + f" [{test.search['source']}]"))
+        pair = (_cell(test.pair_name or "—") if test.search is None  # searched: its datasets
+                else _cell(pair_text(test.pair, test.pair_name) + f" [{_source(test.search)}]"))
         lines.append("| " + " | ".join((
             "✓" if point.met_expectation else "✗", _audit_label(point),
             pair, _at(c), _num(c.claimed_epsilon), bound,

@@ -57,18 +57,18 @@ def test_the_search_finds_the_clipping_bug_the_named_pair_misses():
     (point,) = result.points
     named, *searched = point.tests
     assert named.search is None and named.certificates[0].verdict == "consistent"
-    assert len(searched) == 2 and all(t.search["rank"] == k + 1 for k, t in enumerate(searched))
+    assert len(searched) == 2 and all(t.search.rank == k + 1 for k, t in enumerate(searched))
     assert result.verdict == "violation"
     # the family counts the named pair and its two searched ones, before anything is drawn
     assert result.suite.family_size == 3
     off = audit_mechanism(BoundedSumBuggy, samples=20_000, seed=1, search=False)
-    assert off.verdict == "consistent" and "search = false" in off.points[0].coverage["note"]
+    assert off.verdict == "consistent" and "search = false" in off.points[0].coverage.note
 
 
 def test_a_search_is_reused_only_for_the_same_mechanism():
     """Two instances of one class under one name and seed (the Python API's suite of one)
     must not share a search: their state differs."""
-    scores = [next(t.search["named_pairs_score"]
+    scores = [next(t.search.named_pairs_score
                    for t in audit_mechanism(BoundedSum(epsilon=e), samples=20_000,
                                             name="same").points[0].tests if t.search)
               for e in (1.0, 2.0)]
@@ -124,11 +124,13 @@ def test_a_kept_proposal_is_named_with_its_datasets_in_every_report():
     from dpaudit.report.explain import explain_point
 
     result = audit_mechanism(BoundedSumBuggy, samples=20_000, seed=1)
-    kept = [t for t in result.points[0].tests if t.search and t.search["source"] == "proposal"]
+    kept = [t for t in result.points[0].tests
+            if t.search is not None and t.search.source == "proposal"]
     assert kept, [t.search for t in result.points[0].tests if t.search]
     test = kept[0]
-    assert test.search["proposal"] == test.pair_name.removeprefix("searched-")
-    assert test.search["why"] == test.pair["description"] and test.search["proposals"] > 10
+    extra = test.search.extra
+    assert extra["proposal"] == test.pair_name.removeprefix("searched-")
+    assert extra["why"] == test.pair.description and extra["proposals"] > 10
     text = explain_point(result.points[0])
-    assert f"a proposal candidate {test.search['proposal']!r}: {test.search['why']}" in text
+    assert f"a proposal candidate {extra['proposal']!r}: {extra['why']}" in text
     assert f"d0 = " in text and test.pair_name in text

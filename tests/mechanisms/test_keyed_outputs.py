@@ -80,8 +80,8 @@ def test_partition_selection_as_users_write_it_fails_where_the_named_pair_passes
     assert named.certificates[0].verdict == "consistent"
     assert result.verdict == "violation"
     hit = max(searched, key=lambda t: t.certificates[0].bound)
-    assert hit.search["source"] == "proposal" and "unseen" in hit.search["proposal"]
-    assert hit.search["why"] and set(hit.pair["d1"]) - set(hit.pair["d0"])
+    assert hit.search.source == "proposal" and "unseen" in hit.search.extra["proposal"]
+    assert hit.search.extra["why"] and set(hit.pair.d1) - set(hit.pair.d0)
     off = audit_sampler(group_by, epsilon=1.0, pairs=[(["a", "a", "b"], ["a", "a", "b", "b"])],
                         samples=20_000, seed=1, search=False)
     assert off.verdict == "consistent"

@@ -173,12 +173,11 @@ def test_errors_unmet_expectations_and_certificate_details(report, page):
                      page)
     assert "Not run: " + str(escape(suite_error)) in page
     violation = next(r for r in report.run.records if r.verdict == "violation")
-    best = next(c for c in violation.certificate["candidates"]
-                if c["event"] == violation.certificate["event"])
-    for number in (violation.certificate["k_numerator"], violation.certificate["n_denominator"]):
+    best = violation.black_box.chosen  # the certifying event, with its bounds
+    for number in (best.k_numerator, best.n_denominator):
         assert f"{number}" in page
-    assert f"{best['p_numerator_lower']:.6g}" in page
-    assert f"{best['p_denominator_upper']:.6g}" in page
+    assert f"{best.p_numerator_lower:.6g}" in page
+    assert f"{best.p_denominator_upper:.6g}" in page
     assert "<math display=\"block\">" in page and "<mi>&#949;</mi>" in page  # b = Δ/ε
 
 
@@ -193,6 +192,26 @@ def test_claim_math_is_mathml_and_parsing_is_restricted():
                     "Eq(b, sympify(x))"):
         assert expression_mathml(hostile) is None, hostile
     assert claim_math({"expression": "<callable>"}) == []
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("factorial(factorial(20))", "<mo>!</mo>"), ("9**999999999", "999999999"),
+    ("(Eq(x, gamma(gamma(30))),)", "&#x393;"), ("binomial(10**30, 10**29)", "<mn>10</mn>")])
+def test_claim_math_computes_nothing(text, shown):
+    """Issue 39, item 11: a results.json whose claim text was ``factorial(factorial(20))`` made
+    ``dpaudit report`` hang, since the whitelisted name was evaluated; now an expression whose
+    evaluation could cost anything is printed as written."""
+    import time
+
+    start = time.perf_counter()
+    math = expression_mathml(text)
+    assert time.perf_counter() - start < 5.0
+    assert math and shown in math[0]
+
+
+def test_claim_math_keeps_sympys_rendering_of_ordinary_claims():
+    assert expression_mathml("x*(alpha/2 - 1/2)")[0].count("<mfrac>") == 2  # 1/2 is a Rational
+    assert "<mn>0.5</mn>" in expression_mathml("x + 0.5")[0]
 
 
 def test_write_html_is_atomic_and_readable(report, tmp_path):

@@ -19,6 +19,10 @@ that number claims *this*, whatever its sampler does.  Three claims (the mechani
   shuffled and balls-and-bins batches (each is a mixture over deterministic assignments, so its
   hockey-stick divergence is at most the deterministic one, by joint convexity), not for
   Poisson.
+* ``"library:method"`` (``"opacus:gdp"``, ``"dp_accounting:rdp"``, …: every name of
+  :data:`dpaudit.claims.accountants.ACCOUNTANTS`) — that library's accountant for Poisson
+  sampling at q = b/n over the T steps, add/remove (:mod:`dpaudit.claims.accountants`): the
+  number a pipeline built on that library reports.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ import sympy as sp
 
 from dpaudit.util import validation
 from dpaudit.claims import GDP, RDP, Claim, claim_expression
+from dpaudit.claims.capabilities import ProfileCurve
+from dpaudit.claims.accountants import ACCOUNTANTS as LIBRARY_ACCOUNTANTS
+from dpaudit.claims.accountants import accountant_claim as library_accountant_claim
 from dpaudit.claims.certificates import load_formula
 
 MTZ_LOG_TERM = load_formula("dpsgd", "mtz_log_term")
@@ -40,7 +47,7 @@ DETERMINISTIC_MU = load_formula("dpsgd", "deterministic_mu")
 ORDERS = tuple(range(2, 257))
 #: dp_accounting's default discretisation of the privacy loss (PLDAccountant)
 PLD_DISCRETIZATION = 1e-4
-ACCOUNTANTS = ("pld", "rdp", "gaussian")
+ACCOUNTANTS = ("pld", "rdp", "gaussian", *LIBRARY_ACCOUNTANTS)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -106,6 +113,24 @@ def dp_accounting_version() -> str:
         return "unknown"
 
 
+@functools.lru_cache(maxsize=16)
+def _composed_pld_accountant(sigma: float, q: float, steps: int, discretization: float):
+    dpa = require_dp_accounting()
+    from dp_accounting.pld import pld_privacy_accountant
+    acc = pld_privacy_accountant.PLDAccountant(
+        dpa.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=discretization)
+    acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), int(steps))
+    return acc
+
+
+@functools.lru_cache(maxsize=4096)
+def pld_accountant_delta(sigma: float, q: float, steps: int, eps: float,
+                         discretization: float = PLD_DISCRETIZATION) -> float:
+    """δ(ε) of the same composed ``PLDAccountant`` (pessimistic), its composition cached."""
+    return float(_composed_pld_accountant(sigma, q, int(steps), discretization)
+                 .get_delta(float(eps)))
+
+
 @functools.lru_cache(maxsize=256)
 def pld_accountant_epsilon(sigma: float, q: float, steps: int, delta: float,
                            discretization: float = PLD_DISCRETIZATION) -> float:
@@ -120,7 +145,7 @@ def pld_accountant_epsilon(sigma: float, q: float, steps: int, delta: float,
 
 
 @dataclass(frozen=True)
-class PLDAccountantClaim(Claim):
+class PLDAccountantClaim(ProfileCurve, Claim):
     """(ε(δ), δ)-DP for every δ, ε(δ) from dp_accounting's PLD accountant (module docstring).
 
     The accountant rounds the privacy loss pessimistically, so its ε(δ) is an upper bound on
@@ -140,6 +165,11 @@ class PLDAccountantClaim(Claim):
             return math.inf
         return pld_accountant_epsilon(self.noise_multiplier, self.sampling_prob, self.steps,
                                       float(delta), self.discretization)
+
+    def delta(self, eps: float) -> float:
+        """δ(ε) of the same accountant (pessimistic: an upper bound)."""
+        return pld_accountant_delta(self.noise_multiplier, self.sampling_prob, self.steps,
+                                    float(eps), self.discretization)
 
     def parameters(self) -> dict:
         return {"noise_multiplier": self.noise_multiplier, "sampling_prob": self.sampling_prob,
@@ -176,6 +206,9 @@ def accountant_claim(accountant: str, *, q: float, sigma: float, steps: int,
         return poisson_rdp_claim(q, sigma, steps)
     if accountant == "gaussian":
         return gaussian_claim(sigma, epochs)
+    if accountant in LIBRARY_ACCOUNTANTS:
+        return library_accountant_claim(accountant, noise_multiplier=sigma, sample_rate=q,
+                                        steps=steps)
     raise ValueError(f"accountant must be one of {', '.join(ACCOUNTANTS)}, got {accountant!r}")
 
 

@@ -4,7 +4,7 @@ search and the float64 representation (:mod:`dpaudit.spec.coverage`).
 ``pairs`` is ``"worst-case"`` (the mechanism's ``worst_case_pairs()``) or an array of
 ``[[audit.pairs]]`` tables (``name``, ``d0``, ``d1``, ``description``).  ``search`` is
 ``true`` (the default: a pair search wherever the mechanism has a dataset space), ``false``,
-or a table ``{ candidates = 16, keep = 2, screen_samples = 20000 }``
+or a table ``{ candidates = 16, keep = 2, screen_samples = 20000, proposals = false }``
 (:class:`~dpaudit.spec.coverage.SearchBudget`).  ``representation`` is ``true`` or ``false``; left
 out, it is on for code that is the implementation and off for dpaudit's own paper families
 (:func:`~dpaudit.spec.coverage.representation_default`).
@@ -17,7 +17,7 @@ from typing import Any
 
 from dpaudit.spec.coverage import SearchBudget, search_budget
 from dpaudit.util.hints import did_you_mean
-from dpaudit.suite.fields import Where, check_keys
+from dpaudit.spec.fields import Where, check_keys
 
 _PAIR_KEYS = {"name", "d0", "d1", "description"}
 
@@ -73,7 +73,8 @@ def parse_search(table: dict, where: Where) -> SearchBudget | None:
         return search_budget(value)
     except (TypeError, ValueError) as exc:
         raise where.error("search", f"true, false or a table {{ candidates = 16, keep = 2, "
-                                    f"screen_samples = 20000 }} ({exc})", value) from None
+                                    f"screen_samples = 20000, proposals = false }} ({exc})",
+                          value) from None
 
 
 def parse_representation(table: dict, where: Where) -> bool | None:
