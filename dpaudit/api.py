@@ -98,7 +98,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     distinguisher: str = "auto", white_box: bool = True,
                     name: str | None = None, backend=None,
                     memory_limit: int | str | None = None, search=True,
-                    representation: bool | None = None, sequential: bool = True,
+                    representation: bool | None = None, floating_point: str = "fail",
+                  sequential: bool = True,
                     power: float | None = DEFAULT_POWER,
                     require_power: bool = False, kind: str = DEFAULT_KIND,
                     options: dict | None = None, claim=None, sweep: dict | None = None,
@@ -133,6 +134,11 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       representation: read the outputs' float64 representation (floating-point leaks);
         None (default): on for a class defined outside dpaudit and for library adapters, off
         for dpaudit's own paper families.
+      floating_point: how a floating-point violation (certified only by an event on the
+        outputs' float64 representation, the value-level bound within the claim) gates the
+        audit: ``"fail"`` (the default: it fails like any violation) or ``"warn"`` (a warning;
+        the audit is judged on its value-level verdict — for code that is not the production
+        sampler).  A value-level violation fails either way.
       sequential, power, require_power: the stopping rule, as a suite's keys
         (:class:`dpaudit.stats.sequential.StoppingRule`): draw in looks and stop once the
         verdict is decided (False: fixed n, all ``samples`` in one look); the power target
@@ -163,7 +169,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
     spec = audit_spec(mechanism, claim=claim, params=params, pairs=pairs, delta=delta,
                       alphas=alphas, samples=samples, expect=expect,
                       distinguisher=distinguisher, white_box=white_box, name=name,
-                      search=search, representation=representation, sequential=sequential,
+                      search=search, representation=representation,
+                      floating_point=floating_point, sequential=sequential,
                       power=power, require_power=require_power, kind=kind, options=options,
                       sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
@@ -177,7 +184,8 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                   workers: int = 1, expect="consistent", distinguisher: str = "auto",
                   name: str | None = None, backend=None,
                   memory_limit: int | str | None = None, search=True,
-                  representation: bool | None = None, sequential: bool = True,
+                  representation: bool | None = None, floating_point: str = "fail",
+                  sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False, kind: str = DEFAULT_KIND,
                   options: dict | None = None, sweep: dict | None = None,
@@ -202,8 +210,8 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
       epsilon: shorthand claim: ε-DP, or (ε, δ)-DP when ``delta`` is a positive number.
       params: keyword arguments of the sampler (:mod:`dpaudit.mechanisms.sampler`); those
         left out take the function's defaults (``result.defaulted_parameters``).
-      delta, samples, confidence, seed, workers, expect, backend, memory_limit, search: as in
-        :func:`audit_mechanism`.
+      delta, samples, confidence, seed, workers, expect, backend, memory_limit, search,
+        floating_point: as in :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
       sequential, power, require_power, kind, options, sweep, note: as for
@@ -224,7 +232,8 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                  else {"notion": "pure-dp", "epsilon": epsilon})
     spec = audit_spec(sampler=sampler, claim=claim, params=params, pairs=pairs, delta=delta,
                       samples=samples, expect=expect, distinguisher=distinguisher, name=name,
-                      search=search, representation=representation, sequential=sequential,
+                      search=search, representation=representation,
+                      floating_point=floating_point, sequential=sequential,
                       power=power, require_power=require_power, kind=kind, options=options,
                       sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,

@@ -81,7 +81,7 @@ def power_warning(evidence, claimed: float, detectable: float) -> str | None:
 
 def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
                    representation: bool | None = None, search=True,
-                   stopping=None) -> StepResult:
+                   stopping=None, floating_point: str = "fail") -> StepResult:
     """Step 4 (see the module docstring)."""
     from dpaudit.audit.single import run_single, single_audit_suite
     from dpaudit.backends.local import LocalBackend
@@ -105,6 +105,7 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
                                             require_power=stopping.require_power)
     suite = single_audit_suite(target, delta=delta, samples=samples, confidence=confidence,
                                seed=seed, search=search, representation=representation,
+                               floating_point=floating_point,
                                caller="dpaudit check", **rule)
     points, info = run_single(suite, LocalBackend(1))
     return judge_black_box(points[0], info, claimed, delta, confidence)
@@ -140,12 +141,24 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
     if failed or not rows:
         return StepResult("black-box", ERROR, "; ".join(failed) or "no test ran",
                           data={"error": "; ".join(failed)}, warnings=warnings)
+    # one verdict per kind of leak: a value-level violation is the headline whenever there is
+    # one (never hidden behind a larger float64 finding); a float finding the audit only warns
+    # about leaves the value-level bound as the headline
+    value_violated = point.value_verdict == "violation"
+    float_found = point.floating_point_finding
+    violated = point.gating_verdict() == "violation"
     best = max(rows, key=lambda r: r["epsilon_lower_bound"])
+    if value_violated or (float_found and not violated):
+        best = max(rows, key=lambda r: (r["value_epsilon_lower_bound"]
+                                        if r["value_epsilon_lower_bound"] is not None
+                                        else r["epsilon_lower_bound"]))
+    by_value = float_found and (value_violated or not violated)  # the value-level headline
+    shown = best["value_epsilon_lower_bound"] if by_value else best["epsilon_lower_bound"]
     powered = [r for r in rows if r["detectable_epsilon"] is not None]
     detectable = min((r["detectable_epsilon"] for r in powered), default=math.inf)
-    violated = point.verdict == "violation"
     tests = len(point.tests)
-    head = (f"certified ε_LB = {fmt(best['epsilon_lower_bound'])} {'>' if violated else '≤'} "
+    what = "value-level ε_LB" if by_value else "certified ε_LB"
+    head = (f"{what} = {fmt(shown)} {'>' if violated else '≤'} "
             f"claimed ε({delta:g}) = {fmt(claimed)} (pair {best['pair']!r}; {tests} test(s), "
             f"budget {point.tests[0].samples} samples per side, confidence {confidence:g} over "
             f"them)")
@@ -159,9 +172,18 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
             "pairs": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows],
             "coverage": None if point.coverage is None else point.coverage.to_json(),
             "family_size": info.family_size,
-            "floating_point": violated and best["floating_point"]}
+            "floating_point": violated and best["floating_point"],
+            "value_verdict": str(point.value_verdict), "floating_point_finding": float_found,
+            "floating_point_gate": point.floating_point_gate}
+    if by_value:
+        fp = next(r for r in rows if r["floating_point"])
+        lines.append(f"floating-point finding{' (a warning)' if not violated else ''}: pair "
+                     f"{fp['pair']!r}, ε_LB {fmt(fp['epsilon_lower_bound'])} on the float64 "
+                     f"outputs, value-level {fmt(fp['value_epsilon_lower_bound'])}; "
+                     f"{fp['floating_point_finding']}")
+        lines.append(f"fix: {FLOAT_FIXES}")
     if violated:
-        if best["floating_point"]:
+        if best["floating_point"] and not value_violated:
             head += (f": the float64 outputs leak (value-level ε_LB "
                      f"{fmt(best['value_epsilon_lower_bound'])}); "
                      f"{best['floating_point_finding']}")

@@ -174,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="black-box step: read the outputs' float64 representation (default: "
                           "on for your code and library adapters, off for dpaudit's own "
                           "families; a suite's representation = true/false)")
+    chk.add_argument("--floating-point", choices=("fail", "warn"), default="fail",
+                     dest="floating_point",
+                     help="black-box step: a finding on the float64 representation alone "
+                          "fails the step (default) or is a warning beside the value-level "
+                          "verdict (a suite's floating_point = \"warn\")")
     _add_prove_parser(sub)
     _add_init_parser(sub)
     add_report_parsers(sub)

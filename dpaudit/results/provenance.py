@@ -90,15 +90,21 @@ class Coverage:
       search: the pair search's budget, None when the point has no search.
       representation: whether the outputs' float64 representation is read.
       note: why only the named pairs were audited, or None.
+      floating_point: how a floating-point violation gates the point, ``fail`` or ``warn``
+        (:data:`dpaudit.spec.coverage.FLOATING_POINT_GATES`).
     """
 
     search: SearchBudget | None
     representation: bool
     note: str | None = None
+    floating_point: str = "fail"
 
     def to_json(self) -> dict:
-        return {"search": None if self.search is None else self.search.to_dict(),
-                "representation": self.representation, "note": self.note}
+        out = {"search": None if self.search is None else self.search.to_dict(),
+               "representation": self.representation, "note": self.note}
+        if self.floating_point != "fail":  # the default is left out: older files read the same
+            out["floating_point"] = self.floating_point
+        return out
 
     @classmethod
     def from_json(cls, data: dict | None) -> "Coverage | None":
@@ -106,7 +112,8 @@ class Coverage:
             return None
         search = data.get("search")
         return cls(search=None if search is None else SearchBudget(**search),
-                   representation=bool(data.get("representation")), note=data.get("note"))
+                   representation=bool(data.get("representation")), note=data.get("note"),
+                   floating_point=data.get("floating_point", "fail"))
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from dpaudit.spec.audit_keys import (PairSpec, parse_pairs, parse_representation,
-                                     parse_search)
-from dpaudit.spec.coverage import SearchBudget
+                                     parse_floating_point, parse_search)
+from dpaudit.spec.coverage import FAIL, SearchBudget
 from dpaudit.spec.fields import (MAX_GRID_VALUES, Sweep, Where, delta_value, is_int,
                                  is_number, parse_sweep, read_min_samples, read_samples,
                                  read_string)
@@ -57,6 +57,7 @@ AUDIT_KEYS: dict[str, str] = {
     "white_box": "add the likelihood-ratio test where the mechanism has a log-density",
     "search": "the pair search of the dataset space: true, false or a budget table",
     "representation": "read the outputs' float64 representation (default: by code)",
+    "floating_point": 'how a float64-representation finding gates: "fail" (default) or "warn"',
     "sequential": "draw in looks and stop when decided (default true)",
     "power": "the power target, a multiple of the claim (default 1.1), or false",
     "require_power": "fail an underpowered certificate (default false)",
@@ -91,6 +92,7 @@ class AuditSpec:
     min_samples: int | None = None  # floor of samples under a scaled-down profile
     search: SearchBudget | None = SearchBudget()  # None: no pair search (dpaudit.spec.coverage)
     representation: bool | None = None  # None: representation_default(mechanism)
+    floating_point: str = FAIL  # a floating-point-only violation fails, or warns (coverage)
     stopping: StoppingRule | None = None  # None: the suite's (dpaudit.spec.stopping_keys)
     kind: str = DEFAULT_KIND  # the audit procedure (dpaudit.audit.procedures)
     options: dict = field(default_factory=dict)  # the procedure's own options (its check())
@@ -121,6 +123,8 @@ class AuditSpec:
             out["min_samples"] = self.min_samples
         if self.representation is not None:
             out["representation"] = self.representation
+        if self.floating_point != FAIL:
+            out["floating_point"] = self.floating_point
         if self.stopping is not None:
             out.update(sequential=self.stopping.sequential,
                        power=False if self.stopping.power is None else self.stopping.power,
@@ -246,6 +250,7 @@ def read_audit(table: dict, where: Where, *, index: int, read_target: Callable[[
         raise where.error("white_box", "true or false", white_box)
     search = parse_search(table, where)
     representation = parse_representation(table, where)
+    floating_point = parse_floating_point(table, where)
     stopping = (parse_stopping(table, where, default_stopping)
                 if STOPPING_KEYS & set(table) else None)
     return AuditSpec(index=index, name=name, mechanism=target.reference, params=dict(params),
@@ -253,7 +258,7 @@ def read_audit(table: dict, where: Where, *, index: int, read_target: Callable[[
                      alphas=alphas, distinguisher=distinguisher, white_box=white_box,
                      sweep=sweep, expects=expects, exact_points=exact_points, target=target,
                      min_samples=min_samples, search=search, representation=representation,
-                     stopping=stopping, kind=kind, options=dict(options))
+                     floating_point=floating_point, stopping=stopping, kind=kind, options=dict(options))
 
 
 __all__ = ["AUDIT_KEYS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "EXPECTATIONS",

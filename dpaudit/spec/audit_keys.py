@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.spec.coverage import SearchBudget, search_budget
+from dpaudit.spec.coverage import FAIL, FLOATING_POINT_GATES, SearchBudget, search_budget
 from dpaudit.util.hints import did_you_mean
 from dpaudit.spec.fields import Where, check_keys
 
@@ -77,6 +77,16 @@ def parse_search(table: dict, where: Where) -> SearchBudget | None:
                           value) from None
 
 
+def parse_floating_point(table: dict, where: Where) -> str:
+    """The audit's ``floating_point`` key: ``"fail"`` (default) or ``"warn"``
+    (:data:`dpaudit.spec.coverage.FLOATING_POINT_GATES`)."""
+    value = table.get("floating_point", FAIL)
+    if value not in FLOATING_POINT_GATES:
+        raise where.error("floating_point", '"fail" (a float64-representation finding fails '
+                                            'the audit) or "warn" (it is a warning)', value)
+    return value
+
+
 def parse_representation(table: dict, where: Where) -> bool | None:
     """The audit's ``representation`` key: True, False, or None when left out (the
     default then depends on the code, :func:`dpaudit.spec.coverage.representation_default`)."""
@@ -86,4 +96,5 @@ def parse_representation(table: dict, where: Where) -> bool | None:
     return value
 
 
-__all__ = ["PairSpec", "parse_pairs", "parse_representation", "parse_search"]
+__all__ = ["PairSpec", "parse_floating_point", "parse_pairs", "parse_representation",
+           "parse_search"]

@@ -136,6 +136,25 @@ FLOAT_FIXES = ("the float64 outputs leak, not the real-valued mechanism: release
                "discretised samplers of OpenDP or Google's library), or set "
                "representation = false to audit the real-valued mechanism")
 
+#: how a *floating-point* violation — certified only by an event on the outputs' float64
+#: representation, the value-level bound within the claim — gates an audit (the
+#: ``floating_point`` key of every route): it fails the audit like any violation (``fail``,
+#: the default), or is reported as a warning beside a passing value-level verdict (``warn``:
+#: for code that is not the production sampler).  A value-level violation fails either way.
+FAIL, WARN = "fail", "warn"
+FLOATING_POINT_GATES = (FAIL, WARN)
 
-__all__ = ["DEFAULT_CANDIDATES", "FLOAT_FIXES", "DEFAULT_KEEP", "NAMED_PAIRS_ONLY", "SearchBudget",
+
+def floating_point_warning(finding: str | None, value_bound: float | None,
+                           claimed: float | None) -> str:
+    """The warning a gated (``warn``) floating-point violation leaves on its test."""
+    value = "?" if value_bound is None else f"{value_bound:.4g}"
+    claim = "?" if claimed is None else f"{claimed:.4g}"
+    return (f"floating-point finding (floating_point = \"warn\": not a failure): the float64 "
+            f"outputs leak — {finding or 'a representation event'}; the value-level "
+            f"ε_LB {value} is within the claim {claim}")
+
+
+__all__ = ["DEFAULT_CANDIDATES", "FAIL", "FLOATING_POINT_GATES", "FLOAT_FIXES", "WARN",
+           "floating_point_warning", "DEFAULT_KEEP", "NAMED_PAIRS_ONLY", "SearchBudget",
            "no_search_reason", "representation_default", "search_budget"]

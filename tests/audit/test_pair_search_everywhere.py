@@ -11,6 +11,7 @@ import pytest
 
 from dpaudit.api import audit_mechanism
 from dpaudit.audit.pair_search import candidate_pairs
+from dpaudit.neighbours.spaces import BoundedRecords
 from dpaudit.spec.coverage import SearchBudget, search_budget
 from dpaudit.suite.spec import SuiteError, parse_suite
 
@@ -108,6 +109,28 @@ def test_proposals_come_first_and_those_the_mechanism_refuses_are_counted():
     assert "proposal" not in {s for s, _ in off}
     # corners, extremes and random pairs keep their names and draws with or without proposals
     assert [p for s, p in off] == [p for s, p in found if s != "proposal"]
+
+
+class _TupleProposals(BoundedRecords):
+    """A space whose proposals are plain (name, d0, d1) tuples, as analytics38's keyed rows
+    return them: the same hook."""
+
+    def proposals(self):
+        return [("one-far-record", [0.0], [0.0, 10.0])]
+
+
+class _TupleSum(BoundedSum):
+    def dataset_space(self):
+        return _TupleProposals(-10.0, 10.0, n_max=6, min_size=1)
+
+
+def test_plain_tuple_proposals_are_the_same_hook():
+    found, _ = candidate_pairs(_TupleSum(), np.random.default_rng(0), 2)
+    source, pair = found[0]
+    assert source == "proposal" and pair.name == "searched-one-far-record"
+    assert (pair.d0, pair.d1) == ([0.0], [0.0, 10.0])
+    name, d0, d1 = BoundedRecords(0.0, 1.0).proposals()[0]  # a Proposal unpacks as the tuple
+    assert isinstance(name, str) and d0 != d1
 
 
 def test_the_proposals_switch_parses_and_round_trips():

@@ -8,7 +8,8 @@ import math
 import pytest
 
 from dpaudit.neighbours.categorical import CategoricalRecords
-from dpaudit.neighbours.proposals import bounded_record_proposals
+from dpaudit.neighbours.proposals import (Proposal, as_proposal, bounded_record_proposals,
+                                          proposals_of)
 from dpaudit.neighbours.spaces import BoundedRecords, QueryAnswers, SingleCategorical
 
 SPACES = [BoundedRecords(0.0, 1.0), BoundedRecords(0, 4, integer=True, min_size=0),
@@ -84,3 +85,13 @@ def test_bounded_record_proposals_respect_the_sizes():
     for p in bounded_record_proposals(0.0, 1.0, (2, 3), True, False):
         if p.inside:
             assert 2 <= len(p.d0) <= 3 and len(p.d1) == len(p.d0) + 1
+
+
+def test_a_space_may_return_plain_tuples():
+    """(name, d0, d1) tuples — the form of another branch's keyed-rows space — read as
+    proposals inside the domain; anything else is one clear error."""
+    assert as_proposal(("x", [0], [0, 1])) == Proposal("x", [0], [0, 1], "x")
+    assert as_proposal(("x", [0], [0, 1], "why")).why == "why"
+    with pytest.raises(ValueError, match="proposals\\(\\) must give"):
+        as_proposal(["x", [0], [0, 1]])
+    assert proposals_of(SingleCategorical(3)) == SingleCategorical(3).proposals()

@@ -201,6 +201,7 @@ class PairAudit(AuditProcedure):
         searched = self.searched(audit, setup)
         return Coverage(search=audit.search if searched else None,
                         representation=bool(setup.representation),
+                        floating_point=audit.floating_point,
                         note=None if searched or setup.error is not None
                         else no_search_reason(setup.searchable, audit.search))
 
