@@ -92,7 +92,7 @@ class AuditResult:
 
 
 def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
-                    delta: float | Iterable[float] = 0.0, alphas: Iterable[float] = (),
+                    delta: float | Iterable[float] | None = None, alphas: Iterable[float] = (),
                     samples: int = DEFAULT_SAMPLES, confidence: float = DEFAULT_CONFIDENCE,
                     seed: int = DEFAULT_SEED, workers: int = 1, expect="consistent",
                     distinguisher: str = "auto", white_box: bool = True,
@@ -116,7 +116,10 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       params: keyword arguments of the class (not with an instance).
       pairs: ``None`` for the mechanism's worst-case pairs, or neighbouring pairs: each a
         ``NeighbourPair``, a ``(d0, d1)`` tuple or a dict with ``d0``, ``d1`` (and ``name``).
-      delta: the δ (or list of δs) at which ε is certified.
+      delta: the δ (or list of δs) at which ε is certified; None (the default, as in every
+        route): the claim's δ — 0 for a claim finite there (pure DP), else the smallest δ
+        its approximate-DP part states, else 1e-6
+        (:func:`dpaudit.claims.audit_delta.claim_audit_delta`).
       alphas: Rényi orders to audit as well (claims with an RDP curve).
       samples, confidence, seed: per side; family-wise over the pairs; the run's seed.
       workers: processes (1: in this process); the numbers do not depend on it.
@@ -179,7 +182,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
                   params: dict | None = None,
-                  delta: float | Iterable[float] = 0.0, samples: int = DEFAULT_SAMPLES,
+                  delta: float | Iterable[float] | None = None,
+                  samples: int = DEFAULT_SAMPLES,
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
                   workers: int = 1, expect="consistent", distinguisher: str = "auto",
                   name: str | None = None, backend=None,

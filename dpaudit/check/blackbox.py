@@ -27,7 +27,6 @@ from dpaudit.check.greybox import format_pair
 from dpaudit.check.result import CONSISTENT, ERROR, SKIPPED, VIOLATION, StepResult
 from dpaudit.util.numbers import format_number as fmt
 from dpaudit.results.power_text import stop_text, underpowered_text
-from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.distinguish.result import EpsilonLowerBound
 from dpaudit.stats.power import samples_to_detect
 
@@ -40,13 +39,12 @@ SELECTION_FRACTION, MAX_SELECTION = 0.2, 1_000_000
 
 
 def audit_delta(claim) -> float:
-    """δ = 0 when the claim is finite there, else the claim's own δ (the smallest δ stated by
-    an approximate-DP part), else 1e-6."""
-    if math.isfinite(claim.epsilon(0.0)):
-        return 0.0
-    stated = [float(c.delta) for c in iter_claims(claim)
-              if isinstance(c, ApproxDP) and 0.0 < c.delta < 1.0]
-    return min(stated) if stated else 1e-6
+    """The δ every route audits a claim at when ``delta`` is left out
+    (:func:`dpaudit.claims.audit_delta.claim_audit_delta`): 0 when the claim is finite there,
+    else its own smallest stated δ, else 1e-6."""
+    from dpaudit.claims.audit_delta import claim_audit_delta
+
+    return claim_audit_delta(claim)
 
 
 def total_samples(certification: int) -> int:
@@ -82,10 +80,9 @@ def power_warning(evidence, claimed: float, detectable: float) -> str | None:
 def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
                    representation: bool | None = None, search=True,
                    stopping=None, floating_point: str = "fail") -> StepResult:
-    """Step 4 (see the module docstring)."""
-    from dpaudit.audit.single import run_single, single_audit_suite
+    """Step 6 (see the module docstring)."""
+    from dpaudit.audit.single import run_single
     from dpaudit.backends.local import LocalBackend
-    from dpaudit.suite.targets import MECHANISM, Target
 
     if claim is None:
         return StepResult("black-box", SKIPPED, "no usable claim (step 1 failed)")
@@ -97,18 +94,30 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
         if not ok:
             return StepResult("black-box", ERROR, f"worst-case pair {p.name!r} is not "
                               f"neighbouring: {why}")
-    delta = audit_delta(claim)
+    delta = audit_delta(claim)  # what the plan resolves the left-out delta to
     claimed = float(claim.epsilon(delta))
+    suite = black_box_suite(mech, samples, seed, confidence, representation=representation,
+                            search=search, stopping=stopping, floating_point=floating_point)
+    points, info = run_single(suite, LocalBackend(1))
+    return judge_black_box(points[0], info, claimed, delta, confidence)
+
+
+def black_box_suite(mech, samples: int, seed: int, confidence: float,
+                    representation: bool | None = None, search=True, stopping=None,
+                    floating_point: str = "fail"):
+    """The suite of one audit the black-box step runs: the audit a suite row, the API and
+    the fixture state with the same keys — ``delta`` left out (the claim's δ, in every
+    route), the same search, representation, stopping rule and float gate."""
+    from dpaudit.audit.single import single_audit_suite
+    from dpaudit.suite.targets import MECHANISM, Target
+
     target = Target(str(mech.name), MECHANISM, "", None, mech)
     rule = {} if stopping is None else dict(sequential=stopping.sequential,
                                             power=stopping.power,
                                             require_power=stopping.require_power)
-    suite = single_audit_suite(target, delta=delta, samples=samples, confidence=confidence,
-                               seed=seed, search=search, representation=representation,
-                               floating_point=floating_point,
-                               caller="dpaudit check", **rule)
-    points, info = run_single(suite, LocalBackend(1))
-    return judge_black_box(points[0], info, claimed, delta, confidence)
+    return single_audit_suite(target, samples=samples, confidence=confidence, seed=seed,
+                              search=search, representation=representation,
+                              floating_point=floating_point, caller="dpaudit check", **rule)
 
 
 def judge_black_box(point, info, claimed: float, delta: float, confidence: float
@@ -191,11 +200,18 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
         else:
             head += ": the mechanism leaks more than claimed"
         return StepResult("black-box", VIOLATION, head, lines, data, warnings=warnings)
-    head += f"; could detect ε ≥ {fmt(detectable)}"
+    # "could detect" is one number per certificate: the headline names whose it is
+    strongest_test = min(powered, key=lambda r: r["detectable_epsilon"]) if powered else None
+    head += (f"; could detect ε ≥ {fmt(detectable)}"
+             + ("" if strongest_test is None or len(rows) < 2
+                else f" (pair {strongest_test['pair']!r}, its most powerful test)"))
     weak = [r for r in rows if r["underpowered"]]
     if weak:
         power = None if point.power is None else point.power.power
-        head += f" — {underpowered_text(claimed, detectable, power)}"
+        weakest = max(weak, key=lambda r: (r["detectable_epsilon"]
+                                           if r["detectable_epsilon"] is not None else math.inf))
+        head += (f" — pair {weakest['pair']!r}: "
+                 f"{underpowered_text(claimed, weakest['detectable_epsilon'], power)}")
         data["underpowered"] = True
         if point.power is not None and point.power.require_power:
             return StepResult("black-box", VIOLATION, head, lines, data, warnings=warnings)

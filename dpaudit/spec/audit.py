@@ -44,7 +44,8 @@ AUDIT_KEYS: dict[str, str] = {
     "kind": "the audit procedure: pair (default), exact-curve, or a plug-in's",
     "options": "the procedure's own options",
     "params": "the mechanism's (or sampler's) keyword arguments",
-    "delta": "a δ in [0, 1) or a list of them: where ε(δ) is certified",
+    "delta": "a δ in [0, 1) or a list of them: where ε(δ) is certified (default: the "
+             "claim's δ — 0 for a claim finite there)",
     "alphas": "Rényi orders α > 1 at which the claim's RDP curve is audited",
     "pairs": '"worst-case" or explicit neighbouring pairs',
     "samples": "per side (the budget of each test)",
@@ -78,6 +79,9 @@ class AuditSpec:
     mechanism: str
     params: dict = field(default_factory=dict)
     deltas: tuple[float, ...] = (0.0,)
+    #: ``delta`` was left out: each point audits at its claim's δ
+    #: (:func:`dpaudit.claims.audit_delta.claim_audit_delta`; ``deltas`` is the placeholder)
+    delta_from_claim: bool = False
     target: Any = None  # None: the registered mechanism named ``mechanism``
     pairs: str | tuple[PairSpec, ...] = "worst-case"
     samples: int = DEFAULT_SAMPLES
@@ -105,7 +109,7 @@ class AuditSpec:
 
         out: dict[str, Any] = {"name": self.name, "kind": self.kind,
                                "options": dict(self.options), "params": dict(self.params),
-                               "delta": list(self.deltas), "pairs": self.pairs,
+                               "pairs": self.pairs,
                                "samples": self.samples, "note": self.note,
                                "alphas": list(self.alphas),
                                "distinguisher": self.distinguisher,
@@ -113,6 +117,8 @@ class AuditSpec:
                                "search": False if self.search is None else {
                                    k: v for k, v in asdict(self.search).items()
                                    if v is not None}}
+        if not self.delta_from_claim:
+            out["delta"] = list(self.deltas)
         if self.sweep is not None:
             out["sweep"] = {self.sweep.parameter: list(self.sweep.values)}
             out["expect"] = list(self.expects)
@@ -140,7 +146,9 @@ class AuditSpec:
 
 
 def _deltas(table: dict, where: Where) -> tuple[float, ...]:
-    raw = table.get("delta", 0.0)
+    raw = table.get("delta")
+    if raw is None:  # left out: the claim's δ, resolved per point when the plan builds it
+        return (0.0,)
     if not isinstance(raw, (list, tuple)):
         return (delta_value(raw, where, "delta"),)
     if not raw:
@@ -221,6 +229,7 @@ def read_audit(table: dict, where: Where, *, index: int, read_target: Callable[[
         raise where.error("params", "a table of mechanism parameters, e.g. { epsilon = 1.0 }",
                           params)
     deltas = _deltas(table, where)
+    delta_from_claim = "delta" not in table or table["delta"] is None
     pairs = _pairs(table, where)
     samples = read_samples(table, "samples", where, default_samples)
     min_samples = read_min_samples(table, where, samples)
@@ -254,7 +263,8 @@ def read_audit(table: dict, where: Where, *, index: int, read_target: Callable[[
     stopping = (parse_stopping(table, where, default_stopping)
                 if STOPPING_KEYS & set(table) else None)
     return AuditSpec(index=index, name=name, mechanism=target.reference, params=dict(params),
-                     deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note,
+                     deltas=deltas, delta_from_claim=delta_from_claim, pairs=pairs,
+                     samples=samples, expect=expect, note=note,
                      alphas=alphas, distinguisher=distinguisher, white_box=white_box,
                      sweep=sweep, expects=expects, exact_points=exact_points, target=target,
                      min_samples=min_samples, search=search, representation=representation,
