@@ -116,7 +116,7 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
 
     tasks = []
     for audit, kind, index, params, expect, setup in planned:
-        if audit.delta_from_claim and setup.claim_delta is not None:  # the claim's δ
+        if audit.uses_claim_delta and setup.claim_delta is not None:  # the claim's δ
             audit = dataclasses.replace(audit, deltas=(setup.claim_delta,))
         sweep = audit.sweep
         stopping = options.stopping(audit.stopping or suite.stopping)

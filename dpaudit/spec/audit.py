@@ -117,7 +117,7 @@ class AuditSpec:
                                "search": False if self.search is None else {
                                    k: v for k, v in asdict(self.search).items()
                                    if v is not None}}
-        if not self.delta_from_claim:
+        if not self.uses_claim_delta:
             out["delta"] = list(self.deltas)
         if self.sweep is not None:
             out["sweep"] = {self.sweep.parameter: list(self.sweep.values)}
@@ -136,6 +136,13 @@ class AuditSpec:
                        power=False if self.stopping.power is None else self.stopping.power,
                        require_power=self.stopping.require_power)
         return out
+
+    @property
+    def uses_claim_delta(self) -> bool:
+        """Whether each point is audited at its claim's δ: ``delta`` was left out and
+        ``deltas`` is still the placeholder (a spec given other deltas, e.g. by
+        :func:`dataclasses.replace`, audits those)."""
+        return self.delta_from_claim and self.deltas == (0.0,)
 
     def points(self) -> list[tuple[int | None, dict, str]]:
         """(sweep index or None, mechanism parameters, expectation) of every audit point."""

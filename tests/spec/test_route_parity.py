@@ -6,6 +6,7 @@ left out is the claim's Î´ in every route: 0 for a pure claim, the claim's own Î
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 
 import pytest
@@ -71,4 +72,7 @@ def test_an_explicit_delta_is_honoured_and_left_out_is_the_claims():
     given = single_audit_suite(gaussian, samples=2000, confidence=0.95, seed=0, delta=0.0,
                                params={"epsilon": 1.0, "delta": 1e-5})
     assert not given.audits[0].delta_from_claim
+    # a spec given other deltas audits those (run_audit re-reads them from keys())
+    moved = dataclasses.replace(left_out.audits[0], deltas=(1e-3,))
+    assert not moved.uses_claim_delta and moved.keys()["delta"] == [1e-3]
     assert {t.deltas for t in plan_suite(given)[0]} == {(0.0,)}
