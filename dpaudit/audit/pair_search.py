@@ -5,7 +5,9 @@ that does not match Δ.  :func:`search_pairs` proposes candidate neighbouring pa
 ``worst_case_pairs()`` and screens them:
 
 * **candidates** — from the mechanism's ``dataset_space()`` (when it declares
-  :class:`~dpaudit.mechanisms.capabilities.SearchableDatasets`): the two corners of its
+  :class:`~dpaudit.mechanisms.capabilities.SearchableDatasets`): first the space's named
+  ``proposals()`` (e.g. :class:`~dpaudit.neighbours.keyed_rows.KeyedRowsSpace`: a user in
+  many partitions, a key only one dataset has; pair names ``searched-<proposal>``), the two corners of its
   parametrisation (all-0 / all-1 vectors: for add/remove spaces the smallest and the largest
   sizes), the two *extreme* pairs — every coordinate at the centre of the space but the last
   at either end (for a space of records: a neutral base dataset and one extreme
@@ -118,7 +120,10 @@ def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget
         return [], 0
     space = mech.dataset_space()
     centre = np.full(space.dimension, 0.5)
-    raw = [("corner", *space.from_vector(np.zeros(space.dimension))),
+    # the space's named proposals first (keyed rows: contribution bounding, partition
+    # selection), then the corners, the extremes and the random pairs
+    raw = [(f"proposal {name}", d0, d1) for name, d0, d1 in space.proposals()]
+    raw += [("corner", *space.from_vector(np.zeros(space.dimension))),
            ("corner", *space.from_vector(np.ones(space.dimension))),
            ("extreme", *space.from_vector(np.concatenate([centre[:-1], [0.0]]))),
            ("extreme", *space.from_vector(np.concatenate([centre[:-1], [1.0]])))]
@@ -134,7 +139,8 @@ def candidate_pairs(mech, rng: np.random.Generator, how_many: int = SearchBudget
         if not mech.check_pair(d0, d1)[0]:
             rejected += 1
             continue
-        name = source.split(" ", 1)[1] if source.startswith("statdp") else f"{source}-{i}"
+        named = source.startswith(("statdp", "proposal"))
+        name = source.split(" ", 1)[1] if named else f"{source}-{i}"
         out.append((source.split(" ")[0], NeighbourPair(f"searched-{name}", d0, d1)))
     return out, rejected
 

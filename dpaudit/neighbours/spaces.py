@@ -66,6 +66,12 @@ class DatasetSpace:
         """A hypothesis strategy of neighbouring pairs ``(d0, d1)``."""
         raise NotImplementedError
 
+    def proposals(self) -> list[tuple[str, list, list]]:
+        """Named pairs ``(name, d0, d1)`` a pair search tries before random ones: the
+        neighbours where implementations are known to break (default: none).  Each is a
+        screened candidate like the random ones (:mod:`dpaudit.audit.pair_search`)."""
+        return []
+
     def relation(self):  # pragma: no cover - abstract
         """The neighbouring relation ``(d0, d1) -> (ok, reason)`` every pair satisfies."""
         raise NotImplementedError

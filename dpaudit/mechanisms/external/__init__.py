@@ -15,11 +15,16 @@ registered, and building one without its library raises
 """
 
 from dpaudit.mechanisms.external import (diffprivlib_mechanisms, diffprivlib_tools,
-                                         opacus_mechanisms, opendp_mechanisms, pydp_mechanisms)
+                                         opacus_mechanisms, opendp_mechanisms,
+                                         pipelinedp_mechanisms, pydp_mechanisms,
+                                         smartnoise_mechanisms, tumult_core_mechanisms)
 
 MECHANISMS = (diffprivlib_mechanisms.MECHANISMS + diffprivlib_tools.MECHANISMS
               + opendp_mechanisms.MECHANISMS
               + pydp_mechanisms.MECHANISMS
-              + opacus_mechanisms.MECHANISMS)
+              + opacus_mechanisms.MECHANISMS
+              + pipelinedp_mechanisms.MECHANISMS
+              + smartnoise_mechanisms.MECHANISMS
+              + tumult_core_mechanisms.MECHANISMS)
 
 __all__ = ["MECHANISMS"]
