@@ -49,6 +49,7 @@ import sympy as sp
 
 from dpaudit.claims import Claim, iter_claims
 from dpaudit.mechanisms.callbacks import CHECKS, checked_method
+from dpaudit.mechanisms.ignored_methods import warn_ignored_methods
 from dpaudit.mechanisms.noise import NOISE_LAWS, Noise
 from dpaudit.mechanisms.output_space import OutputSpace
 from dpaudit.mechanisms.parameters import Parameter, bind_parameters, declared_parameters
@@ -87,11 +88,14 @@ class Mechanism(abc.ABC):
         """Give a class with declared parameters the signature ``Name(epsilon=1.0, …)`` (for
         ``inspect.signature``, ``dpaudit list`` and error messages), and check what its
         ``claim``, ``worst_case_pairs``, ``relation`` and ``dataset_space`` return
-        (:mod:`dpaudit.mechanisms.callbacks`: a wrong type fails naming the method)."""
+        (:mod:`dpaudit.mechanisms.callbacks`: a wrong type fails naming the method); warn
+        once when it defines a capability's method without the capability's mixin
+        (:mod:`dpaudit.mechanisms.ignored_methods`)."""
         super().__init_subclass__(**kwargs)
         for name in CHECKS:
             if name in cls.__dict__:
                 setattr(cls, name, checked_method(name, cls.__dict__[name]))
+        warn_ignored_methods(cls)  # query() without DeterministicQuery &c.: one warning
         declared = declared_parameters(cls)
         cls.__signature__ = None if not declared else inspect.Signature([
             inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=p.default)

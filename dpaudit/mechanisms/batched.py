@@ -132,6 +132,11 @@ def batched_sampler(fn=None, *, copies: int = 256):
     return sampler
 
 
+def _varies(x: np.ndarray) -> bool:
+    """Whether ``x`` holds two different values (a test needs them)."""
+    return x.size > 1 and bool(np.any(x != x[0]))
+
+
 @dataclass(frozen=True)
 class IndependenceCheck:
     """What :func:`check_independence` found.
@@ -204,13 +209,13 @@ def check_independence(fn, dataset, *, copies: int, calls: int, rng: np.random.G
             right.append(block[order[half:2 * half], c])
         a, b = np.concatenate(left), np.concatenate(right)
         finite = np.isfinite(a) & np.isfinite(b)
-        if np.ptp(a[finite], initial=0.0) > 0 and np.ptp(b[finite], initial=0.0) > 0:
+        if _varies(a[finite]) and _varies(b[finite]):
             r = stats.spearmanr(a[finite], b[finite])
             rho.append(float(r.statistic))
             p_rho.append(float(r.pvalue))
         first = np.concatenate([block[:copies // 2, c] for block in blocks])
         second = np.concatenate([block[copies // 2:, c] for block in blocks])
-        if np.ptp(np.concatenate([first, second])) > 0:
+        if _varies(np.concatenate([first, second])):
             p_ks.append(float(stats.ks_2samp(first, second).pvalue))
     return IndependenceCheck(calls=calls, copies=copies, correlation=tuple(rho),
                              p_correlation=tuple(p_rho), p_halves=tuple(p_ks), alpha=alpha)
