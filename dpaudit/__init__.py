@@ -13,7 +13,8 @@ The public API, one name per concept (keywords ``epsilon``, ``delta``, ``samples
   :class:`AuditResult` with a ``verdict``), :func:`check_mechanism` (``dpaudit check``'s four
   steps), :func:`run_suites` (TOML suite files), and the estimators themselves,
   :func:`estimate_epsilon_lower_bound` and :func:`estimate_privacy_curve_lower_bound`;
-  :func:`per_call_sampler` turns a function releasing one output per call into a sampler.
+  :func:`per_call_sampler` turns a function releasing one output per call into a sampler,
+  :func:`batched_sampler` one releasing K independent outputs per call (partitions, groups).
 
 Modules, from the faces down: the CLI (:mod:`dpaudit.cli`), the Python API
 (:mod:`dpaudit.api`) and the pytest plugin; where tasks run (:mod:`dpaudit.backends`); the
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from dpaudit.spec.coverage import SearchBudget
     from dpaudit.mechanisms.float_safe import gaussian_on_grid, laplace_on_grid
     from dpaudit.mechanisms.per_call import per_call_sampler
+    from dpaudit.mechanisms.batched import batched_sampler
     from dpaudit.mechanisms.registry import register
     from dpaudit.neighbours import NeighbourPair, NeighbourRelation
     from dpaudit.results.recorded_warnings import DpauditWarning
@@ -77,6 +79,7 @@ _LAZY = {
     "laplace_on_grid": "dpaudit.mechanisms.float_safe",
     "gaussian_on_grid": "dpaudit.mechanisms.float_safe",
     "per_call_sampler": "dpaudit.mechanisms.per_call",
+    "batched_sampler": "dpaudit.mechanisms.batched",
     "NeighbourPair": "dpaudit.neighbours", "NeighbourRelation": "dpaudit.neighbours",
 }
 
@@ -104,5 +107,6 @@ __all__ = [
     "audit_mechanism", "audit_sampler", "AuditResult", "check_mechanism", "run_suites",
     "estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
     "PrivacyCurveLowerBound", "EpsilonLowerBound", "CertifiedEvent", "DpauditWarning",
-    "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "__version__",
+    "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "batched_sampler",
+    "__version__",
 ]

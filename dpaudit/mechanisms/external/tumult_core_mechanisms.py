@@ -33,7 +33,7 @@ import numpy as np
 from dpaudit.util import validation
 from dpaudit.claims import PureDP, ZCDP
 from dpaudit.mechanisms.base import Parameter
-from dpaudit.mechanisms.external.common import ExternalMechanism, shift_pair
+from dpaudit.mechanisms.external.common import ExternalMechanism, library_version, shift_pair
 from dpaudit.neighbours import NeighbourRelation, linf
 
 
@@ -83,7 +83,10 @@ class TumultNoise(ExternalMechanism):
     def build(self):
         from tmlt.core.measurements import noise_mechanisms
 
-        cls = getattr(noise_mechanisms, self.measurement)
+        cls = getattr(noise_mechanisms, self.measurement, None)
+        if cls is None:  # tmlt.core 0.20.0 removed AddGaussianNoise
+            raise ValueError(f"tmlt.core {library_version(self.library)} has no "
+                             f"{self.measurement}")
         kwargs = {self.noise_keyword: exact(self.params["noise"])}
         if not self.has_domain:
             return cls(**kwargs)
