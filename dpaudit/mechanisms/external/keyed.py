@@ -71,8 +71,6 @@ class KeyedAdapter(ExternalMechanism, SearchableDatasets):
     seedable = False
     #: values released per key (e.g. 1; a tuple of metrics would be more)
     width: ClassVar[int] = 1
-    #: whether the released values are integers (counts, selection indicators)
-    integer_output: ClassVar[bool] = False
     #: whether the library accepts a table with no rows (PipelineDP refuses one)
     accepts_empty: ClassVar[bool] = True
     #: the pair of the proof: which proposal of the dataset space is the named pair
