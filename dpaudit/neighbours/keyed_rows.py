@@ -32,6 +32,9 @@ certified violation came from:
 ``empty-dataset``               D has no rows at all, D′ the added user's one row
 ``extreme-value-small-partition``  one user at the lower bound in key 0, the added user at the
                                 upper bound (a mean of two moves the most)
+``crowded-partition``           (when ``crowd`` > 0) ``crowd`` users in key 0, the added user
+                                joins them: a partition at the edge of private selection or
+                                of a censoring threshold, where keeping it is a coin flip
 ==============================  ==============================================================
 
 Proposals are candidates like any other: :mod:`dpaudit.audit.pair_search` screens them on
@@ -124,6 +127,8 @@ class KeyedRowsSpace(DatasetSpace):
       max_partitions, max_per_partition: the library's contribution bounds L0 and Linf
         (proposals exceed them).
       integer: values are integers (rounded; ``lo``, ``hi`` and the bounds must be integers).
+      crowd: users of the ``crowded-partition`` proposal's key (0: no such proposal); an
+        adapter with private partition selection sets it near its selection threshold.
 
     Parametrisation (``dimension = 2 + 2·users + 1 + 2·rows``): x₀ the number of base users,
     x₁ the direction (which dataset is d0), then (key, value) of each base user's row, the
@@ -140,6 +145,7 @@ class KeyedRowsSpace(DatasetSpace):
     max_partitions: int = 1
     max_per_partition: int = 1
     integer: bool = False
+    crowd: int = 0
 
     name = "keyed-rows"
 
@@ -147,7 +153,8 @@ class KeyedRowsSpace(DatasetSpace):
         for what, value, low in (("keys", self.keys, 2), ("users", self.users, 1),
                                  ("rows", self.rows, 1), ("max_partitions",
                                                           self.max_partitions, 1),
-                                 ("max_per_partition", self.max_per_partition, 1)):
+                                 ("max_per_partition", self.max_per_partition, 1),
+                                 ("crowd", self.crowd, 0)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"keyed rows: {what} must be an integer ≥ {low}, got "
                                  f"{value!r}")
@@ -258,6 +265,9 @@ class KeyedRowsSpace(DatasetSpace):
             ("empty-dataset", [], [[0, 0, hi]]),
             ("extreme-value-small-partition", [[0, 0, lo]], [[1, 0, hi]]),
         ]
+        if self.crowd:
+            out.append(("crowded-partition", [[i, 0, lo] for i in range(self.crowd)],
+                        [[self.crowd, 0, hi]]))
         return [(name, *self._pair(b, added, False)) for name, b, added in out]
 
 

@@ -93,3 +93,11 @@ def test_integer_space_and_bad_spaces():
     with pytest.raises(ValueError, match="integer values need integer bounds"):
         KeyedRowsSpace(integer=True, hi=1.5)
     assert "8 named proposals first" in SPACE.describe()
+
+
+def test_a_crowd_adds_the_partition_at_the_selection_edge():
+    space = KeyedRowsSpace(crowd=6)
+    (name, d0, d1), = [p for p in space.proposals() if p[0] == "crowded-partition"]
+    assert len(d0) == 6 and {r[1] for r in d0 + d1} == {0} and add_remove_user(d0, d1)[0]
+    with pytest.raises(ValueError, match="crowd must be an integer ≥ 0"):
+        KeyedRowsSpace(crowd=-1)

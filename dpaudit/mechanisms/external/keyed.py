@@ -91,12 +91,17 @@ class KeyedAdapter(ExternalMechanism, SearchableDatasets):
         return (int(self.params.get("max_partitions", 1)),
                 int(self.params.get("max_per_partition", 1)))
 
+    def selection_crowd(self) -> int:
+        """Users in one partition at the edge of the library's partition selection or
+        censoring (the ``crowded-partition`` proposal); 0 when every partition is released."""
+        return 0
+
     def dataset_space(self):
         lo, hi = self.value_bounds()
         l0, linf = self.contribution_bounds()
         return KeyedRowsSpace(keys=int(self.params["keys"]), users=4, rows=linf + 2,
                               lo=lo, hi=hi, min_value=lo, max_value=hi, max_partitions=l0,
-                              max_per_partition=linf)
+                              max_per_partition=linf, crowd=self.selection_crowd())
 
     def relation(self):
         l0, linf = self.contribution_bounds()
@@ -105,8 +110,9 @@ class KeyedAdapter(ExternalMechanism, SearchableDatasets):
                                  f"row(s) per partition)", add_remove_user)
 
     def worst_case_pairs(self):
+        wanted = "crowded-partition" if self.selection_crowd() else self.worst_case_proposal
         for name, d0, d1 in self.dataset_space().proposals():
-            if name == self.worst_case_proposal:
+            if name == wanted:
                 return [NeighbourPair(name, d0, d1, f"the dataset space's proposal {name}")]
         raise ValueError(f"{self.name}: no proposal {self.worst_case_proposal!r}")
 

@@ -127,6 +127,23 @@ class PipelineDPMechanism(KeyedAdapter):
     def _accountant_after_one_call(self):
         return self.run([(0, 0, float(self.params["min_value"]))], 1)[0]
 
+    def selection_crowd(self) -> int:
+        """Private partitions: the n at which PipelineDP's truncated-geometric selection (PyDP's
+        ``probability_of_keep``, at the ε and δ its accountant gives selection) first keeps a
+        partition with probability ≥ ½, minus one — so the added user decides it."""
+        if self.params["public"]:
+            return 0
+        from pydp.algorithms import partition_selection
+
+        spec = next(s for s in self._accountant_after_one_call().mechanism_specs
+                    if s.mechanism_type.name == "TRUNCATED_GEOMETRIC")
+        strategy = partition_selection.create_truncated_geometric_partition_strategy(
+            float(spec.eps), float(spec.delta), int(self.params["max_partitions"]))
+        n = 1
+        while strategy.probability_of_keep(n + 1) < 0.5 and n < 10_000:
+            n += 1
+        return n
+
     def claim(self):
         specs = self._accountant_after_one_call().mechanism_specs
         eps = sum(float(s.eps) for s in specs)

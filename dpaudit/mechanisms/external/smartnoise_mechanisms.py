@@ -75,6 +75,16 @@ class SmartNoiseMechanism(KeyedAdapter):
         m = int(self.params["max_ids"])
         return m, m  # max_ids bounds a user's rows, across and within groups
 
+    def selection_crowd(self) -> int:
+        """Censored: the users one key needs so that one more puts its expected noisy count
+        at SmartNoise's threshold τ = max_ids·(1 − ln(2δ/max_ids)/ε) (its own formula)."""
+        if not self.params["censor_dims"]:
+            return 0
+        m, eps, delta = (int(self.params["max_ids"]), float(self.params["epsilon"]),
+                         float(self.params["delta"]))
+        tau = m * (1 - math.log(2 * delta / m) / eps)
+        return max(1, math.ceil(tau / m) - 1)
+
     def check_parameters(self) -> None:
         if not self.params["lower"] < self.params["upper"]:
             raise ValueError(f"{self.name}: lower must be < upper")
