@@ -44,7 +44,7 @@ ADAPTERS = [
 #: the float-safe primitives of part 3: (adapter, params, δ, samples per side)
 FLOAT_SAFE = [("pipelinedp-count", {"copies": 500}, 0.0, 5000),
               ("tumult-laplace", {}, 0.0, 2000), ("tumult-geometric", {}, 0.0, 2000),
-              ("smartnoise-sum", {"keys": 2, "copies": 500}, 1e-6, 2000)]
+              ("smartnoise-sum", {"keys": 2, "copies": 500}, 1e-6, 1000)]
 
 
 def _load() -> str:

@@ -35,10 +35,19 @@ class EnvironmentUnavailable(RuntimeError):
     """pip could not build the environment (the message ends with pip's last line)."""
 
 
+#: what the tests run inside an environment besides dpaudit's dependencies: pytest (the
+#: mechanism contract of tests/mechanisms/test_mechanism_contract.py), from the test extra
+TEST_TOOLS = ("pytest",)
+
+
 def requirements(extra: str) -> list[str]:
-    """dpaudit's runtime dependencies and the pins of ``extra`` (pyproject.toml)."""
+    """dpaudit's runtime dependencies, pytest as the test extra pins it, and the pins of
+    ``extra`` (pyproject.toml)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return list(project["dependencies"]) + list(project["optional-dependencies"][extra])
+    tools = [r for r in project["optional-dependencies"]["test"]
+             if r.split(">")[0].split("=")[0].strip() in TEST_TOOLS]
+    return (list(project["dependencies"]) + tools
+            + list(project["optional-dependencies"][extra]))
 
 
 def environment(extra: str) -> Path:
@@ -74,6 +83,13 @@ def environment(extra: str) -> Path:
         build.rename(target)
         (target / "ok").write_text("\n".join(reqs) + "\n")
     return python
+
+
+def contract(python: Path, adapters: str) -> subprocess.CompletedProcess:
+    """tests/mechanisms/test_mechanism_contract.py for the adapters matching ``adapters`` (a
+    pytest ``-k`` expression), run by pytest inside the environment of ``python``."""
+    return run(python, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                        "tests/mechanisms/test_mechanism_contract.py", "-k", adapters])
 
 
 def run(python: Path, args: list[str], timeout: float = 600,

@@ -11,13 +11,16 @@ class naming them all, e.g.::
     class MyMean(DeterministicQuery, Mechanism) declares it (dpaudit.mechanisms.capabilities)
 
 Only functions and properties defined in the class's own body count (an inherited method was
-reported on the class that defined it), and only the names of :data:`METHODS`.
+reported on the class that defined it), only the names of :data:`METHODS`, and only when the
+method can be called as the capability calls it (``query(dataset)``, ``noise()``, …): a helper
+that happens to be named ``noise(total, n, rng)`` is something else and is left alone.
 :func:`missing_capability` gives the same fact as a sentence for a check that cannot run
 (``dpaudit check``'s grey-box step: "defines query() but does not inherit DeterministicQuery").
 """
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 from dpaudit.mechanisms.capabilities import (CalibratedNoise, DeterministicQuery, GreyBoxQuery,
@@ -29,9 +32,27 @@ METHODS: dict[str, type] = {"query": DeterministicQuery, "sensitivity": GreyBoxQ
                             "noise": CalibratedNoise}
 
 
+#: method name → the positional arguments (besides self) the capability passes
+ARGUMENTS = {"query": 1, "sensitivity": 0, "dataset_space": 0, "log_density": 2, "noise": 0}
+
+
 def _defines(cls, name: str) -> bool:
+    """``cls``'s body defines ``name`` as a property or as a function callable with the
+    capability's arguments."""
     value = vars(cls).get(name)
-    return callable(value) and not isinstance(value, type) or isinstance(value, property)
+    if isinstance(value, property):
+        return True
+    if not callable(value) or isinstance(value, type):
+        return False
+    try:
+        params = list(inspect.signature(value).parameters.values())[1:]  # without self
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    return len(required) <= ARGUMENTS[name] <= len(positional)
 
 
 def ignored_methods(cls) -> list[tuple[str, type]]:

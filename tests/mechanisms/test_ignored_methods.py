@@ -41,6 +41,8 @@ def test_declared_capabilities_and_parameters_do_not_warn():
         warnings.simplefilter("error")
         _make("Fine", (DeterministicQuery, Mechanism), query=lambda self, d: 0.0)
         _make("Param", (Mechanism,), noise="laplace")  # a plain attribute, not a method
+        # a helper that happens to be named noise(total, n, rng) is not CalibratedNoise's
+        _make("Helper", (Mechanism,), noise=lambda self, total, n, rng: total)
 
 
 def test_log_density_and_noise_are_named_too():

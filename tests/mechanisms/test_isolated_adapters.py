@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from tests.isolated import EnvironmentUnavailable, environment, run
+from tests.isolated import EnvironmentUnavailable, contract, environment, run
 
 pytestmark = pytest.mark.slow
 
@@ -48,6 +48,8 @@ def test_smartnoise_claims_and_suite(tmp_path):
     python = _python("smartnoise")
     done = run(python, ["-c", CLAIMS_SN])
     assert done.stdout.strip() == "ok snsql", done.stderr[-3000:]
+    checked = contract(python, "smartnoise")
+    assert checked.returncode == 0 and "3 passed" in checked.stdout, checked.stdout[-3000:]
     _suite(python, "smartnoise", tmp_path)
 
 
@@ -66,6 +68,8 @@ def test_tumult_claims_and_suite(tmp_path):
     python = _python("tumult")
     done = run(python, ["-c", CLAIMS_TM])
     assert done.stdout.strip() == "0.19.1", done.stderr[-3000:]
+    checked = contract(python, "tumult")
+    assert checked.returncode == 0 and "4 passed" in checked.stdout, checked.stdout[-3000:]
     _suite(python, "tumult", tmp_path)
 
 
