@@ -7,8 +7,8 @@ that does not match Δ.  :func:`search_pairs` proposes candidate neighbouring pa
 * **candidates** — from the mechanism's ``dataset_space()`` (when it declares
   :class:`~dpaudit.mechanisms.capabilities.SearchableDatasets`): first the space's named
   ``proposals()`` (e.g. :class:`~dpaudit.neighbours.keyed_rows.KeyedRowsSpace`: a user in
-  many partitions, a key only one dataset has; pair names ``searched-<proposal>``), the two corners of its
-  parametrisation (all-0 / all-1 vectors: for add/remove spaces the smallest and the largest
+  many partitions, a key only one dataset has; pair names ``searched-<proposal>``), then the
+  two corners of its parametrisation (all-0 / all-1 vectors: for add/remove spaces the smallest and the largest
   sizes), the two *extreme* pairs — every coordinate at the centre of the space but the last
   at either end (for a space of records: a neutral base dataset and one extreme
   added or replacing record, the pair that exposes clipping bugs) — and ``candidates``

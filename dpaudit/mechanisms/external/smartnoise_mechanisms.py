@@ -59,7 +59,8 @@ class SmartNoiseMechanism(KeyedAdapter):
     epsilon = Parameter(1.0, validation.positive, "Privacy(epsilon=...)")
     delta = Parameter(1e-6, validation.delta, "Privacy(delta=...)")
     max_ids = Parameter(1, validation.positive_int, "max_ids: rows kept per user")
-    censor_dims = Parameter(False, _flag, "censor_dims: drop groups below the threshold")
+    censor_dims = Parameter(True, _flag, "censor_dims: drop groups below the threshold "
+                            "(SmartNoise's default: true)")
     lower = Parameter(0.0, validation.number, "the value column's lower bound")
     upper = Parameter(1.0, validation.number, "the value column's upper bound")
 
