@@ -17,6 +17,9 @@ adapter                               measurement                   claim (priva
 ``tumult-gaussian`` (``integer``)     ``AddGaussianNoise``          ρ = d_in² / 2σ² (zCDP)
 ====================================  ============================  =====================
 
+tmlt.core 0.20.0 takes float inputs only in ``AddLaplaceNoise`` and ``AddGaussianNoise``
+(``integer = true`` is then refused, one line naming the library's message).
+
 **Claim**: the measurement's own ``privacy_function(d_in)`` (an exact rational), read as ε-DP
 for ``PureDP`` and ρ-zCDP for ``RhoZCDP``.  **Relation**: ``AbsoluteDifference`` with
 ``d_in = sensitivity``: the input value moves by at most that (Tumult's input metric).
@@ -84,7 +87,7 @@ class TumultNoise(ExternalMechanism):
         from tmlt.core.measurements import noise_mechanisms
 
         cls = getattr(noise_mechanisms, self.measurement, None)
-        if cls is None:  # tmlt.core 0.20.0 removed AddGaussianNoise
+        if cls is None:  # a tmlt.core without this measurement
             raise ValueError(f"tmlt.core {library_version(self.library)} has no "
                              f"{self.measurement}")
         kwargs = {self.noise_keyword: exact(self.params["noise"])}
