@@ -88,7 +88,7 @@ def test_shipped_pipelinedp_suite_meets_its_expectations_at_quick_profile(pdp):
     from dpaudit.api import run_suites
     from dpaudit.results.records import exit_status
 
-    run = run_suites(["audits/external/pipelinedp.toml"], profile="quick", workers=1)
+    run = run_suites(["audits/external/pipelinedp.toml"], profile="quick", workers=2)
     assert exit_status(run) == 0, [(o.audit, o.verdict) for o in run.outcomes
                                    if not o.met_expectation]
     searched = [r for r in run.records if str((r.pair or {}).get("name", "")).startswith(
