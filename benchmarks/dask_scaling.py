@@ -242,9 +242,9 @@ def main(argv=None) -> int:
     pair_table = markdown_table(["pair", "pool wall s", "Dask wall s", "Dask / pool",
                                  "pool CPU s", "Dask CPU s", "Dask / pool (CPU)"], pair_rows)
 
-    cert_info = large_record.certificate
-    n_cert = cert_info["certification_samples"]
-    selection = cert_info["selection_seconds"]
+    cert_info = large_record.black_box
+    n_cert = cert_info.certification_samples
+    selection = cert_info.selection_seconds
     per_sample = (large_seconds - selection) * 2 / (2 * n_cert)  # worker-seconds per sample
     mem_rows = [[addr.rsplit(":", 1)[-1], memory["small"][addr]["VmHWM"] / 1024,
                  memory["large"][addr]["VmHWM"] / 1024] for addr in sorted(memory["large"])

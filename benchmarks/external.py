@@ -51,9 +51,9 @@ def audit_section(args):
         if r.notion != "dp":
             continue
         mech = create_mechanism(r.mechanism, **r.parameters)
-        event = (r.certificate or {}).get("event", "")
+        event = getattr(r.black_box, "event", "")
         rows.append([f"{mech.library} {library_version(mech.library)}", r.audit,
-                     r.pair.get("name", "") if isinstance(r.pair, dict) else r.pair,
+                     r.pair_name or "",
                      r.claimed_epsilon, r.epsilon_lower_bound, r.verdict, r.expect,
                      "✓" if r.met_expectation else "✗", r.samples, r.seconds,
                      "yes" if r.warnings else "", event[:70]])

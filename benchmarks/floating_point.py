@@ -138,9 +138,10 @@ def _audit(name, params, samples, seed):
         claim.parameters().get("delta") or 1e-3)
     result = audit_mechanism(name, params=params, samples=samples, seed=seed, white_box=False,
                              delta=delta)
-    best = max((r for r in result.records if r.certificate), key=lambda r: r.epsilon_lower_bound)
-    cert = best.certificate
-    return result.verdict, result.epsilon_lower_bound, cert.get("floating_point"), cert["event"]
+    best = max((r for r in result.records if r.black_box is not None),
+               key=lambda r: r.epsilon_lower_bound)
+    cert = best.black_box
+    return result.verdict, result.epsilon_lower_bound, cert.floating_point, cert.event
 
 
 def _selection_overhead(samples, seeds):

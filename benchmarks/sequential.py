@@ -109,8 +109,8 @@ def _summary(path: Path) -> dict:
             powered += r.underpowered is False
     drawn = 0
     for r in tests.values():
-        per_side = r.sequential["drawn"] if r.sequential else r.samples
-        drawn += per_side * (2 if r.white_box_certificate is not None else 1)
+        per_side = r.sequential.drawn if r.sequential else r.samples
+        drawn += per_side * (2 if r.white_box is not None else 1)
     return {"drawn": drawn, "met": sum(r.met_expectation for r in records),
             "records": len(records), "consistent": consistent, "powered": powered,
             "verdicts": {(r.suite_file, r.audit, str(r.parameters), r.pair_index,

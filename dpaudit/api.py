@@ -32,6 +32,7 @@ from dpaudit.results.records import AuditOutcome, CertificateRecord, SuiteSummar
 from dpaudit.results.run import AuditRun
 from dpaudit.util.stopping import stop_status
 from dpaudit.suite.spec import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED
+from dpaudit.spec.kinds import DEFAULT_KIND
 from dpaudit.suite.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_template
 
 
@@ -99,9 +100,10 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     memory_limit: int | str | None = None, search=True,
                     representation: bool | None = None, sequential: bool = True,
                     power: float | None = DEFAULT_POWER,
-                    require_power: bool = False) -> AuditResult:
-    """Audit a mechanism against its own claim: its named pairs, a pair search of its
-    dataset space, and — for code that is the implementation — its outputs' float64
+                    require_power: bool = False, kind: str = DEFAULT_KIND,
+                    options: dict | None = None, claim=None) -> AuditResult:
+    """Audit a mechanism against its own claim (or ``claim``): its named pairs, a pair search
+    of its dataset space, and — for code that is the implementation — its outputs' float64
     representation (:mod:`dpaudit.spec.coverage`), exactly as ``dpaudit run`` audits a suite.
 
     Args:
@@ -133,6 +135,15 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
         verdict is decided (False: fixed n, all ``samples`` in one look); the power target
         (a consistent ε(δ) certificate whose detectable ε exceeds ``power`` × its claim is
         *underpowered*; None: no target); whether an underpowered certificate fails.
+      kind, options: the kind of audit and its own options, as a suite's ``kind`` and
+        ``options`` keys (:mod:`dpaudit.audit.procedures`: ``"pair"``, the default, the
+        two-sample audit; ``"exact-curve"``, the claim against each pair's exact or bracketed
+        curve, no sampling; or a plug-in's).
+      claim: a claim to judge the mechanism against instead of its own — a
+        :class:`~dpaudit.claims.base.Claim` or a claim table
+        (:mod:`dpaudit.claims.tables`: ``{"notion": "pure-dp", "epsilon": 1.0}``,
+        ``{"accountant": "opacus:rdp", …}``; numbers it leaves out come from ``params``), as
+        a suite's ``claim`` key.
 
     Returns:
       An :class:`AuditResult`.
@@ -141,17 +152,24 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       ValueError: a bad argument, a mechanism that cannot be loaded or built.
       dpaudit.backends.BackendError: the backend cannot be set up (an unreachable scheduler).
     """
+    stated = None if claim is None else claim_template(claim)
     if isinstance(mechanism, str):
-        target = Target(mechanism, MECHANISM, str(Path.cwd()) if ":" in mechanism else "")
+        target = Target(mechanism, MECHANISM, str(Path.cwd()) if ":" in mechanism else "",
+                        stated)
     else:
         cls = mechanism if isinstance(mechanism, type) else type(mechanism)
         target = Target(getattr(cls, "name", None) or cls.__qualname__, MECHANISM, "",
-                        None, mechanism)
+                        stated, mechanism)
     params = dict(params or {})
     target.build(params).claim()  # fail here, with a clear message, rather than per task
-    return _run(target, params, pairs, delta, alphas, samples, confidence, seed, workers,
-                expect, distinguisher, white_box, name, backend, memory_limit, search,
-                representation, StoppingRule(sequential, power, require_power))
+    return _run(target, params=params, workers=workers, backend=backend,
+                memory_limit=memory_limit,
+                audit=dict(pairs=pairs, delta=delta, alphas=alphas, samples=samples,
+                           confidence=confidence, seed=seed, expect=expect,
+                           distinguisher=distinguisher, white_box=white_box, name=name,
+                           search=search, representation=representation,
+                           stopping=StoppingRule(sequential, power, require_power),
+                           kind=kind, options=options))
 
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
@@ -163,7 +181,8 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                   memory_limit: int | str | None = None,
                   representation: bool | None = None, sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
-                  require_power: bool = False) -> AuditResult:
+                  require_power: bool = False, kind: str = DEFAULT_KIND,
+                  options: dict | None = None) -> AuditResult:
     """Audit a plain sampler ``sampler(dataset, n, rng, **params) -> n outputs`` against a
     claim, on its pairs and — by default — on its outputs' float64 representation: the
     sampler is the code you ship.  A sampler has no dataset space, so only the given pairs
@@ -186,7 +205,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
-      sequential, power, require_power: the stopping rule, as for :func:`audit_mechanism`.
+      sequential, power, require_power, kind, options: as for :func:`audit_mechanism`.
 
     Returns:
       An :class:`AuditResult`.
@@ -216,23 +235,25 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         check_sampler(sampler, label)
         target = Target(label, SAMPLER, "", claim, sampler)
     target.build(params)  # loads, checks the signature, the params and the claim
-    return _run(target, params, pairs, delta, (), samples, confidence, seed, workers, expect,
-                distinguisher, False, name, backend, memory_limit, False, representation,
-                StoppingRule(sequential, power, require_power))
+    return _run(target, params=params, workers=workers, backend=backend,
+                memory_limit=memory_limit,
+                audit=dict(pairs=pairs, delta=delta, samples=samples, confidence=confidence,
+                           seed=seed, expect=expect, distinguisher=distinguisher,
+                           white_box=False, name=name, search=False,
+                           representation=representation,
+                           stopping=StoppingRule(sequential, power, require_power),
+                           kind=kind, options=options))
 
 
-def _run(target: Target, params, pairs, delta, alphas, samples, confidence, seed, workers,
-         expect, distinguisher, white_box, name, backend=None, memory_limit=None, search=True,
-         representation=None, stopping: StoppingRule = StoppingRule()) -> AuditResult:
+def _run(target: Target, *, params: dict, workers, backend, memory_limit,
+         audit: dict) -> AuditResult:
+    """Run the suite of one audit of ``target`` (``audit``: the keyword arguments of
+    :func:`~dpaudit.audit.single.single_audit_suite`) on the backend the caller chose."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers: expected a positive integer, got {workers!r}")
     options = RunOptions(memory_limit=memory_limit)
-    suite = single_audit_suite(target, params=params, pairs=pairs, delta=delta, alphas=alphas,
-                               samples=samples, confidence=confidence, seed=seed,
-                               expect=expect, distinguisher=distinguisher,
-                               white_box=white_box, name=name,
-                               memory_limit=options.memory_limit, search=search,
-                               representation=representation, stopping=stopping)
+    suite = single_audit_suite(target, params=params, memory_limit=options.memory_limit,
+                               **audit)
     runner, owned = resolve_backend(backend, workers)
     try:
         points, info = run_single(suite, runner, options)

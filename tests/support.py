@@ -58,3 +58,57 @@ def without_timings(value):
 REPO = Path(__file__).resolve().parents[1]
 #: committed data files the tests read (old results.json documents)
 TEST_DATA = REPO / "tests" / "data"
+
+
+from dataclasses import dataclass as _dataclass  # noqa: E402
+
+from dpaudit.evidence.base import Evidence  # noqa: E402
+
+
+@_dataclass(frozen=True)
+class FakeEvidence(Evidence):
+    """Evidence with a given bound, role and power, for tests of what reads evidence
+    (verdicts, power, renderers) without running an estimator."""
+
+    kind = "test-fake"
+
+    value: float
+    who: str = "black-box"
+    detectable: float | None = None
+
+    @property
+    def bound(self) -> float:
+        return self.value
+
+    @property
+    def role(self) -> str:
+        return self.who
+
+    def detectable_epsilon(self, claimed):
+        return self.detectable
+
+    def describe(self) -> str:
+        return f"fake evidence {self.value}"
+
+    def to_json(self, shared=None) -> dict:
+        from dpaudit.util.jsonable import to_jsonable
+
+        return {"kind": self.kind, "value": to_jsonable(self.value), "who": self.who,
+                "detectable": to_jsonable(self.detectable)}
+
+    @classmethod
+    def from_json(cls, data, shared=None):
+        detectable = data["detectable"]
+        return cls(float(data["value"]), data["who"],
+                   None if detectable is None else float(detectable))
+
+
+def evidence(black: float | None, white: float | None = None,
+             detectable: float | None = None) -> tuple:
+    """(black-box, white-box) fake evidence of the given bounds (None: absent)."""
+    out = []
+    if black is not None:
+        out.append(FakeEvidence(black, "black-box", detectable))
+    if white is not None:
+        out.append(FakeEvidence(white, "white-box", detectable))
+    return tuple(out)

@@ -17,14 +17,17 @@ whose layers import only downwards (an arrow: "may import")::
       ↓              dpaudit.pytest_plugin: nothing below imports them
     backends         where tasks execute (local pool, Dask): they run audit's tasks
       ↓
-    audit            plan → execute one task → run       report   renders results only,
+    audit            plan (procedures) → task.run → run   report   renders results only,
       ↓                knows no backend, no renderer        ↓        knows no audit
     results, suite   the run's typed hierarchy; TOML → Suite (neither imports the other)
       ↓              check (``dpaudit check``) sits just below the faces: its black-box
                      step runs the pipeline's audit of one mechanism (as every route does),
                      so it may import suite, audit, results and backends, never report
-    distinguish, mechanisms
-      ↓              the evidence and the mechanisms: nothing of the pipeline above them
+    distinguish, mechanisms, conformance
+      ↓              the distinguishers, the mechanisms, and conformance (accountants against
+                     exact curves, reading claims and exact): nothing of the pipeline above
+    evidence         typed evidence (the Evidence ABC, exact curves, the verdict vocabulary):
+      ↓              what every kind of audit ends in; it reads statistics and utilities only
     claims, stats, neighbours
       ↓              claims nothing of proofs (the derivations check the claims, not the
     exact            other way round); exact curves import nothing of dpaudit's layers
@@ -140,14 +143,25 @@ CONTRACTS: dict[str, tuple[str, ...]] = {
     "dpaudit.spec":        tuple(p for p in PIPELINE if p != "dpaudit.spec") + ("dpaudit.check",),
     "dpaudit.distinguish": PIPELINE + ("dpaudit.check",),
     "dpaudit.mechanisms":  PIPELINE + ("dpaudit.check",),
-    "dpaudit.claims":      PIPELINE + ("dpaudit.check",) + EVIDENCE + ("proofs", "dpaudit.proofs"),
-    "dpaudit.stats":       PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",),
-    "dpaudit.neighbours":  PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",),
-    "dpaudit.exact":       PIPELINE + ("dpaudit.check",) + EVIDENCE + ("dpaudit.claims",
-                                                                        "dpaudit.stats",
-                                                                        "dpaudit.neighbours"),
+    # accountants and calibration against the exact curves: claims and exact, nothing above
+    "dpaudit.conformance": PIPELINE + ("dpaudit.check",) + EVIDENCE,
+    # typed evidence: below the distinguishers and mechanisms that produce it, above the
+    # statistics it is computed with
+    "dpaudit.evidence":    PIPELINE + ("dpaudit.check", "dpaudit.conformance") + EVIDENCE + (
+        "dpaudit.claims", "dpaudit.neighbours", "dpaudit.exact", "proofs", "dpaudit.proofs"),
+    "dpaudit.claims":      PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + (
+        "proofs", "dpaudit.proofs"),
+    "dpaudit.stats":       PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + ("dpaudit.claims",),
+    "dpaudit.neighbours":  PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + ("dpaudit.claims",),
+    "dpaudit.exact":       PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + (
+        "dpaudit.claims", "dpaudit.stats", "dpaudit.neighbours"),
     # the bottom: utilities with no audit knowledge import nothing else of dpaudit
-    "dpaudit.util":        PIPELINE + ("dpaudit.check",) + EVIDENCE + (
+    "dpaudit.util":        PIPELINE + ("dpaudit.check", "dpaudit.evidence",
+                                       "dpaudit.conformance") + EVIDENCE + (
         "dpaudit.claims", "dpaudit.stats", "dpaudit.neighbours", "dpaudit.exact",
         "dpaudit.proofs", "dpaudit.version"),
 }

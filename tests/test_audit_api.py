@@ -48,13 +48,13 @@ def test_a_users_class_is_audited_on_its_doubles_by_default():
     leaky = audit_mechanism(Counting, params={"epsilon": 1.0}, samples=20_000)
     assert leaky.verdict == "violation"
     point = leaky.points[0]
-    assert point.coverage["representation"] is True
+    assert point.coverage.representation is True
     worst = max((c for _, c in point.certificates()), key=lambda c: c.epsilon_lower_bound)
     assert worst.floating_point and worst.value_epsilon_lower_bound <= 1.0
     assert "FLOATING-POINT VIOLATION" in leaky.explain()
     assert "laplace_on_grid" in leaky.explain()
     # the same class without a dataset space says only its named pair was audited
-    assert "only the named pairs were audited" in point.coverage["note"]
+    assert "only the named pairs were audited" in point.coverage.note
     assert "only the named pairs were audited" in leaky.explain()
 
 

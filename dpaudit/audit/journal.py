@@ -1,6 +1,6 @@
 """The run journal: what lets an interrupted run be resumed with the same numbers.
 
-While a run goes, every finished test (one :class:`~dpaudit.audit.plan.Task`'s
+While a run goes, every finished test (one :class:`~dpaudit.audit.procedures.base.Task`'s
 :class:`~dpaudit.results.hierarchy.TestResult`: its certificates and its figure data) is
 appended to the journal as one JSON line, flushed and ``fsync``\\ ed, after a header line
 holding the run's :class:`RunFingerprint`.  The journal therefore survives anything that stops
@@ -11,7 +11,7 @@ other options, another dpaudit, or other code behind a ``file.py:Class`` / ``mod
 the suites name: numbers would mix), and runs only the tests it does not hold.  It trusts no
 entry as written: an entry whose digest does not match its content is damaged (it and the
 lines after it run again), and one whose result does not fit its planned task (seed, samples,
-pair, the δ and α of each certificate: :meth:`dpaudit.audit.plan.Task.matches`) runs again.
+pair, the δ and α of each certificate: :meth:`dpaudit.audit.procedures.base.Task.matches`) runs again.
 Every test's seed is a function of its suite seed and its name alone
 (:func:`dpaudit.audit.plan.task_seed`) and the Bonferroni family of a suite is fixed by its
 plan, so a resumed run writes exactly the records an uninterrupted run writes (timings aside).
@@ -30,17 +30,18 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from dpaudit.audit.plan import Task
+from dpaudit.audit.procedures.base import Task
 from dpaudit.util.jsonable import loads_json
 from dpaudit.results.hierarchy import TestResult
 from dpaudit.results.options import RunOptions
 
 #: the journal's file name inside a run's output directory
 JOURNAL_NAME = ".dpaudit-journal.jsonl"
-#: 3: an entry holds the test's result (:meth:`~dpaudit.results.hierarchy.TestResult.to_json`)
-#: and its digest (:func:`entry_digest`), the fingerprint the suites' code; a journal of an
+#: 4: an entry holds the test's result as results.json's tree holds it, with typed evidence
+#: (:meth:`~dpaudit.results.hierarchy.TestResult.to_json`, its bulky values inline), and its
+#: digest (:func:`entry_digest`); the fingerprint holds the suites' code.  A journal of an
 #: earlier format is refused as another run's
-JOURNAL_FORMAT = 3
+JOURNAL_FORMAT = 4
 
 
 class ResumeError(ValueError):
@@ -49,19 +50,13 @@ class ResumeError(ValueError):
 
 
 def test_key(task: Task) -> str:
-    """The journal key of a task: suite file, audit, sweep point and pair, by position and by
-    name (positions alone would survive an edit the fingerprint catches anyway)."""
+    """The journal key of a task: suite file, audit, sweep point and test, by position and by
+    name (:attr:`~dpaudit.audit.procedures.base.Task.label`: the pair's name, ``search#k`` for
+    the searched test of rank k; positions alone would survive an edit the fingerprint catches
+    anyway)."""
     sweep = "" if task.sweep_index is None else f"@{task.sweep_index}"
     return (f"{task.suite_file}::{task.audit_index}:{task.audit}{sweep}::"
-            f"{task.pair_index}:{_pair_label(task)}")
-
-
-def _pair_label(task: Task) -> str:
-    """The pair's name; ``search#k`` for the searched test of rank k (its pair is found when
-    it runs)."""
-    if task.search is not None:
-        return f"search#{task.search.slot}"
-    return getattr(task.pair, "name", "?")
+            f"{task.pair_index}:{task.label}")
 
 
 test_key.__test__ = False  # not a pytest test, despite its name

@@ -43,6 +43,7 @@ from typing import Callable, Sequence, TextIO
 from dpaudit.util.numbers import PLAIN_INFINITY, format_number
 from dpaudit.results.defaults import AuditDefaults, planning_notes
 from dpaudit.results.records import CertificateRecord, SuiteSummary
+from dpaudit.results.power_text import looks_text
 
 
 def _display_number(x) -> str:
@@ -71,24 +72,12 @@ def power_text(record: CertificateRecord) -> str:
     return f" could detect ε ≥ {_display_number(record.detectable_epsilon)}"
 
 
-def looks_text(record: CertificateRecord) -> str:
-    """How a sequential test spent its budget, when it stopped before it:
-    ``[31,264/1,000,000 samples: power target]``; "" for a fixed-n test or one that spent
-    its budget."""
-    seq = record.sequential
-    if not seq or seq.get("stopped") in ("fixed", "budget"):
-        return ""
-    reason = {"power": "power target", "violation": "violation"}.get(seq["stopped"],
-                                                                     seq["stopped"])
-    return f" [{int(seq['samples']):,}/{int(seq['budget']):,} samples: {reason}]"
-
-
 def format_progress(record: CertificateRecord) -> str:
     """One line per finished record: where (suite, audit, pair, δ or α, swept value), the
     certified bounds, the claim, the verdict (:func:`verdict_text`: an expected violation
     says so) and the task's time; for a consistent one, the smallest ε the same test would
     certify half the time (:func:`power_text`)."""
-    pair = (record.pair or {}).get("name", "-")
+    pair = record.pair_name or "-"
     where = f"δ={record.delta:g}" if record.notion == "dp" else f"α={record.alpha:g}"
     if record.sweep is not None:
         value = record.sweep.value
@@ -105,7 +94,7 @@ def format_progress(record: CertificateRecord) -> str:
                  f"{_display_number(record.value_epsilon_lower_bound)} — "
                  f"{record.floating_point_finding}")
     line += power_text(record)
-    line += looks_text(record)
+    line += looks_text(record.sequential)
     if record.exact_verdict == "violation" and record.verdict != "violation":
         line += f" [exact ε={_display_number(record.exact_epsilon)} > claim: not certifiable here]"
     if record.warnings:

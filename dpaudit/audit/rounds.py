@@ -8,11 +8,11 @@ after each look applies the **stopping rules**, in this order:
 
 1. ``"violation"``: some certificate of the look certifies a violation (the larger of the
    black- and white-box bounds above the claim, as the verdict reads it,
-   :func:`~dpaudit.results.records.judge_certificate`);
+   :func:`~dpaudit.results.certificate.judge_certificate`);
 2. ``"budget"``: the look was the last (``samples``, now the budget, is spent);
 3. ``"power"`` (audit points expecting ``consistent`` only: a known bug is looked for until
    it is found or the budget is spent): every ε(δ) certificate with a finite claim is *powered* — its detectable ε
-   (:func:`~dpaudit.results.records.record_detectable_epsilon`, the smallest true ε the same
+   (:func:`~dpaudit.evidence.base.smallest_detectable`, the smallest true ε the same
    look certifies half the time) is ≤ ``power`` × its claim.  A test with no such
    certificate (Rényi only, every claim infinite) or no power target stops only on 1 and 2.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dpaudit.results.records import certified_bound, record_detectable_epsilon
+from dpaudit.evidence.base import largest_bound, smallest_detectable
 from dpaudit.stats.sequential import StoppingRule
 
 #: why a test stopped
@@ -66,15 +66,14 @@ class Rounds:
 
 def detectables(black, white, claims) -> list[tuple[float, float | None]]:
     """(claimed ε, detectable ε) of every ε(δ) certificate of a look with a finite claim
-    (:func:`~dpaudit.results.records.record_detectable_epsilon`: the smaller of the black-
-    and white-box tests')."""
+    (:func:`~dpaudit.evidence.base.smallest_detectable`: the smaller of the black- and
+    white-box tests')."""
     out = []
     for i, claim in enumerate(claims):
         if claim is None or not math.isfinite(claim):
             continue
-        out.append((claim, record_detectable_epsilon(
-            black.points[i].to_dict(), None if white is None else white.points[i].to_dict(),
-            claim)))
+        out.append((claim, smallest_detectable(
+            [black.points[i]] + ([] if white is None else [white.points[i]]), claim)))
     return out
 
 
@@ -94,13 +93,12 @@ def stop_reason(black, white, claims, renyi_claims, rule: StoppingRule, *, last:
         budget is spent — its leak may be smaller than the power target).
     """
     for i, claim in enumerate(claims):
-        bound = certified_bound(black.points[i].epsilon,
-                                None if white is None else white.points[i].epsilon)
+        bound = largest_bound([black.points[i]] + ([] if white is None
+                                                   else [white.points[i]]))
         if claim is not None and bound > claim:
             return "violation"
     for i, claim in enumerate(renyi_claims):
-        bound = certified_bound(black.renyi[i].divergence,
-                                None if white is None else white.renyi[i].divergence)
+        bound = largest_bound([black.renyi[i]] + ([] if white is None else [white.renyi[i]]))
         if claim is not None and bound > claim:
             return "violation"
     if last:

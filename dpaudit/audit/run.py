@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from dpaudit.audit.journal import RunFingerprint, RunJournal, code_digests, test_key
-from dpaudit.audit.plan import Task, plan_jobs, plan_suite
+from dpaudit.audit.plan import plan_jobs, plan_suite
+from dpaudit.audit.procedures.base import Task
 from dpaudit.audit.progress import RunCounts, RunProgress, as_run_progress
 from dpaudit.audit.select import AuditFilter
 from dpaudit.audit.sweeps import DenseExactJob, SeriesJob, sweep_curves

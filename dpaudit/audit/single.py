@@ -28,6 +28,8 @@ from dpaudit.suite.fields import MAX_GRID_VALUES
 from dpaudit.stats.sequential import StoppingRule
 from dpaudit.suite.spec import EXPECTATIONS, AuditSpec, Suite
 from dpaudit.suite.targets import Target
+from dpaudit.spec.kinds import DEFAULT_KIND, known_kinds
+from dpaudit.util.hints import did_you_mean
 
 #: the suite file a suite of one names (records' ``suite_file``)
 PYTHON_SUITE = "<python>"
@@ -75,7 +77,8 @@ def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None
                        white_box: bool = True, name: str | None = None,
                        memory_limit: int | None = None, search=True,
                        representation: bool | None = None,
-                       stopping: StoppingRule = StoppingRule()) -> Suite:
+                       stopping: StoppingRule = StoppingRule(), kind: str = DEFAULT_KIND,
+                       options: dict | None = None) -> Suite:
     """The suite of one audit of ``target`` (see the module docstring).
 
     Args:
@@ -89,6 +92,8 @@ def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None
       stopping: sequential or fixed n, the power target, whether it is required
         (:class:`~dpaudit.stats.sequential.StoppingRule`; a suite's ``sequential``,
         ``power`` and ``require_power`` keys).
+      kind, options: the audit procedure and its own options (a suite's ``kind`` and
+        ``options``; :mod:`dpaudit.audit.procedures`).
 
     Raises:
       ValueError: a bad argument.
@@ -107,11 +112,19 @@ def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None
     if representation is not None and not isinstance(representation, bool):
         raise ValueError(f"representation: expected True, False or None, got "
                          f"{representation!r}")
+    kinds = known_kinds()
+    if kind not in kinds:
+        raise ValueError(f"kind: expected one of {', '.join(map(repr, kinds))}, got {kind!r}"
+                         + (did_you_mean(kind, kinds) if isinstance(kind, str) else ""))
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options: expected a dict of the {kind!r} audit's options, got "
+                         f"{options!r}")
     audit = AuditSpec(index=0, name=name or target.reference, mechanism=target.reference,
                       params=dict(params or {}), deltas=deltas, pairs=as_pairs(pairs),
                       samples=samples, expect=expect, alphas=orders,
                       distinguisher=distinguisher, white_box=white_box, target=target,
-                      search=search_budget(search), representation=representation)
+                      search=search_budget(search), representation=representation,
+                      kind=kind, options=dict(options or {}))
     return Suite(path=PYTHON_SUITE, name=name or target.reference, confidence=confidence,
                  samples=samples, seed=seed, audits=(audit,), memory_limit=memory_limit,
                  stopping=stopping)
@@ -119,7 +132,11 @@ def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None
 
 def run_single(suite: Suite, backend, options: RunOptions = RunOptions()
                ) -> tuple[list[AuditPoint], SuiteSummary]:
-    """Plan ``suite``, run its tasks on ``backend`` and return (judged points, suite entry)."""
+    """Plan ``suite``, run its tasks on ``backend`` and return (judged points, suite entry).
+
+    Raises:
+      ValueError: the suite is refused while it is planned (a procedure's options).
+    """
     tasks, info = plan_suite(suite, options)
     results, _ = backend.run(tasks, [])
     return judged_points(tasks, results), info

@@ -163,7 +163,7 @@ def sweep_curves(points: list, dense: dict | None = None) -> list[dict]:
                    "expect": p.expect} for p, _, c in rows]
         curve = {"kind": "sweep", "suite": point.suite, "suite_file": suite_file,
                  "audit": point.audit, "audit_index": audit_index,
-                 "pair": (test.pair or {}).get("name", f"pair-{pair_index}"),
+                 "pair": test.pair_name or f"pair-{pair_index}",
                  "pair_index": pair_index, "mechanism": point.mechanism,
                  "parameter": point.sweep.parameter, "delta": delta,
                  "confidence": point.confidence,

@@ -1,7 +1,8 @@
 """Where a run's tasks execute: the :class:`Backend` contract.
 
-A backend takes the planned work of a run — the tests (:class:`~dpaudit.audit.plan.Task`, each
-computed by :func:`dpaudit.audit.execute.run_task`) and the non-certifying jobs of
+A backend takes the planned work of a run — the tests (:class:`~dpaudit.audit.procedures.base.Task`,
+each computed by its own ``run()``, :func:`dpaudit.audit.procedures.base.run_test`, whatever its
+kind of audit) and the non-certifying jobs of
 :func:`dpaudit.audit.plan.plan_jobs` (objects whose ``run()`` never raises) — and returns their
 results in plan order.  Backends differ only in *where* the work runs (this process, local
 worker processes, a Dask cluster); every test's numbers are functions of the task alone (its
@@ -22,7 +23,7 @@ import abc
 from typing import TYPE_CHECKING, Callable, Protocol
 
 if TYPE_CHECKING:  # imported where used: dpaudit --help imports this module for BackendError
-    from dpaudit.audit.plan import Task
+    from dpaudit.audit.procedures.base import Task
     from dpaudit.results.hierarchy import TestResult
 
 #: called as ``on_task(i, result)`` when ``tasks[i]`` has finished
@@ -71,7 +72,7 @@ class Backend(abc.ABC):
         Returns:
           (one :class:`~dpaudit.results.hierarchy.TestResult` per task, in task order; one
           result per job, in job order).  A task whose worker failed gives a result whose
-          every certificate is an ``error`` (:meth:`~dpaudit.audit.plan.Task.result`); a job
+          every certificate is an ``error`` (:meth:`~dpaudit.audit.procedures.base.Task.result`); a job
           whose worker failed gives ``{"error": message}``.
         """
 

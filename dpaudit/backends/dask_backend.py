@@ -53,7 +53,7 @@ from concurrent.futures import Future
 
 import cloudpickle
 
-from dpaudit.audit.execute import run_task
+from dpaudit.audit.procedures.base import run_test
 from dpaudit.backends.base import Backend, BackendError, run_job
 from dpaudit.results.records import describe_exception
 from dpaudit.backends.dask_counter import DaskCounter
@@ -177,7 +177,7 @@ LOCAL_CLUSTER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHO
 def warm_worker() -> None:
     """Import what a worker needs to run a test (run on every worker of a local cluster while
     the run plans): the first task then starts computing at once."""
-    import dpaudit.audit.execute  # noqa: F401  (the task, the claims, the suite's targets)
+    import dpaudit.audit.procedures.table  # noqa: F401  (the task, the claims, the suite's targets)
     import dpaudit.distinguish.lower_bound  # noqa: F401  (the certificate)
 
 
@@ -350,8 +350,8 @@ class DaskBackend(Backend):
                                        key=f"dpaudit-{run_id}-job-{k}", pure=False,
                                        retries=self.retries)] = ("job", k)
         # larger certificates first, so that a long one does not start last
-        for rank, i in enumerate(sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)):
-            futures[self.client.submit(call_pickled, _payload(run_task, tasks[i], counter),
+        for rank, i in enumerate(sorted(range(len(tasks)), key=lambda i: -tasks[i].cost)):
+            futures[self.client.submit(call_pickled, _payload(run_test, tasks[i], counter),
                                        key=f"dpaudit-{run_id}-task-{i}", pure=False,
                                        retries=self.retries,
                                        priority=-rank)] = ("task", i)

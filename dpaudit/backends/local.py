@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from dpaudit.audit.execute import run_task
+from dpaudit.audit.procedures.base import run_test
 from dpaudit.backends.base import Backend, Job, TaskDone, run_job, worker_error
 from dpaudit.backends.pool_retry import run_calls
 from dpaudit.results.hierarchy import TestResult
@@ -52,13 +52,13 @@ class LocalBackend(Backend):
 
         if self._workers <= 1 or len(tasks) + len(jobs) <= 1:
             for i, task in enumerate(tasks):
-                finished(i, run_task(task))
+                finished(i, run_test(task))
             for k, job in enumerate(jobs):
                 job_results[k] = job.run()
             return results, job_results
-        order = sorted(range(len(tasks)), key=lambda i: -tasks[i].samples)
+        order = sorted(range(len(tasks)), key=lambda i: -tasks[i].cost)
         units = [("job", k) for k in range(len(jobs))] + [("task", i) for i in order]
-        calls = [(run_job, (jobs[k],)) if kind == "job" else (run_task, (tasks[k],))
+        calls = [(run_job, (jobs[k],)) if kind == "job" else (run_test, (tasks[k],))
                  for kind, k in units]
 
         def done(u, result, error):

@@ -11,7 +11,7 @@ calibration, black-box audit — for the mechanism a user just wrote.
   and its low-power warning;
 * :mod:`dpaudit.check.result` — step and check results, the verdict words (those of
   ``dpaudit run``, plus ``skipped``);
-* :mod:`dpaudit.check.runner` — loading a mechanism, the four steps in order;
+* :mod:`dpaudit.check.runner` — loading a mechanism, the five steps in order;
 * :mod:`dpaudit.check.examples` — deliberately broken mechanisms (tests and demos).
 """
 

@@ -27,6 +27,7 @@ from dpaudit.check.result import CONSISTENT, ERROR, SKIPPED, VIOLATION, StepResu
 from dpaudit.util.numbers import format_number as fmt
 from dpaudit.results.power_text import stop_text, underpowered_text
 from dpaudit.claims import ApproxDP, iter_claims
+from dpaudit.distinguish.result import EpsilonLowerBound
 from dpaudit.stats.power import samples_to_detect
 
 #: WARN when the detectable ε exceeds this multiple of the claim
@@ -54,23 +55,27 @@ def total_samples(certification: int) -> int:
     return total if total - certification <= MAX_SELECTION else certification + MAX_SELECTION
 
 
-def power_warning(certificate: dict, claimed: float, detectable: float) -> str | None:
+def power_warning(evidence, claimed: float, detectable: float) -> str | None:
     """The WARN text when ``detectable`` > POWER_WARNING_RATIO × ``claimed`` (None otherwise);
-    ``certificate`` is the estimator's (``EpsilonLowerBound.to_dict()``)."""
+    ``evidence`` is the test's strongest evidence: for a two-sample certificate
+    (:class:`~dpaudit.distinguish.result.EpsilonLowerBound`) the text says how many samples
+    would reach the power target on the same event."""
     if not (math.isfinite(claimed) and claimed > 0) or detectable <= POWER_WARNING_RATIO * claimed:
         return None
     target = POWER_TARGET_RATIO * claimed
-    n_den = int(certificate["n_denominator"])
-    rate = max(int(certificate["k_denominator"]), 1) / max(n_den, 1)
-    needed = samples_to_detect(target, claimed,
-                               significance=float(certificate["per_bound_significance"]),
-                               delta=float(certificate["delta"]), rate=rate, start=n_den)
-    reach = (f"about {total_samples(needed):,} samples per side would bring it to "
-             f"{fmt(target)} (= {POWER_TARGET_RATIO:g} × claim) on the same event"
-             if needed else f"no sample size within reach brings it to {fmt(target)}")
+    reach = ""
+    if isinstance(evidence, EpsilonLowerBound):
+        n_den = int(evidence.n_denominator)
+        rate = max(int(evidence.k_denominator), 1) / max(n_den, 1)
+        needed = samples_to_detect(target, claimed, significance=evidence.per_bound_significance,
+                                   delta=evidence.delta, rate=rate, start=n_den)
+        reach = ("; " + (f"about {total_samples(needed):,} samples per side would bring it to "
+                         f"{fmt(target)} (= {POWER_TARGET_RATIO:g} × claim) on the same event"
+                         if needed else
+                         f"no sample size within reach brings it to {fmt(target)}"))
     return (f"low power: this test could only detect ε ≥ {fmt(detectable)} "
             f"(> {POWER_WARNING_RATIO:g} × the claimed {fmt(claimed)}), so a leak up to that "
-            f"size passes at least half the time; {reach}")
+            f"size passes at least half the time{reach}")
 
 
 def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
@@ -110,20 +115,23 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
         if test.error is not None:
             failed.append(f"{test.pair_name or 'pair'}: {test.error}")
             continue
-        cert = c.certificate or {}
-        rows.append({"pair": test.pair_name, "d0": (test.pair or {}).get("d0"),
-                     "d1": (test.pair or {}).get("d1"), "epsilon_lower_bound": c.bound,
+        strongest = max(c.evidence, key=lambda e: e.bound)
+        rows.append({"pair": test.pair_name, "d0": None if test.pair is None else test.pair.d0,
+                     "d1": None if test.pair is None else test.pair.d1,
+                     "epsilon_lower_bound": c.bound,
                      "black_box_epsilon_lower_bound": c.epsilon_lower_bound,
                      "white_box_epsilon_lower_bound": c.white_box_epsilon_lower_bound,
-                     "detectable_epsilon": c.detectable_epsilon, "event": cert.get("event"),
-                     "numerator": cert.get("numerator"),
-                     "counts": [cert.get("k_numerator"), cert.get("n_numerator"),
-                                cert.get("k_denominator"), cert.get("n_denominator")],
+                     "detectable_epsilon": c.detectable_epsilon,
+                     "evidence": _evidence_text(c.black_box),
                      "floating_point": c.floating_point,
                      "value_epsilon_lower_bound": c.value_epsilon_lower_bound,
                      "floating_point_finding": c.floating_point_finding,
-                     "search": test.search, "certificate": cert,
-                     "sequential": test.sequential, "underpowered": c.underpowered})
+                     "search": None if test.search is None else test.search.to_json(),
+                     "certificates": [e.to_json() for e in c.evidence],
+                     "sequential": (None if test.sequential is None
+                                    else test.sequential.to_dict()),
+                     "underpowered": c.underpowered, "_strongest": strongest,
+                     "_sequential": test.sequential})
     warnings = sorted({w for t in point.tests for w in t.warnings})
     if failed or not rows:
         return StepResult("black-box", ERROR, "; ".join(failed) or "no test ran",
@@ -143,8 +151,10 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
             "epsilon_lower_bound": best["epsilon_lower_bound"],
             "detectable_epsilon": detectable, "pair": best["pair"], "confidence": confidence,
             "per_pair_confidence": point.per_certificate_confidence,
-            "samples": point.tests[0].samples, "pairs": rows,
-            "coverage": point.coverage, "family_size": info.family_size,
+            "samples": point.tests[0].samples,
+            "pairs": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows],
+            "coverage": None if point.coverage is None else point.coverage.to_json(),
+            "family_size": info.family_size,
             "floating_point": violated and best["floating_point"]}
     if violated:
         if best["floating_point"]:
@@ -158,68 +168,78 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
     head += f"; could detect ε ≥ {fmt(detectable)}"
     weak = [r for r in rows if r["underpowered"]]
     if weak:
-        power = (point.power or {}).get("power")
+        power = None if point.power is None else point.power.power
         head += f" — {underpowered_text(claimed, detectable, power)}"
         data["underpowered"] = True
-        if (point.power or {}).get("require_power"):
+        if point.power is not None and point.power.require_power:
             return StepResult("black-box", VIOLATION, head, lines, data, warnings=warnings)
     if powered:
         weakest = min(powered, key=lambda r: r["detectable_epsilon"])
-        text = power_warning(weakest["certificate"], claimed, detectable)
+        text = power_warning(weakest["_strongest"], claimed, detectable)
         if text:
             warnings.append(text)
     return StepResult("black-box", CONSISTENT, head, lines, data, warnings=warnings)
 
 
-#: the longest event text a line of the step shows
+#: the longest event text a line of the step shows (--json has it whole)
 EVENT_WIDTH = 100
 
 
+def _evidence_text(evidence) -> str | None:
+    """``output ≤ 0.06 (d0 counts 26393/51200 vs 16062/51200)`` for the pair audit's
+    two-sample certificate (this step's evidence), the evidence's own description for any
+    other."""
+    if evidence is None:
+        return None
+    if not isinstance(evidence, EpsilonLowerBound):
+        return evidence.describe()
+    event = evidence.event
+    if len(event) > EVENT_WIDTH:  # a union of many float64 cells: --json has it whole
+        event = event.split("  (i.e.", 1)[0][:EVENT_WIDTH - 1].rstrip() + " …"
+    return (f"{event} ({evidence.numerator} counts {evidence.k_numerator}/"
+            f"{evidence.n_numerator} vs {evidence.k_denominator}/{evidence.n_denominator})")
+
+
 def _row_line(r: dict) -> str:
-    counts = r["counts"]
     source = f" [search rank {r['search']['rank']}, {r['search']['source']}]" \
         if r["search"] else ""
     white = (f", white-box {fmt(r['white_box_epsilon_lower_bound'])}"
              if r["white_box_epsilon_lower_bound"] is not None else "")
-    event = r["event"] or "?"
-    if len(event) > EVENT_WIDTH:  # a union of many float64 cells: --json has it whole
-        event = event.split("  (i.e.", 1)[0][:EVENT_WIDTH - 1].rstrip() + " …"
-    return (f"{r['pair']}{source}: ε_LB = {fmt(r['epsilon_lower_bound'])} via {event} "
-            f"({r['numerator']} counts {counts[0]}/{counts[1]} vs {counts[2]}/{counts[3]}"
-            f"{white}); could detect ε ≥ {fmt(r['detectable_epsilon'])}"
-            + ("" if not r["sequential"] else f"; {stop_text(r['sequential'])}")
+    evidence = r["evidence"] or "?"
+    return (f"{r['pair']}{source}: ε_LB = {fmt(r['epsilon_lower_bound'])} via {evidence}"
+            f"{white}; could detect ε ≥ {fmt(r['detectable_epsilon'])}"
+            + ("" if r["_sequential"] is None else f"; {stop_text(r['_sequential'])}")
             + (" — UNDERPOWERED" if r["underpowered"] else ""))
 
 
 def search_line(point) -> str:
     """One line on the point's pair search: what was screened and which pairs it kept, or
     why only the named pairs were audited."""
-    coverage = point.coverage or {}
-    if coverage.get("note"):
-        return coverage["note"]
-    searched = [t for t in point.tests if t.search]
+    if point.coverage is not None and point.coverage.note:
+        return point.coverage.note
+    searched = [t for t in point.tests if t.search is not None]
     if not searched:
         return "pair search: none"
     first = searched[0].search
-    kept = ", ".join(f"{t.pair_name} ({t.search['source']}, score {fmt(t.search['score'])})"
+    kept = ", ".join(f"{t.pair_name} ({t.search.source}, score {fmt(t.search.score)})"
                      for t in searched)
-    return (f"pair search: {first['candidates']} candidate pair(s) from the dataset space "
-            f"({', '.join(first['sources'])}) screened on {first['screen_samples']} samples "
-            f"per side (plug-in score; named pairs {fmt(first['named_pairs_score'])}); "
+    return (f"pair search: {first.candidates} candidate pair(s) from the dataset space "
+            f"({', '.join(first.sources)}) screened on {first.screen_samples} samples "
+            f"per side (plug-in score; named pairs {fmt(first.named_pairs_score)}); "
             f"certified on fresh samples: {kept}")
 
 
 def _search_data(point) -> dict | None:
-    searched = [t for t in point.tests if t.search]
+    searched = [t for t in point.tests if t.search is not None]
     if not searched:
         return None
     first = searched[0].search
-    return {"screen_samples": first["screen_samples"], "candidates": first["candidates"],
-            "rejected": first["rejected"], "worst_case_score": first["named_pairs_score"],
-            "sources": first["sources"],
-            "kept": [{"pair": t.pair_name, "source": t.search["source"],
-                      "score": t.search["score"], "d0": (t.pair or {}).get("d0"),
-                      "d1": (t.pair or {}).get("d1")} for t in searched]}
+    return {"screen_samples": first.screen_samples, "candidates": first.candidates,
+            "rejected": first.rejected, "worst_case_score": first.named_pairs_score,
+            "sources": list(first.sources),
+            "kept": [{"pair": t.pair_name, "source": t.search.source,
+                      "score": t.search.score, "d0": None if t.pair is None else t.pair.d0,
+                      "d1": None if t.pair is None else t.pair.d1} for t in searched]}
 
 
 __all__ = ["POWER_TARGET_RATIO", "POWER_WARNING_RATIO", "audit_delta",

@@ -1,4 +1,4 @@
-"""``dpaudit check``: four quick checks of one mechanism against its own claim.
+"""``dpaudit check``: five quick checks of one mechanism against its own claim.
 
 1. **claim** — ``claim()`` builds and converts: ε(δ) at δ ∈ {0, 1e-6, 1e-3} is a number ≥ 0
    or ∞ (violation if it raises or gives NaN / a negative value).
@@ -9,7 +9,10 @@
    probe and on further datasets of the mechanism's dataset space
    (:mod:`dpaudit.check.calibration_sets`, confidence 0.999 over all datasets; skipped
    without ``noise()``).
-4. **black-box** — the audit ``dpaudit run`` runs on a suite of one ``[[audit]]``
+4. **exact** — where the mechanism knows its worst-case pairs' exact or bracketed curves, the
+   claim against them at the black-box step's δ, with no sampling (the exact-curve check,
+   :mod:`dpaudit.check.exact_step`; skipped without a curve).
+5. **black-box** — the audit ``dpaudit run`` runs on a suite of one ``[[audit]]``
    (:mod:`dpaudit.check.blackbox`, :mod:`dpaudit.audit.single`): every worst-case pair, the
    pairs a search of the dataset space finds (:mod:`dpaudit.audit.pair_search`), the white-box
    test and, for code that is the implementation, the float64 representation; Bonferroni over
@@ -41,6 +44,7 @@ from dpaudit.util.threads import one_numerical_thread
 from dpaudit.check.blackbox import audit_delta, step_black_box
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
 from dpaudit.check.calibration_sets import check_calibration_on
+from dpaudit.check.exact_step import step_exact_curve
 from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
                                    search_sensitivity, short)
 from dpaudit.check.result import (CONSISTENT, ERROR, SKIPPED, STEPS, VIOLATION, CheckResult,
@@ -312,7 +316,7 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
                     on_step: Callable[[int, StepResult], None] | None = None,
                     given: dict | None = None, search=True,
                     representation: bool | None = None, stopping=None) -> CheckResult:
-    """Run the four steps on a built mechanism (see the module docstring).
+    """Run the five steps on a built mechanism (see the module docstring).
 
     ``given``: the keyword arguments ``mech`` was built with, when known (``dpaudit check``'s
     ``--params``); the result then lists the parameters they left at their defaults
@@ -346,6 +350,7 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
         ("claim", claim_step),
         ("sensitivity", lambda: step_sensitivity(mech, seed, budget)),
         ("calibration", lambda: step_calibration(mech, samples, seed, calibration_confidence)),
+        ("exact", lambda: step_exact_curve(mech, holder.get("claim"))),
         ("black-box", lambda: step_black_box(mech, holder.get("claim"), samples, seed,
                                              blackbox_confidence, representation=representation,
                                              search=search, stopping=stopping)),

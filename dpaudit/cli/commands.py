@@ -24,6 +24,10 @@ see :mod:`dpaudit.check.runner`); each step is consistent, violation, skipped or
 words ``run`` uses.  Exit status: 0 when every step was consistent or skipped, 1 on a
 violation, 2 on an error (bad spec, import error, bad parameters, a step that could not run).
 
+``dpaudit accountants [--accountant NAME ...] --noise-multiplier S --sample-rate Q --steps T
+[--delta D ...] [--calibrate EPS] [--grid]`` checks privacy accountants and noise calibration
+against the bracketed exact curve of a DP-SGD run (:mod:`dpaudit.cli.accountants`).
+
 ``dpaudit init [DIR] [--force]`` writes a mechanism skeleton, a suite naming it and a pytest test,
 which pass as written (:mod:`dpaudit.cli.scaffold`).
 
@@ -113,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     from dpaudit.backends.choose import add_backend_arguments
     from dpaudit.util.validation import MAX_SAMPLES, MIN_SAMPLES  # suite/__init__ imports sympy
     from dpaudit.cli.reports import add_report_parsers
+    from dpaudit.cli.accountants import add_accountants_parser
 
     parser = argparse.ArgumentParser(
         prog="dpaudit",
@@ -170,12 +175,14 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     chk = sub.add_parser(
-        "check", help="check one mechanism: claim, sensitivity, calibration, black-box",
+        "check", help="check one mechanism: claim, sensitivity, calibration, exact curve, "
+                      "black-box",
         description="Check a mechanism you wrote against its own claim: (1) the claim converts "
                     "to (ε, δ); (2) grey-box: no neighbouring pair moves query() by more than "
                     "sensitivity(); (3) the sampler's noise has the parameter the claim states; "
-                    "(4) a black-box audit of its worst-case pairs. Exit 0: every step passed "
-                    "or was skipped; 1: a step failed; 2: an error.")
+                    "(4) the claim against its worst-case pairs' exact curves, where it knows "
+                    "them; (5) a black-box audit of its worst-case pairs. Exit 0: every step "
+                    "passed or was skipped; 1: a step failed; 2: an error.")
     chk.add_argument("mechanism", metavar="MODULE:CLASS",
                      help="the mechanism class, e.g. mypkg.mech:MyMechanism or "
                           "path/to/file.py:MyMechanism (imported with the project root on "
@@ -220,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_prove_parser(sub)
     _add_init_parser(sub)
     add_report_parsers(sub)
+    add_accountants_parser(sub)
     return parser
 
 
@@ -304,6 +312,10 @@ def _main(argv: list[str]) -> int:
         return cmd_check(args, argv)
     if args.command == "init":
         return _cmd_init(args)
+    if args.command == "accountants":
+        from dpaudit.cli.accountants import cmd_accountants
+
+        return cmd_accountants(args)
     parser.print_help(sys.stderr)
     return 2
 

@@ -10,8 +10,13 @@ give a valid certificate whatever the fit did (step 1 of the procedure in
 holds besides the outputs (the two datasets, the seed, the mechanism's log-density); it says
 what it needs with class attributes, so a caller can refuse a request before sampling.
 
-The table :data:`DISTINGUISHER_CLASSES` maps each name to its class; :data:`DISTINGUISHERS`
-is its names, in the order the public API has always listed them.
+The table :data:`DISTINGUISHER_CLASSES` maps each name to its class — the built-in ones below,
+then those added with :func:`register_distinguisher` or by a plug-in's entry point in the
+``dpaudit.distinguishers`` group (the entry point's name is the distinguisher's ``name``,
+its value names the class); :func:`distinguisher_names` lists them all and
+:data:`DISTINGUISHERS` the built-in ones, in the order the public API has always listed them.
+A distinguisher that needs the mechanism's log-density (``needs_log_density``) is the
+white-box test, which suites and the API ask for with ``white_box``, not by name.
 
 ======================  ===================================================================
 name                    statistics
@@ -210,24 +215,71 @@ DISTINGUISHER_CLASSES: dict[str, type[Distinguisher]] = {
                               BoostingDistinguisher, WhiteBoxDistinguisher,
                               ProjectionDistinguisher)}
 
-#: the distinguisher names, as the ``distinguisher=`` option of the estimators accepts them
+#: the built-in distinguisher names, as the ``distinguisher=`` option of the estimators
+#: accepts them (:func:`distinguisher_names` adds the registered ones)
 DISTINGUISHERS = tuple(DISTINGUISHER_CLASSES)
+#: the entry-point group of plug-in distinguishers
+ENTRY_POINT_GROUP = "dpaudit.distinguishers"
+_PLUGINS_LOADED = False
+
+
+def register_distinguisher(cls: type[Distinguisher]) -> type[Distinguisher]:
+    """Add a distinguisher class to the table under its ``name`` (usable as a decorator).
+
+    Raises:
+      ValueError: not a Distinguisher subclass with a name, or the name is taken by another
+        class.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Distinguisher)) or not cls.name:
+        raise ValueError(f"{cls!r} is not a Distinguisher subclass with a name")
+    held = DISTINGUISHER_CLASSES.get(cls.name)
+    if held is not None and held is not cls:
+        raise ValueError(f"distinguisher {cls.name!r} is already {held.__qualname__}")
+    DISTINGUISHER_CLASSES[cls.name] = cls
+    return cls
+
+
+def _load_plugins() -> None:
+    global _PLUGINS_LOADED
+    if _PLUGINS_LOADED:
+        return
+    _PLUGINS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        cls = entry.load()
+        if getattr(cls, "name", None) != entry.name:
+            raise ValueError(f"entry point {entry.name!r} of {ENTRY_POINT_GROUP} names "
+                             f"{entry.value}, whose name is {getattr(cls, 'name', None)!r}")
+        register_distinguisher(cls)
+
+
+def distinguisher_names(*, selectable: bool = False) -> tuple[str, ...]:
+    """Every distinguisher's name, built-ins first; with ``selectable``, only those a suite or
+    the API may name (not the ones that need a log-density: the white-box test has its own
+    switch)."""
+    _load_plugins()
+    return tuple(n for n, cls in DISTINGUISHER_CLASSES.items()
+                 if not (selectable and cls.needs_log_density))
 
 
 def get_distinguisher(name: str) -> Distinguisher:
     """The distinguisher called ``name``.
 
     Raises:
-      ValueError: ``name`` is not one of :data:`DISTINGUISHERS` (the message lists them).
+      ValueError: ``name`` is not one of :func:`distinguisher_names` (the message lists them).
     """
+    if isinstance(name, str) and name not in DISTINGUISHER_CLASSES:
+        _load_plugins()
     cls = DISTINGUISHER_CLASSES.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise ValueError(f"distinguisher must be one of {', '.join(DISTINGUISHERS)}, "
+        raise ValueError(f"distinguisher must be one of {', '.join(distinguisher_names())}, "
                          f"got {name!r}")
     return cls()
 
 
-__all__ = ["DISTINGUISHERS", "DISTINGUISHER_CLASSES", "AutoDistinguisher",
+__all__ = ["DISTINGUISHERS", "DISTINGUISHER_CLASSES", "ENTRY_POINT_GROUP", "AutoDistinguisher",
            "BoostingDistinguisher", "ClassifierDistinguisher", "Distinguisher", "FitContext", "FittedStatistics",
            "LogisticDistinguisher", "ProjectionDistinguisher", "StatisticsDistinguisher",
-           "WhiteBoxDistinguisher", "get_distinguisher"]
+           "WhiteBoxDistinguisher", "distinguisher_names", "get_distinguisher",
+           "register_distinguisher"]

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -49,7 +49,7 @@ from dpaudit.distinguish.distinguisher import (DISTINGUISHERS, Distinguisher, Fi
 from dpaudit.distinguish.event_choice import PILOT_FRACTION, choose_events, pilot_is_enough
 from dpaudit.distinguish.events import Candidate
 from dpaudit.distinguish.floating import describe_representation_event
-from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound
+from dpaudit.distinguish.result import CertifiedEvent, EpsilonLowerBound, RenyiLowerBound
 from dpaudit.distinguish.sampling import (CERTIFICATION, IGNORES_RNG, SELECTION, SamplerError,
                                           CHUNK_ROWS, Stream, draw, draw_stream,
                                           ignores_rng, repeated_draws, repeats_between_calls,
@@ -64,15 +64,6 @@ METHOD = ("{distinguisher} distinguisher; selection/certification split; events 
 
 #: cap on selection-split memory (float64 values held per side)
 MAX_SELECTION_VALUES = 1 << 25
-
-
-@dataclass(frozen=True)
-class RenyiLowerBound:
-    """With the curve's confidence, max(D_α(P₀‖P₁), D_α(P₁‖P₀)) ≥ ``divergence``."""
-
-    alpha: float
-    divergence: float
-    event: str
 
 
 @dataclass(frozen=True)
@@ -92,6 +83,12 @@ class PrivacyCurveLowerBound:
         return {"points": [p.to_dict() for p in self.points],
                 "renyi": [{"alpha": r.alpha, "divergence": r.divergence, "event": r.event}
                           for r in self.renyi]}
+
+    def renyi_evidence(self) -> tuple[RenyiLowerBound, ...]:
+        """The Rényi bounds with their basis, the curve's first ε(δ) certificate (whose events
+        and counts they are read from)."""
+        basis = self.points[0] if self.points else None
+        return tuple(replace(r, basis=basis) for r in self.renyi)
 
 
 def _validate_arguments(sampler, samples, deltas, alphas, confidence, selection_fraction,
@@ -347,7 +344,8 @@ def certify(selection: Selection, counts, *, deltas, alphas=(), confidence: floa
             certification_samples=n_cert, output_kind=selection.output_kind,
             seed=selection.seed, seconds=seconds, candidates=certified,
             event_definition=best.definition, selection_seconds=selection_seconds,
-            floating_point=floating, value_epsilon=value_eps, floating_point_finding=finding))
+            floating_point=floating, value_epsilon=value_eps, floating_point_finding=finding,
+            distinguisher=selection.distinguisher))
     renyi = []
     for alpha in alphas:
         best_div, best_event = 0.0, bounds[0][0].describe(bounds[0][1])
@@ -355,7 +353,8 @@ def certify(selection: Selection, counts, *, deltas, alphas=(), confidence: floa
             div = renyi_from_bounds(lcb, ucb, alpha)
             if div > best_div:
                 best_div, best_event = div, cand.describe(stat)
-        renyi.append(RenyiLowerBound(alpha=alpha, divergence=best_div, event=best_event))
+        renyi.append(RenyiLowerBound(alpha=alpha, divergence=best_div, event=best_event,
+                                     distinguisher=selection.distinguisher))
     return PrivacyCurveLowerBound(points=tuple(points), renyi=tuple(renyi))
 
 

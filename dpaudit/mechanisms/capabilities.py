@@ -14,6 +14,7 @@ mixin                  provides                                    used by
 :class:`GreyBoxQuery`  ``query`` + ``sensitivity()`` + norm        grey-box sensitivity search
 :class:`SearchableDatasets`  ``dataset_space()``                   grey-box random/optimiser search
 :class:`ExactRenyi`    ``exact_renyi(d0, d1, alpha)``              exact Rényi curves of a pair
+:class:`BracketedEpsilon`  ``epsilon_bracket(d0, d1, delta)``      the exact-curve check (numerical)
 :class:`ClosedFormSeries`  ``series(quantity, d0, d1, values, …)`` ``[[series]]`` figure data
 :class:`CalibratedNoise`  ``noise() -> Noise``                     ``dpaudit check`` calibration
 =====================  ==========================================  ==================================
@@ -21,8 +22,9 @@ mixin                  provides                                    used by
 Contract: a mechanism inherits a mixin only if the capability holds for every parameter
 value it accepts (a method that would answer "not supported" must not be declared).  A
 method may still answer ``None`` for one *pair* it cannot handle where its docstring says so
-(``exact_renyi``).  This module imports nothing from the rest of dpaudit except the
-:class:`~dpaudit.mechanisms.noise.Noise` value type.
+(``exact_renyi``, ``epsilon_bracket``).  This module imports nothing from the rest of dpaudit
+except the :class:`~dpaudit.mechanisms.noise.Noise` and
+:class:`~dpaudit.evidence.exact_curve.EpsilonBracket` value types.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpaudit.evidence.exact_curve import EpsilonBracket
 from dpaudit.mechanisms.noise import Noise
 
 
@@ -102,6 +105,22 @@ class ExactRenyi(abc.ABC):
         """The pair's exact symmetric Rényi ε at order α > 1 (``None``: not known)."""
 
 
+class BracketedEpsilon(abc.ABC):
+    """A pair's ε(δ) is known to lie in a numerical bracket: ``epsilon_bracket(d0, d1, delta)``.
+
+    Returns an :class:`~dpaudit.evidence.exact_curve.EpsilonBracket` ``[lower, upper]`` whose
+    ends hold by the stated method (e.g. a privacy-loss distribution discretised
+    optimistically for ``lower`` and pessimistically for ``upper``) up to its relative
+    floating-point ``tolerance``, or ``None`` for a pair the method does not cover.  The
+    exact-curve check (:mod:`dpaudit.audit.procedures.exact_curve`) prefers it to
+    :meth:`~dpaudit.mechanisms.base.Mechanism.exact_epsilon`.
+    """
+
+    @abc.abstractmethod
+    def epsilon_bracket(self, d0, d1, delta: float) -> EpsilonBracket | None:
+        """The pair's ε(δ) bracket (``None``: not known for this pair)."""
+
+
 class ClosedFormSeries(abc.ABC):
     """Closed-form quantities over a swept parameter, for figures (nothing certified).
 
@@ -140,7 +159,8 @@ class CalibratedNoise(abc.ABC):
 
 #: every capability mixin, in the order ``describe()`` lists them
 CAPABILITIES: tuple[type, ...] = (LogDensity, DeterministicQuery, GreyBoxQuery,
-                                  SearchableDatasets, ExactRenyi, ClosedFormSeries,
+                                  SearchableDatasets, ExactRenyi, BracketedEpsilon,
+                                  ClosedFormSeries,
                                   CalibratedNoise)
 
 
@@ -150,5 +170,5 @@ def capabilities_of(mechanism) -> list[str]:
     return [cap.__name__ for cap in CAPABILITIES if issubclass(cls, cap)]
 
 
-__all__ = ["CAPABILITIES", "CalibratedNoise", "ClosedFormSeries", "DeterministicQuery",
+__all__ = ["CAPABILITIES", "BracketedEpsilon", "CalibratedNoise", "ClosedFormSeries", "DeterministicQuery",
            "ExactRenyi", "GreyBoxQuery", "LogDensity", "SearchableDatasets", "capabilities_of"]

@@ -1,4 +1,4 @@
-"""The compact form of results.json's records (schema 3): what many records share is written once.
+"""Reading the compact records of results.json schema 3 (written by dpaudit before schema 4).
 
 A default run certifies each (audit point, pair) once — one *test* — and reads one certificate
 per δ off it; every δ's certificate repeats the test's candidate events, their counts, the
@@ -32,16 +32,13 @@ An RDP record's certificate holds ``{"alpha", "divergence", "event", "curve_cert
 <a dp certificate in the same compact form>}``.  A certificate that does not have the
 estimator's shape is written as it is.
 
-:func:`expand_records` inverts :func:`compact_records` exactly: the expanded records equal the
-schema-2 records they came from, key for key (``tests/report/test_results_file.py`` checks this on a
-real run).
+:func:`expand_records` expands them back to the schema-2 records they came from, key for key
+(``tests/report/test_legacy_results.py`` reads a schema-3 file written by dpaudit 5c4570f);
+:mod:`dpaudit.results.legacy` turns those into today's typed records.
 """
 
 from __future__ import annotations
 
-import json
-
-from dpaudit.results.datasets import MAX_INLINE_DATASET_VALUES, dataset_entry
 
 
 #: the fields of an estimator certificate that depend only on the test, not on δ
@@ -63,62 +60,6 @@ POINT_FIELDS = ("suite", "suite_file", "audit", "audit_index", "mechanism", "par
 OPTIONAL_POINT_FIELDS = frozenset(("defaulted_parameters", "coverage", "power"))
 #: the δ-dependent floating-point fields of a certificate (absent from older results.json)
 FLOATING_FIELDS = ("floating_point", "value_epsilon", "floating_point_finding")
-_CERTIFICATE_KEYS = frozenset(("epsilon", "delta", *TEST_FIELDS, *CHOSEN_FIELDS, "candidates",
-                               "event_definition"))
-_CANDIDATE_KEYS = frozenset((*EVENT_FIELDS, "epsilon", "definition"))
-
-
-class Tables:
-    """The shared top-level tables, each a list of distinct items in order of first use."""
-
-    NAMES = ("datasets", "pairs", "claims", "events", "tests")
-
-    def __init__(self):
-        self.items: dict[str, list] = {name: [] for name in self.NAMES}
-        self._index: dict[str, dict[str, int]] = {name: {} for name in self.NAMES}
-
-    def intern(self, table: str, value) -> int:
-        """The index of ``value`` in ``table``, appending it the first time it is seen."""
-        key = json.dumps(value, sort_keys=True, separators=(",", ":"))
-        index = self._index[table].get(key)
-        if index is None:
-            index = self._index[table][key] = len(self.items[table])
-            self.items[table].append(value)
-        return index
-
-
-def _is_estimator_certificate(cert) -> bool:
-    if not isinstance(cert, dict) or set(cert) - set(FLOATING_FIELDS) != _CERTIFICATE_KEYS:
-        return False
-    candidates = cert["candidates"]
-    return (isinstance(candidates, list) and bool(candidates)
-            and all(isinstance(c, dict) and set(c) == _CANDIDATE_KEYS for c in candidates))
-
-
-def _chosen_index(cert: dict) -> int | None:
-    """The candidate whose fields the certificate repeats (the first one matching)."""
-    for j, cand in enumerate(cert["candidates"]):
-        if (all(cand[k] == cert[k] for k in CHOSEN_FIELDS) and cand["epsilon"] == cert["epsilon"]
-                and cand["definition"] == cert["event_definition"]):
-            return j
-    return None
-
-
-def compact_certificate(cert, tables: Tables):
-    """The compact form of one dp certificate (see the module docstring)."""
-    if not _is_estimator_certificate(cert):
-        return cert
-    chosen = _chosen_index(cert)
-    if chosen is None:
-        return cert
-    test = {k: cert[k] for k in TEST_FIELDS}
-    test["events"] = [{**{k: c[k] for k in EVENT_FIELDS},
-                       "definition": tables.intern("events", c["definition"])}
-                      for c in cert["candidates"]]
-    return {"test": tables.intern("tests", test), "delta": cert["delta"],
-            "epsilon": cert["epsilon"], "chosen": chosen,
-            "epsilons": [c["epsilon"] for c in cert["candidates"]],
-            **{k: cert[k] for k in FLOATING_FIELDS if k in cert}}
 
 
 def expand_certificate(cert, tables: dict):
@@ -155,54 +96,11 @@ def expand_certificate(cert, tables: dict):
     return {k: out[k] for k in order if k in out}
 
 
-def _compact_any_certificate(cert, tables: Tables):
-    if isinstance(cert, dict) and "curve_certificate" in cert:  # an RDP record's
-        return {**cert, "curve_certificate": compact_certificate(cert["curve_certificate"],
-                                                                 tables)}
-    return compact_certificate(cert, tables)
-
-
 def _expand_any_certificate(cert, tables: dict):
     if isinstance(cert, dict) and "curve_certificate" in cert:
         return {**cert, "curve_certificate": expand_certificate(cert["curve_certificate"],
                                                                 tables)}
     return expand_certificate(cert, tables)
-
-
-def _compact_pair(pair, tables: Tables):
-    if not isinstance(pair, dict) or "d0" not in pair or "d1" not in pair:
-        return pair
-    return tables.intern("pairs", {
-        **pair, "d0": tables.intern("datasets", dataset_entry(pair["d0"])),
-        "d1": tables.intern("datasets", dataset_entry(pair["d1"]))})
-
-
-def _point_key(record: dict) -> str:
-    return json.dumps([record.get(k) for k in POINT_FIELDS], sort_keys=True)
-
-
-def compact_records(records: list[dict]) -> tuple[dict, list[dict], list[dict]]:
-    """(tables, points, certificates) from schema-2 records (``CertificateRecord.to_json()``
-    dicts): the shared tables, one entry per audit point, and the records referring to both,
-    in the records' order."""
-    tables = Tables()
-    points, point_index, out = [], {}, []
-    for record in records:
-        key = _point_key(record)
-        if key not in point_index:
-            point_index[key] = len(points)
-            # a record of an older file has no defaulted_parameters: nor has its point
-            points.append({k: record.get(k) for k in POINT_FIELDS
-                           if k in record or k not in OPTIONAL_POINT_FIELDS})
-        row = {"point": point_index[key]}
-        row.update((k, v) for k, v in record.items() if k not in POINT_FIELDS)
-        row["pair"] = _compact_pair(record.get("pair"), tables)
-        if record.get("claim") is not None:
-            row["claim"] = tables.intern("claims", record["claim"])
-        for key in ("certificate", "white_box_certificate"):
-            row[key] = _compact_any_certificate(record.get(key), tables)
-        out.append(row)
-    return tables.items, points, out
 
 
 def expand_records(tables: dict, points: list[dict], certificates: list[dict],
@@ -231,5 +129,5 @@ def expand_records(tables: dict, points: list[dict], certificates: list[dict],
     return out
 
 
-__all__ = ["CHOSEN_FIELDS", "EVENT_FIELDS", "OPTIONAL_POINT_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "Tables", "compact_certificate",
-           "compact_records", "expand_certificate", "expand_records"]
+__all__ = ["CHOSEN_FIELDS", "EVENT_FIELDS", "OPTIONAL_POINT_FIELDS", "POINT_FIELDS", "TEST_FIELDS",
+           "expand_certificate", "expand_records"]

@@ -41,13 +41,21 @@ def _dataset(value) -> str:
     return text if len(text) <= MAX_DATASET_CHARS else text[:MAX_DATASET_CHARS - 1] + "…"
 
 
-def pair_text(pair: dict | None, name: str | None) -> str:
+def pair_text(pair, name: str | None) -> str:
     """``pair 'add-max-record' (d0 = [0,1], d1 = [0,1,1])``: the pair's name and its two
-    datasets, so that a failure can be reproduced without opening results.json."""
+    datasets (``pair``: a :class:`~dpaudit.results.provenance.RecordedPair` or None), so that
+    a failure can be reproduced without opening results.json."""
     text = f"pair {name!r}"
-    if pair and ("d0" in pair or "d1" in pair):
-        text += f" (d0 = {_dataset(pair.get('d0'))}, d1 = {_dataset(pair.get('d1'))})"
+    if pair is not None:
+        text += f" (d0 = {_dataset(pair.d0)}, d1 = {_dataset(pair.d1)})"
     return text
+
+
+def evidence_line(evidence) -> str:
+    """``black-box ε_LB = 0.93: event E = {…}: d1 in E 46991/90000 times, …``: one piece of
+    evidence, its bound and its own description (the one line every report prints)."""
+    what = "ε_LB" if evidence.certified else "bound"
+    return f"{evidence.role} {what} = {_num(evidence.bound)}: {evidence.describe()}"
 
 
 def explain_record(record: CertificateRecord) -> str:
@@ -62,32 +70,24 @@ def explain_record(record: CertificateRecord) -> str:
     claim = (record.claim or {}).get("text", "?")
     relation = ">" if record.verdict == "violation" else "≤"
     verdict = "FLOATING-POINT VIOLATION" if record.floating_point else record.verdict.upper()
-    lines = [f"{where}: {verdict}: ε_LB = {_num(record.epsilon_lower_bound)} "
+    strongest = max(record.evidence, key=lambda e: e.bound, default=None)
+    which = "" if strongest is None or len(record.evidence) < 2 else f" ({strongest.role})"
+    lines = [f"{where}: {verdict}: ε_LB = {_num(record.bound)}{which} "
              f"{relation} claimed ε = {_num(record.claimed_epsilon)} ({claim})"]
     if record.floating_point:
         lines.append(f"  {record.floating_point_finding}; value-level ε_LB = "
                      f"{_num(record.value_epsilon_lower_bound)} (within the claim)")
         lines.append(f"  {FLOAT_FIXES}")
-    if record.search:
-        lines.append(f"  pair found by the pair search (rank {record.search['rank']} of "
-                     f"{record.search['candidates']} {record.search['source']} candidates "
-                     f"screened)")
-    cert = record.certificate or {}
-    if "event" in cert and record.notion == "dp":
-        num = cert.get("numerator", "d0")
-        den = "d1" if num == "d0" else "d0"
-        lines.append(f"  event E = {{{cert['event']}}}: {num} in E {cert.get('k_numerator')}/"
-                     f"{cert.get('n_numerator')} times, {den} in E "
-                     f"{cert.get('k_denominator')}/{cert.get('n_denominator')} times "
-                     f"(one-sided Clopper–Pearson)")
+    if record.search is not None:
+        lines.append(f"  {record.search.describe()}")
+    for evidence in record.evidence:
+        lines.append(f"  {evidence_line(evidence)}")
     if record.underpowered:  # "underpowered: this test could only detect …", shouted
         why = underpowered_text(record.claimed_epsilon, record.detectable_epsilon,
-                                (record.power or {}).get("power"))
+                                None if record.power is None else record.power.power)
         lines.append("  UNDERPOWERED" + why[len("underpowered"):])
-    if record.sequential:
+    if record.sequential is not None:
         lines.append(f"  {stop_text(record.sequential)}")
-    if record.white_box_epsilon_lower_bound is not None:
-        lines.append(f"  white-box ε_LB = {_num(record.white_box_epsilon_lower_bound)}")
     if record.exact_epsilon is not None:
         lines.append(f"  exact ε = {_num(record.exact_epsilon)}")
     lines.append(f"  confidence {record.per_certificate_confidence:.6g} for this certificate "
@@ -105,11 +105,11 @@ def explain_point(point: AuditPoint) -> str:
     defaulted = format_values(point.defaulted_parameters) if point.tests else ""
     if defaulted:
         head += f"\n  parameters left at their defaults: {defaulted}"
-    note = (point.coverage or {}).get("note")
+    note = None if point.coverage is None else point.coverage.note
     if note:
         head += f"\n  {note}"
     return "\n".join([head] + [explain_record(point.record(test, certificate))
                                for test, certificate in point.certificates()])
 
 
-__all__ = ["MAX_DATASET_CHARS", "explain_point", "explain_record", "pair_text"]
+__all__ = ["MAX_DATASET_CHARS", "evidence_line", "explain_point", "explain_record", "pair_text"]

@@ -25,6 +25,7 @@ import json
 import math
 import re
 
+from dpaudit.distinguish.result import EpsilonLowerBound
 from dpaudit.spec.coverage import FLOAT_FIXES
 from dpaudit.util.jsonable import to_jsonable
 from dpaudit.util.numbers import format_number
@@ -191,48 +192,38 @@ def suite_tables(report: RunReport) -> list[dict]:
     return tables
 
 
-def _matching_candidate(certificate: dict) -> dict:
-    """The certificate's best event among its ``candidates`` (which carry the
-    Clopper–Pearson bounds), or {}."""
-    for c in certificate.get("candidates") or []:
-        if c.get("event") == certificate.get("event") and \
-                c.get("numerator") == certificate.get("numerator"):
-            return c
-    return {}
+def certificate_view(evidence) -> dict:
+    """The displayed fields of one piece of evidence: a two-sample certificate's event, counts,
+    bounds and method as a row of the counts table (``table``); any other kind its bound and
+    its own description (:meth:`~dpaudit.evidence.base.Evidence.describe`)."""
+    view = {"kind": evidence.role, "epsilon": format_number(evidence.bound),
+            "text": evidence.describe(), "table": False, "method": None}
+    if not isinstance(evidence, EpsilonLowerBound):
+        return view
+    best = evidence.chosen
+    return {**view, "table": True,
+            "event": best.event, "numerator": best.numerator,
+            "denominator": "d1" if best.numerator == "d0" else "d0",
+            "k_num": best.k_numerator, "n_num": best.n_numerator,
+            "k_den": best.k_denominator, "n_den": best.n_denominator,
+            "p_num_lower": format_number(best.p_numerator_lower, 6),
+            "p_den_upper": format_number(best.p_denominator_upper, 6),
+            "significance": format_number(evidence.per_bound_significance, 4),
+            "confidence": format_number(evidence.confidence, 6),
+            "family": evidence.family_size, "method": evidence.method,
+            "samples": evidence.samples, "selection": evidence.selection_samples,
+            "certification": evidence.certification_samples,
+            "events": len(evidence.candidates) or 1}
 
 
-def certificate_view(certificate: dict | None, kind: str) -> dict | None:
-    """The displayed fields of an estimator certificate (``EpsilonLowerBound.to_dict()``)."""
-    if not certificate:
-        return None
-    best = {**_matching_candidate(certificate), **certificate}
-    numerator = best.get("numerator")
-    denominator = {"d0": "d1", "d1": "d0"}.get(numerator, "the other side")
-    return {
-        "kind": kind, "epsilon": format_number(best.get("epsilon")),
-        "event": best.get("event"),
-        "numerator": numerator, "denominator": denominator,
-        "k_num": best.get("k_numerator"), "n_num": best.get("n_numerator"),
-        "k_den": best.get("k_denominator"), "n_den": best.get("n_denominator"),
-        "p_num_lower": format_number(best.get("p_numerator_lower"), 6),
-        "p_den_upper": format_number(best.get("p_denominator_upper"), 6),
-        "significance": format_number(best.get("per_bound_significance"), 4),
-        "confidence": format_number(best.get("confidence"), 6),
-        "family": best.get("family_size"), "method": best.get("method"),
-        "samples": best.get("samples"), "selection": best.get("selection_samples"),
-        "certification": best.get("certification_samples"),
-        "events": len(certificate.get("candidates") or []) or 1,
-    }
-
-
-def _search_text(search: dict | None) -> str | None:
+def _search_text(search) -> str | None:
     """Where a searched pair came from, in words (None for a named pair)."""
-    if not search:
+    if search is None:
         return None
-    return (f"rank {search['rank']} of the pair search: a {search['source']} candidate of the "
-            f"dataset space, screening score {format_number(search['score'])} (named pairs "
-            f"{format_number(search['named_pairs_score'])}; {search['candidates']} candidates "
-            f"screened on {search['screen_samples']:,} samples per side)")
+    return (f"rank {search.rank} of the pair search: a {search.source} candidate of the "
+            f"dataset space, screening score {format_number(search.score)} (named pairs "
+            f"{format_number(search.named_pairs_score)}; {search.candidates} candidates "
+            f"screened on {search.screen_samples:,} samples per side)")
 
 
 def _certificate_entry(point, test, c) -> dict:
@@ -260,11 +251,9 @@ def _certificate_entry(point, test, c) -> dict:
         "seconds": format_number(test.seconds, 3),
         "confidence": format_number(point.confidence), "distinguisher": point.distinguisher,
         "per_certificate_confidence": format_number(point.per_certificate_confidence, 6),
-        "certificates": [v for v in (certificate_view(c.certificate, "black-box"),
-                                     certificate_view(c.white_box_certificate, "white-box"))
-                         if v],
+        "certificates": [certificate_view(e) for e in c.evidence],
         "error": test.error, "warnings": list(test.warnings), "note": point.note,
-        "coverage": (point.coverage or {}).get("note"),
+        "coverage": (None if point.coverage is None else point.coverage.note),
         "search": _search_text(test.search),
     }
 
@@ -273,7 +262,7 @@ def _pair_entry(point, test) -> dict:
     """A section's entry of one pair (``test``) of ``point``: its datasets and its
     certificates; ``point`` and ``test`` are kept for the power figure
     (:mod:`dpaudit.report.html`)."""
-    pair = test.pair or {}
+    pair = test.pair
     lost = [c for c in test.certificates if undetectable(c)]
     note = ("" if not lost else
             "No event of this test could certify a violation at these samples "
@@ -283,11 +272,11 @@ def _pair_entry(point, test) -> dict:
     return {
         "id": anchor(point.suite, point.audit_index, test.pair_index,
                      "" if point.sweep is None else point.sweep.index, "pair"),
-        "label": _audit_label(point), "name": pair.get("name") or "—",
-        "description": pair.get("description") or "",
+        "label": _audit_label(point), "name": test.pair_name or "—",
+        "description": "" if pair is None else pair.description,
         # as results.json holds them (NaN as "nan"): the page is the same read back or not
-        "d0": json.dumps(to_jsonable(pair.get("d0")), ensure_ascii=False),
-        "d1": json.dumps(to_jsonable(pair.get("d1")), ensure_ascii=False),
+        "d0": json.dumps(to_jsonable(None if pair is None else pair.d0), ensure_ascii=False),
+        "d1": json.dumps(to_jsonable(None if pair is None else pair.d1), ensure_ascii=False),
         "certificates": [_certificate_entry(point, test, c) for c in test.certificates],
         "point": point, "test": test,
         "power_svg": None, "power_error": None, "power_caption": "", "power_note": note,

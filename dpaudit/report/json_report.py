@@ -1,7 +1,7 @@
 """The typed run report every output renders from: results.json, summary.md, report.html,
 junit.xml and ``dpaudit diff``.
 
-The file itself (layout, compact schema 3, atomic writing, reading schema 2 and 3 back into a
+The file itself (layout, schema 4, atomic writing, reading schemas 2, 3 and 4 back into a
 :class:`RunReport`) is :mod:`dpaudit.report.results_file`; the JSON Schema is
 :data:`dpaudit.results.records.SCHEMA_FILE`.
 
@@ -25,6 +25,7 @@ import numpy as np
 from dpaudit.results.records import SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord
 from dpaudit.results.run import AuditRun
 from dpaudit.util.jsonable import to_jsonable
+from dpaudit.util.shared_json import SharedValues
 from dpaudit.report.figures import Figures
 
 
@@ -138,10 +139,15 @@ class RunReport:
                 for s, path in zip(series, self.figures.for_series(series))]
 
     def to_json(self) -> dict:
-        """The run as one plain-JSON document with every record in full (the schema-2 layout,
-        ``audits`` = one :meth:`CertificateRecord.to_json` per record);
-        :func:`dpaudit.report.results_file.results_document` writes it compactly."""
+        """The run as one plain-JSON document: results.json (schema 4) — provenance, options,
+        suites, summary, then the result tree (``points`` → ``tests`` → ``certificates`` →
+        ``evidence``, :meth:`~dpaudit.results.hierarchy.AuditPoint.to_json`), the figure data,
+        and the ``shared`` table its bulky values are written once in
+        (:class:`~dpaudit.util.shared_json.SharedValues`)."""
         p, run = self.provenance, self.run
+        shared = SharedValues()
+        points = shared.share_repeated_strings(
+            [point.to_json(shared, curves=False) for point in run.points])
         return to_jsonable({
             "schema": SCHEMA_VERSION,
             "dpaudit_version": p.dpaudit_version,
@@ -158,10 +164,11 @@ class RunReport:
             "seconds": run.seconds,
             **({} if run.incomplete is None else {"incomplete": run.incomplete.to_json()}),
             "suites": [s.to_json() for s in run.suites],
-            "audits": [r.to_json() for r in run.records],
+            "summary": self.summary.to_json(),
+            "points": points,
             "curves": self.curves_json(),
             "series": self.series_json(),
-            "summary": self.summary.to_json(),
+            "shared": shared.to_json(),
         })
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from dpaudit.util.atomic import write_text_atomic
 from dpaudit.spec.coverage import FLOAT_FIXES
 from dpaudit.util.numbers import PLAIN_INFINITY, format_number
-from dpaudit.report.explain import pair_text
+from dpaudit.report.explain import evidence_line, pair_text
 from dpaudit.report.json_report import RunReport
 
 _PROPERTIES = ("epsilon_lower_bound", "white_box_epsilon_lower_bound", "claimed_epsilon",
@@ -77,14 +77,9 @@ def _numbers(c) -> str:
 
 
 def _evidence(c) -> str:
-    """:func:`_numbers` plus the certifying event and its counts (dp certificates)."""
-    cert = c.certificate or {}
-    if c.notion != "dp" or not cert:
-        return _numbers(c)
-    return (f"{_numbers(c)}; event {cert.get('event')!r}: {cert.get('k_numerator')}/"
-            f"{cert.get('n_numerator')} draws of {cert.get('numerator')} vs "
-            f"{cert.get('k_denominator')}/{cert.get('n_denominator')}, each bound at "
-            f"significance {format_number(cert.get('per_bound_significance'))}")
+    """:func:`_numbers`, then each piece of its evidence in the words every report uses
+    (:func:`~dpaudit.report.explain.evidence_line`)."""
+    return "\n  ".join([_numbers(c)] + [evidence_line(e) for e in c.evidence])
 
 
 def _timestamp(created: str) -> str:

@@ -172,7 +172,7 @@ def _warnings(points) -> list[str]:
     that raised it."""
     warned: dict[str, list[str]] = {}
     for point in points:
-        note = (point.coverage or {}).get("note")  # "only the named pairs were audited …"
+        note = (None if point.coverage is None else point.coverage.note)  # "only the named pairs were audited …"
         if note:
             audits = warned.setdefault(note, [])
             if f"{point.suite}/{point.audit}" not in audits:

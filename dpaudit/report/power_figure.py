@@ -5,8 +5,8 @@ consistent ε(δ) certificates (:class:`~dpaudit.results.hierarchy.Certificate`,
 record, with ``notion = "dp"`` and an estimator certificate) it plots P(certify) — the
 probability that the same test (same events, certification samples, per-bound significance
 and δ) certifies ε_LB > claimed ε — against the true ε(δ), from
-:func:`dpaudit.stats.power.certificate_power_curve` (the larger of the black- and white-box
-tests' curves), with vertical lines at the claimed ε (solid), the certified ε_LB (the larger
+:meth:`dpaudit.evidence.base.Evidence.power_curve` of its evidence (the larger of the black-
+and white-box tests' curves), with vertical lines at the claimed ε (solid), the certified ε_LB (the larger
 of black- and white-box; dotted), the certificate's ``detectable_epsilon`` (dashed: where the
 curve crosses 1/2) and the pair's exact ε when known (dash-dot) — in red, blue, purple and
 black for a pair with one δ; for a pair with several, one colour per δ for its curve and its
@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpaudit.util.numbers import format_number
-from dpaudit.stats.power import certificate_power_curve
 
 #: one colour per δ of a pair with several (a pair has at most a handful of δs)
 COLOURS = ("tab:purple", "tab:green", "tab:orange", "tab:blue", "tab:brown", "tab:olive",
@@ -50,12 +49,12 @@ def _finite(value) -> float | None:
 
 def power_curve(record, points: int = 81) -> tuple[np.ndarray, np.ndarray] | None:
     """(true ε grid, P(certify)) for a dp certificate (``record``: a
-    :class:`~dpaudit.results.hierarchy.Certificate` or a flat record) with an estimator
-    certificate and a finite claim, else None.  The grid runs from 0.8 × the smallest marked
+    :class:`~dpaudit.results.hierarchy.Certificate` or a flat record) with evidence that has a
+    power curve and a finite claim, else None.  The grid runs from 0.8 × the smallest marked
     value to past the detectable ε, the exact ε and the bounds, with ``points`` more points
     within ±15 % of the detectable ε (where the curve rises)."""
     claimed = _finite(record.claimed_epsilon)
-    if record.notion != "dp" or record.certificate is None or claimed is None:
+    if record.notion != "dp" or not record.evidence or claimed is None:
         return None
     marks = [claimed, _finite(record.detectable_epsilon), _finite(record.exact_epsilon),
              _finite(record.epsilon_lower_bound),
@@ -68,8 +67,7 @@ def power_curve(record, points: int = 81) -> tuple[np.ndarray, np.ndarray] | Non
     if detectable is not None:
         grid = np.union1d(grid, np.linspace(0.85 * detectable, min(top, 1.15 * detectable),
                                             points))
-    curves = [c for c in (certificate_power_curve(cert, claimed, grid)
-                          for cert in (record.certificate, record.white_box_certificate))
+    curves = [c for c in (e.power_curve(claimed, grid) for e in record.evidence)
               if c is not None]
     if not curves:
         return None
@@ -78,9 +76,9 @@ def power_curve(record, points: int = 81) -> tuple[np.ndarray, np.ndarray] | Non
 
 def has_power(certificate) -> bool:
     """Whether a certificate gets a curve in its pair's power figure: a consistent ε(δ)
-    certificate with an estimator certificate whose detectable ε is not ∞."""
+    certificate with evidence whose detectable ε is known and not ∞."""
     return (certificate.verdict == "consistent" and certificate.notion == "dp"
-            and certificate.certificate is not None
+            and bool(certificate.evidence) and certificate.detectable_epsilon is not None
             and certificate.detectable_epsilon != math.inf)
 
 

@@ -28,9 +28,10 @@ choice.
 For an ``rdp`` record the quantity is max(D_α(Bern P_num ‖ Bern P_den), the reverse) of the
 certifying event; Rényi divergence is jointly quasi-convex (van Erven & Harremoës 2014,
 Thm. 13), so its maximum over the box [LCB, UCB]² of the two probabilities is at a corner, and
-the upper end is the largest of the four corners' values.  Only the black-box curve
-certificate of an rdp record carries its events' counts, so its interval is the black-box
-one even where the white-box bound is larger.
+the upper end is the largest of the four corners' values.  Computed evidence (an exact-curve
+check) gives its bracket.  Each evidence class computes its own interval
+(:meth:`~dpaudit.evidence.base.Evidence.interval`); the record's is that of its strongest
+evidence.
 
 **What it does not cover.**  ε_S is a property of the *selected* event: a different seed can
 select another event with a different ε_S even when the mechanism is unchanged (for the
@@ -44,14 +45,13 @@ import math
 from dataclasses import dataclass
 
 from dpaudit.results.records import CertificateRecord
-from dpaudit.stats.epsilon import binary_renyi
-from dpaudit.stats.intervals import clopper_pearson_lower, clopper_pearson_upper
 
 
 @dataclass(frozen=True)
 class EpsilonInterval:
     """[lower, upper] for the certifying event's ε (see the module docstring); ``source`` is
-    ``"black-box"`` or ``"white-box"``: which certificate of the record attains its bound."""
+    the role of the evidence that attains the record's bound (``black-box``, ``white-box``,
+    ``exact``, …)."""
 
     lower: float
     upper: float
@@ -61,68 +61,15 @@ class EpsilonInterval:
         return self.lower <= other.upper and other.lower <= self.upper
 
 
-def _counts(cert: dict) -> tuple[int, int, int, int, float] | None:
-    try:
-        return (int(cert["k_numerator"]), int(cert["n_numerator"]), int(cert["k_denominator"]),
-                int(cert["n_denominator"]), float(cert["per_bound_significance"]))
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def _dp_interval(cert: dict, delta: float) -> tuple[float, float] | None:
-    counts = _counts(cert)
-    if counts is None:
-        return None
-    k_num, n_num, k_den, n_den, s = counts
-    lo_num = float(clopper_pearson_lower(k_num, n_num, s))
-    hi_num = float(clopper_pearson_upper(k_num, n_num, s))
-    lo_den = float(clopper_pearson_lower(k_den, n_den, s))
-    hi_den = float(clopper_pearson_upper(k_den, n_den, s))
-    lower = math.log((lo_num - delta) / hi_den) if lo_num > delta else 0.0
-    if hi_num <= delta:
-        upper = 0.0
-    elif lo_den <= 0.0:
-        upper = math.inf
-    else:
-        upper = math.log((hi_num - delta) / lo_den)
-    return max(lower, 0.0), max(upper, 0.0)
-
-
-def _rdp_interval(cert: dict, alpha: float) -> tuple[float, float] | None:
-    curve = cert.get("curve_certificate") or {}
-    event = next((c for c in curve.get("candidates") or [] if c.get("event") == cert.get("event")),
-                 None)
-    if event is None:
-        return None
-    counts = _counts({**event, "per_bound_significance": curve.get("per_bound_significance")})
-    if counts is None:
-        return None
-    k_num, n_num, k_den, n_den, s = counts
-    ps = (float(clopper_pearson_lower(k_num, n_num, s)),
-          float(clopper_pearson_upper(k_num, n_num, s)))
-    qs = (float(clopper_pearson_lower(k_den, n_den, s)),
-          float(clopper_pearson_upper(k_den, n_den, s)))
-    upper = max(max(binary_renyi(p, q, alpha), binary_renyi(q, p, alpha))
-                for p in ps for q in qs)
-    return float(cert.get("divergence") or 0.0), upper
-
-
 def epsilon_interval(record: CertificateRecord) -> EpsilonInterval | None:
-    """The two-sided interval of a record's certifying event (module docstring), or None for
-    an errored record or one whose certificate does not carry its counts."""
-    if record.verdict == "error" or record.certificate is None:
+    """The two-sided interval of a record's strongest evidence (the one whose bound the
+    verdict compares with the claim: :meth:`~dpaudit.evidence.base.Evidence.interval`), or
+    None for an errored record or evidence that has no interval."""
+    if record.verdict == "error" or not record.evidence:
         return None
-    if record.notion == "rdp":
-        found = _rdp_interval(record.certificate, float(record.alpha))
-        return None if found is None else EpsilonInterval(*found, source="black-box")
-    black = record.epsilon_lower_bound
-    white = record.white_box_epsilon_lower_bound
-    use_white = (record.white_box_certificate is not None and white is not None
-                 and black is not None and white > black)
-    cert = record.white_box_certificate if use_white else record.certificate
-    found = _dp_interval(cert, float(record.delta or 0.0))
-    return (None if found is None else
-            EpsilonInterval(*found, source="white-box" if use_white else "black-box"))
+    strongest = max(record.evidence, key=lambda e: e.bound)
+    found = strongest.interval()
+    return None if found is None else EpsilonInterval(*found, source=strongest.role)
 
 
 __all__ = ["EpsilonInterval", "epsilon_interval"]

@@ -66,7 +66,7 @@ class AuditDefaults:
 def audit_defaults(rows: Iterable) -> list[AuditDefaults]:
     """One :class:`AuditDefaults` per audit of ``rows`` that leaves a parameter at its
     default, in order of first appearance.  ``rows`` are planned
-    :class:`~dpaudit.audit.plan.Task`\\ s, audit points
+    :class:`~dpaudit.audit.procedures.base.Task`\\ s, audit points
     (:class:`~dpaudit.results.hierarchy.AuditPoint`) or
     :class:`~dpaudit.results.records.CertificateRecord`\\ s: anything with ``suite``,
     ``suite_file``, ``audit``, ``audit_index`` and ``defaulted_parameters`` (None, in a record

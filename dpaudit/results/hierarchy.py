@@ -1,33 +1,32 @@
-"""The results of a run as a tree: audit point → test → certificate.
+"""The results of a run as a tree: audit point → test → certificate → evidence.
 
 A run's shape is fixed by its plan (:mod:`dpaudit.audit.plan`):
 
 * an **audit point** (:class:`AuditPoint`) is one ``[[audit]]`` of a suite, or one swept
   value of a swept audit: one mechanism with one set of parameters, one expectation;
-* a **test** (:class:`TestResult`) is one neighbouring pair of a point: one curve certificate
-  (:func:`dpaudit.distinguish.lower_bound.estimate_privacy_curve_lower_bound`) that bounds
-  ε(δ) at every δ of the audit and D_α at every α at once — black-box, plus a white-box one
-  for a mechanism with a log-density — with the claim, the seed, the samples, the time, the
-  warnings, or the error that stopped it, and the figure's curve data;
-* a **certificate** (:class:`Certificate`) is one δ (``notion = "dp"``) or one Rényi order α
-  (``notion = "rdp"``) of a test: the claimed ε there, the certified black- and white-box
-  lower bounds read off the test's curves, the exact ε where the pair's law is known, and the
-  verdict computed from those numbers (:func:`~dpaudit.results.records.judge_certificate`).
+* a **test** (:class:`TestResult`) is one task of the point's audit procedure
+  (:mod:`dpaudit.audit.procedures`): for the pair audit one neighbouring pair certified at every
+  δ and α at once (black-box, plus white-box for a mechanism with a log-density), for the
+  exact-curve check one pair's curve against the claim — with the claim, the seed, the samples,
+  the time, the warnings, or the error that stopped it, and the figure's curve data;
+* a **certificate** (:class:`~dpaudit.results.certificate.Certificate`) is one δ or one Rényi
+  order α of a test, judged against typed **evidence**
+  (:class:`~dpaudit.evidence.base.Evidence`).
 
 Contract:
 
-* Every type is frozen; a value never changes after it is built.  A certificate's judgement
-  (verdict, tightness, exact verdict, black-box share, detectable ε) is computed from its
-  numbers once, by :meth:`Certificate.measured` or :meth:`Certificate.failed`; a point's
-  verdict is computed from its certificates by :meth:`AuditPoint.judged`, which is also where
-  a *vacuous* point (a claim of ε = ∞ at every audited δ and α) becomes an error.
-* The flat :class:`~dpaudit.results.records.CertificateRecord` (schema 2's row, the unit of
-  ``dpaudit diff``) is a *view*: :meth:`AuditPoint.records` flattens a point into one record
-  per certificate, and :func:`points_from_records` rebuilds the tree from records, exactly
-  (``points_from_records(p.records() for p in points)`` gives ``points`` back).
-* Adding a field to a certificate is a field here (and in the flat record), in the JSON
-  Schema, and in the renderers that show it: nothing that plans, executes or stores a run
-  names the fields of a certificate.
+* Every type is frozen; a value never changes after it is built.  A certificate's judgement is
+  computed once from its numbers; a point's verdict from its certificates by
+  :meth:`AuditPoint.judged`, which is also where a *vacuous* point (a claim of ε = ∞ at every
+  audited δ and α) becomes an error.
+* The tree is results.json (schema 4) and the run journal: :meth:`AuditPoint.to_json` and
+  :meth:`TestResult.to_json` write it, bulky values (datasets, shared certificate parts,
+  claims) once through a :class:`~dpaudit.util.shared_json.SharedValues` table when one is
+  given; ``from_json`` inverts them.
+* The flat :class:`~dpaudit.results.records.CertificateRecord` (one row per certificate, the
+  unit of ``dpaudit diff`` and the API's ``records``) is a *view*: :meth:`AuditPoint.records`
+  flattens a point, :func:`points_from_records` rebuilds the tree from records (how results.json
+  files of schema 2 and 3 are read).
 """
 
 from __future__ import annotations
@@ -37,167 +36,55 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from dpaudit.util.jsonable import to_jsonable
+from dpaudit.evidence.vocabulary import Expectation, Verdict
+from dpaudit.results.certificate import Certificate
+from dpaudit.results.provenance import BudgetUse, Coverage, RecordedPair, SearchProvenance
+from dpaudit.results.records import AuditOutcome, CertificateRecord, SweepPoint
 from dpaudit.stats.sequential import StoppingRule
-from dpaudit.results.records import (NUMBER_FIELDS, AuditOutcome, CertificateRecord,
-                                     SweepPoint, certified_bound, floating_point_finding,
-                                     is_floating_point, judge_certificate,
-                                     record_detectable_epsilon, value_level_bound)
-
-
-@dataclass(frozen=True)
-class Certificate:
-    """One δ or one α of a test, judged.
-
-    Attributes:
-      notion: ``"dp"`` (ε at ``delta``) or ``"rdp"`` (Rényi ε at ``alpha``).
-      delta, alpha: where the certificate is read (the other is None).
-      claimed_epsilon: the claim's ε(δ), or its Rényi ε(α); None when the mechanism could not
-        be built.
-      epsilon_lower_bound: the certified black-box lower bound (None on an error).
-      white_box_epsilon_lower_bound: the certified white-box lower bound, None without one.
-      exact_epsilon: the pair's exact ε(δ) (or D_α), None where no closed form is known.
-      certificate, white_box_certificate: the estimator's evidence (events, counts, bounds)
-        as plain dicts.
-      verdict: ``"violation"`` iff :attr:`bound` > ``claimed_epsilon``, else
-        ``"consistent"``; ``"error"`` when the test failed (or the point is vacuous).
-      exact_verdict, black_box_share, tightness, detectable_epsilon: derived as
-        :func:`~dpaudit.results.records.judge_certificate` and
-        :func:`~dpaudit.results.records.record_detectable_epsilon` say (None on an error).
-      underpowered: a consistent ε(δ) certificate whose detectable ε exceeds the point's
-        power target × its claim (:meth:`dpaudit.stats.sequential.StoppingRule.is_underpowered`):
-        True or False once its point is judged, None where it does not apply (no target, a
-        Rényi certificate, a violation, an error) or in a file written before it existed.
-    """
-
-    notion: str
-    delta: float | None
-    alpha: float | None
-    claimed_epsilon: float | None
-    epsilon_lower_bound: float | None
-    exact_epsilon: float | None
-    white_box_epsilon_lower_bound: float | None
-    verdict: str
-    exact_verdict: str | None
-    black_box_share: float | None
-    tightness: float | None
-    detectable_epsilon: float | None
-    certificate: dict | None
-    white_box_certificate: dict | None
-    underpowered: bool | None = None
-
-    @classmethod
-    def measured(cls, *, notion: str, delta: float | None, alpha: float | None,
-                 claimed_epsilon: float, epsilon_lower_bound: float,
-                 white_box_epsilon_lower_bound: float | None = None,
-                 exact_epsilon: float | None = None, certificate: dict | None = None,
-                 white_box_certificate: dict | None = None) -> "Certificate":
-        """The certificate of measured numbers, judged.
-
-        Raises:
-          ValueError: ``notion`` is neither ``"dp"`` nor ``"rdp"``.
-        """
-        _check_notion(notion)
-        judged = judge_certificate(epsilon_lower_bound, white_box_epsilon_lower_bound,
-                                   exact_epsilon, claimed_epsilon)
-        detectable = (record_detectable_epsilon(certificate, white_box_certificate,
-                                                claimed_epsilon) if notion == "dp" else None)
-        return cls(notion=notion, delta=delta, alpha=alpha,
-                   claimed_epsilon=claimed_epsilon,
-                   epsilon_lower_bound=epsilon_lower_bound,
-                   exact_epsilon=exact_epsilon,
-                   white_box_epsilon_lower_bound=white_box_epsilon_lower_bound,
-                   verdict=judged.verdict, exact_verdict=judged.exact_verdict,
-                   black_box_share=judged.black_box_share, tightness=judged.tightness,
-                   detectable_epsilon=detectable, certificate=certificate,
-                   white_box_certificate=white_box_certificate)
-
-    @classmethod
-    def failed(cls, *, notion: str, delta: float | None, alpha: float | None,
-               claimed_epsilon: float | None = None, epsilon_lower_bound: float | None = None,
-               white_box_epsilon_lower_bound: float | None = None,
-               exact_epsilon: float | None = None, certificate: dict | None = None,
-               white_box_certificate: dict | None = None) -> "Certificate":
-        """The certificate of a test that raised: verdict ``"error"`` and no derived values;
-        the numbers measured before the failure (at least the claimed ε when the claim could
-        be read) are kept as evidence, never judged."""
-        _check_notion(notion)
-        return cls(notion=notion, delta=delta, alpha=alpha,
-                   claimed_epsilon=claimed_epsilon,
-                   epsilon_lower_bound=epsilon_lower_bound,
-                   exact_epsilon=exact_epsilon,
-                   white_box_epsilon_lower_bound=white_box_epsilon_lower_bound,
-                   verdict="error", exact_verdict=None, black_box_share=None, tightness=None,
-                   detectable_epsilon=None, certificate=certificate,
-                   white_box_certificate=white_box_certificate)
-
-    @property
-    def bound(self) -> float | None:
-        """The certified lower bound the verdict compares with the claim: the larger of the
-        black- and white-box bounds (:func:`~dpaudit.results.records.certified_bound`; None
-        when neither is known, as on most errors)."""
-        return certified_bound(self.epsilon_lower_bound, self.white_box_epsilon_lower_bound)
-
-    @property
-    def value_epsilon_lower_bound(self) -> float | None:
-        """The bound of the events that read only the output values
-        (:func:`~dpaudit.results.records.value_level_bound`); None on an error."""
-        return value_level_bound(self.certificate, self.epsilon_lower_bound,
-                                 self.white_box_epsilon_lower_bound)
-
-    @property
-    def floating_point(self) -> bool:
-        """Whether this is a floating-point violation
-        (:func:`~dpaudit.results.records.is_floating_point`)."""
-        return is_floating_point(self)
-
-    @property
-    def floating_point_finding(self) -> str | None:
-        """The certifying representation event in words, for a floating-point violation."""
-        return floating_point_finding(self)
-
+from dpaudit.util.jsonable import to_jsonable
+from dpaudit.util.shared_json import SharedValues, resolve, share
 
 VACUOUS = ("vacuous audit: the claim gives ε = ∞ at every audited δ and α, so no bound can "
            "contradict it and the audit tests nothing; audit a δ > 0 (e.g. delta = 1e-5) or "
            "an α the claim bounds")
 
+#: the procedure of a test written before tests named theirs
+PAIR = "pair"
 
-def _check_notion(notion: str) -> None:
-    if notion not in ("dp", "rdp"):
-        raise ValueError(f"notion must be 'dp' or 'rdp', got {notion!r}")
+
+def _number(value):
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)
 class TestResult:
-    """One test: one neighbouring pair of an audit point, certified at every δ and α at once.
+    """One test of an audit point (see the module docstring).
 
     Attributes:
-      pair: the pair as a plain dict (``NeighbourPair.to_dict()``: name, d0, d1,
-        description), None when the point's pairs could not be built.
-      pair_index: its position among the point's pairs.
-      claim: the mechanism's claim as a plain dict (``Claim.to_dict()``), None when the
-        mechanism could not be built.
+      pair: the pair the test is about (a searched test's, once its search ran), None when the
+        point's pairs could not be built.
+      pair_index: its position among the point's tests.
+      claim: the claim as a plain dict (``Claim.to_dict()``), None when the mechanism could
+        not be built.
       true_epsilon: the literature's ε of a known-bad mechanism, else None.
-      samples: outputs drawn per side; seed: the test's seed (the white-box test draws from
-        seed + 1).
-      seconds: wall time of the test; warnings: the warnings raised while it ran, as text.
+      samples: the test's sample budget per side (0 for a test that samples nothing); seed:
+        its seed (the white-box test draws from seed + 1).
+      seconds: wall time; warnings: the warnings raised while it ran, as text.
       error: why the test failed (``"ExceptionType: message"``), None when it did not.
       certificates: one per δ of the audit, then one per α.
-      curve: the figure's data (dense claimed and exact ε(δ) and ε(α) around the certified
-        grid), None when the test has no figure.
-      search: for a pair found by the point's pair search
-        (:meth:`dpaudit.audit.pair_search.PairSearch.summary`): its rank, source and
-        screening score beside the named pairs' score; None for a named pair.
-      sequential: how the test spent its budget (:class:`dpaudit.audit.rounds.Rounds`):
-        ``{"stopped": "violation" | "power" | "budget" | "fixed", "rounds", "looks",
-        "samples" (outputs per side of the reported look), "drawn" (per side, every round
-        run), "budget"}``; None when the test failed before certifying, or in a file written
-        before dpaudit recorded it.  ``samples`` above is the budget.
+      curve: the figure's data (dense claimed and exact ε(δ) and ε(α) around the grid), None
+        when the test has no figure.
+      search: how a searched test's pair was found, None for a named pair.
+      sequential: how the test spent its budget, None when it failed before certifying or
+        samples nothing.
+      procedure: the audit procedure that ran it (``pair``, ``exact-curve``, …).
+      family_members: the members of the suite's Bonferroni family it used (the pair audit:
+        1, or 2 with a white-box test; 0 for a test that estimates nothing).
     """
 
     __test__ = False  # not a pytest test class
 
-    pair: dict | None
+    pair: RecordedPair | None
     pair_index: int
     claim: dict | None
     true_epsilon: float | None
@@ -208,41 +95,53 @@ class TestResult:
     error: str | None
     certificates: tuple[Certificate, ...]
     curve: dict | None = None
-    search: dict | None = None
-    sequential: dict | None = None
+    search: SearchProvenance | None = None
+    sequential: BudgetUse | None = None
+    procedure: str = PAIR
+    family_members: int = 1
 
     @property
     def pair_name(self) -> str | None:
-        return (self.pair or {}).get("name")
+        return None if self.pair is None else self.pair.name
 
-    def to_json(self) -> dict:
-        """The test as plain JSON (∞ as ``"inf"``); :meth:`from_json` inverts it exactly."""
-        out = {name: getattr(self, name) for name in TEST_FIELDS}
-        out["warnings"] = list(self.warnings)
-        out["certificates"] = [{name: getattr(c, name) for name in CERTIFICATE_FIELDS}
-                               for c in self.certificates]
-        out["curve"] = self.curve
-        return to_jsonable(out)
+    def to_json(self, shared: SharedValues | None = None, curve: bool = True) -> dict:
+        """The test as plain JSON; :meth:`from_json` inverts it.  ``curve=False`` leaves out
+        the figure data (results.json holds it once, in its ``curves``)."""
+        out = {"procedure": self.procedure, "family_members": self.family_members,
+                "pair": None if self.pair is None else self.pair.to_json(shared),
+                "pair_index": self.pair_index,
+                "claim": None if self.claim is None else share(shared, to_jsonable(self.claim)),
+                "true_epsilon": to_jsonable(self.true_epsilon), "samples": self.samples,
+                "seed": self.seed, "seconds": self.seconds, "warnings": list(self.warnings),
+                "error": self.error,
+                "search": None if self.search is None else self.search.to_json(),
+                "sequential": None if self.sequential is None else self.sequential.to_json(),
+                "certificates": [c.to_json(shared) for c in self.certificates]}
+        if curve:
+            out["curve"] = None if self.curve is None else to_jsonable(self.curve)
+        return out
 
     @classmethod
-    def from_json(cls, data: dict) -> "TestResult":
+    def from_json(cls, data: dict, shared: SharedValues | None = None) -> "TestResult":
         """The inverse of :meth:`to_json`.
 
         Raises:
-          KeyError: a missing field.
-          ValueError, TypeError: a malformed one.
+          KeyError, TypeError, ValueError: a malformed document.
         """
-        values = {name: _read_number(name, data[name]) for name in TEST_FIELDS
-                  if name not in ("search", "sequential")}
-        values["warnings"] = tuple(values["warnings"])
-        for name in ("search", "sequential"):  # absent in journals of earlier versions
-            values[name] = data.get(name)
-        certificates = tuple(Certificate(**{name: _read_number(name, c[name])
-                                            for name in CERTIFICATE_FIELDS
-                                            if name != "underpowered"},
-                                         underpowered=c.get("underpowered"))
-                             for c in data["certificates"])
-        return cls(**values, certificates=certificates, curve=data["curve"])
+        claim = data.get("claim")
+        return cls(procedure=data.get("procedure", PAIR),
+                   family_members=int(data.get("family_members", 1)),
+                   pair=RecordedPair.from_json(data.get("pair"), shared),
+                   pair_index=int(data["pair_index"]),
+                   claim=None if claim is None else resolve(shared, claim),
+                   true_epsilon=_number(data.get("true_epsilon")),
+                   samples=int(data["samples"]), seed=int(data["seed"]),
+                   seconds=float(data["seconds"]), warnings=tuple(data.get("warnings") or ()),
+                   error=data.get("error"),
+                   certificates=tuple(Certificate.from_json(c, shared)
+                                      for c in data["certificates"]),
+                   curve=data.get("curve"), search=SearchProvenance.from_json(data.get("search")),
+                   sequential=BudgetUse.from_json(data.get("sequential")))
 
 
 @dataclass(frozen=True)
@@ -257,25 +156,21 @@ class AuditPoint:
       audit, audit_index: the audit's name and its position in the file.
       mechanism: the audited mechanism's name (registry name or code reference).
       parameters: what the suite gave; defaulted_parameters: the parameters it left at their
-        defaults, name → value ({} when none; None in a results.json written before the field
+        defaults, name → value ({} when none; None in a results file written before the field
         existed).
-      expect: ``"consistent"`` or ``"violation"``.
-      confidence: the suite's family-wise confidence; per_certificate_confidence: each test's
-        (Bonferroni: 1 − (1 − confidence)/family size).
+      expect: what the suite expects of it.
+      confidence: the suite's family-wise confidence; per_certificate_confidence: each
+        test's (Bonferroni: 1 − (1 − confidence)/family size).
       distinguisher: the black-box distinguisher's name; note: the audit's note.
       sweep: where the point sits in its audit's sweep, None for an audit without one.
-      coverage: what the point audits beyond its named pairs: ``{"search": the pair
-        search's budget or None, "representation": whether the float64 representation is
-        read, "note": why only the named pairs were audited, or None}``
-        (:mod:`dpaudit.spec.coverage`); None in a results.json written before the field existed.
-      power: the point's stopping rule (:class:`dpaudit.stats.sequential.StoppingRule`:
-        ``{"sequential", "power", "require_power"}``); None in a file written before it
-        existed.
-      tests: one :class:`TestResult` per pair (named pairs first, then searched ones).
-      verdict: ``"error"`` if any certificate errored, else ``"violation"`` if any certified
-        one, else ``"consistent"``; None until judged.
+      coverage: what the point audits beyond its named pairs (None in an older file).
+      power: the point's stopping rule (None in an older file).
+      tests: its tests, in plan order.
+      verdict: ``error`` if any certificate errored, else ``violation`` if any certified one,
+        else ``consistent``; None until judged.
       met_expectation: ``verdict == expect`` once judged, and no certificate underpowered
         when the point's rule says ``require_power``.
+      procedure: the point's audit procedure (``pair``, ``exact-curve``, …).
     """
 
     suite: str
@@ -285,17 +180,18 @@ class AuditPoint:
     mechanism: str
     parameters: dict
     defaulted_parameters: dict | None
-    expect: str
+    expect: Expectation
     confidence: float
     per_certificate_confidence: float
     distinguisher: str
     note: str
     sweep: SweepPoint | None
-    coverage: dict | None = None
-    power: dict | None = None
+    coverage: Coverage | None = None
+    power: StoppingRule | None = None
     tests: tuple[TestResult, ...] = ()
-    verdict: str | None = None
+    verdict: Verdict | None = None
     met_expectation: bool = False
+    procedure: str = PAIR
 
     @property
     def key(self) -> tuple:
@@ -304,7 +200,7 @@ class AuditPoint:
                 None if self.sweep is None else self.sweep.index)
 
     def certificates(self) -> Iterator[tuple[TestResult, Certificate]]:
-        """Every (test, certificate) of the point, tests in pair order, then δ, then α."""
+        """Every (test, certificate) of the point, tests in plan order, then δ, then α."""
         for test in self.tests:
             for certificate in test.certificates:
                 yield test, certificate
@@ -319,22 +215,18 @@ class AuditPoint:
         saying so (:data:`VACUOUS`), never a silent pass."""
         point = self
         pairs = list(self.certificates())
-        if pairs and all(c.verdict != "error" and c.claimed_epsilon is not None
+        if pairs and all(c.verdict != Verdict.ERROR and c.claimed_epsilon is not None
                          and math.isinf(c.claimed_epsilon) for _, c in pairs):
             point = dataclasses.replace(self, tests=tuple(
                 dataclasses.replace(t, error=VACUOUS, certificates=tuple(
-                    dataclasses.replace(c, verdict="error", tightness=None, exact_verdict=None,
-                                        black_box_share=None, detectable_epsilon=None)
-                    for c in t.certificates)) for t in self.tests))
-        rule = StoppingRule.from_json(self.power)
+                    c.as_error() for c in t.certificates)) for t in self.tests))
+        rule = self.power
         if rule is not None:
             point = dataclasses.replace(point, tests=tuple(dataclasses.replace(t, certificates=tuple(
                 dataclasses.replace(c, underpowered=rule.is_underpowered(
                     c.verdict, c.notion, c.claimed_epsilon, c.detectable_epsilon))
                 for c in t.certificates)) for t in point.tests))
-        verdicts = {c.verdict for _, c in point.certificates()}
-        verdict = ("error" if "error" in verdicts
-                   else "violation" if "violation" in verdicts else "consistent")
+        verdict = Verdict.worst(c.verdict for _, c in point.certificates())
         met = verdict == self.expect
         if met and rule is not None and rule.require_power:
             met = not any(c.underpowered for _, c in point.certificates())
@@ -354,9 +246,8 @@ class AuditPoint:
                             sweep=self.sweep)
 
     def record(self, test: TestResult, certificate: Certificate) -> CertificateRecord:
-        """The flat record of one certificate of this point: its point's, its test's and its
-        own fields (:data:`POINT_FIELDS`, :data:`TEST_FIELDS`, :data:`CERTIFICATE_FIELDS`),
-        the point's verdict as ``audit_verdict``."""
+        """The flat record of one certificate of this point (its point's, its test's and its
+        own fields, the point's verdict as ``audit_verdict``)."""
         return CertificateRecord(
             **{name: getattr(self, name) for name in POINT_FIELDS},
             **{name: getattr(test, name) for name in TEST_FIELDS},
@@ -367,26 +258,58 @@ class AuditPoint:
         """The point flattened: one record per certificate, in :meth:`certificates` order."""
         return [self.record(test, certificate) for test, certificate in self.certificates()]
 
+    # -- JSON ---------------------------------------------------------------------------------
+
+    def to_json(self, shared: SharedValues | None = None, curves: bool = True) -> dict:
+        """The point and its tests as plain JSON (results.json schema 4's ``points``, which
+        leaves out the tests' figure data: ``curves=False``)."""
+        out = {name: getattr(self, name) for name in _POINT_JSON}
+        out["sweep"] = None if self.sweep is None else self.sweep.to_json()
+        out["coverage"] = None if self.coverage is None else self.coverage.to_json()
+        out["power"] = None if self.power is None else self.power.to_json()
+        out = to_jsonable({k: (str(v) if isinstance(v, (Verdict, Expectation)) else v)
+                           for k, v in out.items()})
+        out["tests"] = [t.to_json(shared, curve=curves) for t in self.tests]
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict, shared: SharedValues | None = None) -> "AuditPoint":
+        """The inverse of :meth:`to_json`.
+
+        Raises:
+          KeyError, TypeError, ValueError: a malformed document.
+        """
+        values = {name: data[name] for name in _POINT_JSON if name in data}
+        values["expect"] = Expectation(data["expect"])
+        values["verdict"] = None if data.get("verdict") is None else Verdict(data["verdict"])
+        for name in ("confidence", "per_certificate_confidence"):
+            values[name] = float(values[name])
+        return cls(**values, sweep=SweepPoint.from_json(data.get("sweep")),
+                   coverage=Coverage.from_json(data.get("coverage")),
+                   power=StoppingRule.from_json(data.get("power")),
+                   tests=tuple(TestResult.from_json(t, shared) for t in data["tests"]))
+
 
 #: the flat record's fields that belong to its point, its test and its certificate
-POINT_FIELDS = tuple(f.name for f in dataclasses.fields(AuditPoint)
-                     if f.name not in ("tests", "verdict"))
-TEST_FIELDS = tuple(f.name for f in dataclasses.fields(TestResult)
-                    if f.name not in ("certificates", "curve"))
-CERTIFICATE_FIELDS = tuple(f.name for f in dataclasses.fields(Certificate))
-
-
-def _read_number(name: str, value):
-    """A number field written as ``"inf"``/``"-inf"``/``"nan"`` back to a float."""
-    if isinstance(value, str) and name in NUMBER_FIELDS:
-        return float(value)
-    return value
+POINT_FIELDS = ("suite", "suite_file", "audit", "audit_index", "mechanism", "parameters",
+                "defaulted_parameters", "expect", "confidence", "per_certificate_confidence",
+                "distinguisher", "note", "sweep", "coverage", "power", "met_expectation")
+TEST_FIELDS = ("pair", "pair_index", "claim", "true_epsilon", "samples", "seed", "seconds",
+               "warnings", "error", "search", "sequential", "procedure", "family_members")
+CERTIFICATE_FIELDS = ("notion", "delta", "alpha", "claimed_epsilon", "evidence",
+                      "exact_epsilon", "verdict", "exact_verdict", "black_box_share",
+                      "tightness", "detectable_epsilon", "underpowered")
+#: the point's own JSON fields (sweep, coverage, power and tests are typed and written apart)
+_POINT_JSON = ("procedure", "suite", "suite_file", "audit", "audit_index", "mechanism",
+               "parameters", "defaulted_parameters", "expect", "confidence",
+               "per_certificate_confidence", "distinguisher", "note", "verdict",
+               "met_expectation")
 
 
 def points_from_records(records: Iterable[CertificateRecord]) -> list[AuditPoint]:
-    """The tree of flat records (judged ones, as a results.json holds them): records grouped
-    by point (in order of first appearance), then by test (pair index and seed), keeping
-    every stored value.  The inverse of flattening with :meth:`AuditPoint.records`."""
+    """The tree of flat records (judged ones): records grouped by point (in order of first
+    appearance), then by test (pair index and seed), keeping every stored value.  The inverse
+    of flattening with :meth:`AuditPoint.records`."""
     points: dict[tuple, tuple[CertificateRecord, dict[tuple, list]]] = {}
     for record in records:
         first, tests = points.setdefault(record.point_key, (record, {}))
@@ -395,7 +318,7 @@ def points_from_records(records: Iterable[CertificateRecord]) -> list[AuditPoint
     for first, tests in points.values():
         out.append(AuditPoint(
             **{name: getattr(first, name) for name in POINT_FIELDS},
-            verdict=first.audit_verdict,
+            verdict=first.audit_verdict, procedure=first.procedure,
             tests=tuple(TestResult(
                 **{name: getattr(rows[0], name) for name in TEST_FIELDS},
                 certificates=tuple(Certificate(**{name: getattr(r, name)
@@ -404,5 +327,5 @@ def points_from_records(records: Iterable[CertificateRecord]) -> list[AuditPoint
     return out
 
 
-__all__ = ["CERTIFICATE_FIELDS", "POINT_FIELDS", "TEST_FIELDS", "VACUOUS",
+__all__ = ["CERTIFICATE_FIELDS", "PAIR", "POINT_FIELDS", "TEST_FIELDS", "VACUOUS",
            "AuditPoint", "Certificate", "TestResult", "points_from_records"]

@@ -51,7 +51,8 @@ def distinct_warnings(points: Iterable) -> list[LocatedWarning]:
     found: dict[tuple[str, str, str], list[str]] = {}
     for point in points:
         # a point that could not search says so (dpaudit.spec.coverage): "only the named pairs …"
-        note = (getattr(point, "coverage", None) or {}).get("note")
+        coverage = getattr(point, "coverage", None)
+        note = None if coverage is None else coverage.note
         if note:
             found.setdefault((point.suite or "", point.audit, note), [])
         for test in getattr(point, "tests", ()) or ():

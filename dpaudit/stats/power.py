@@ -38,7 +38,8 @@ when finite, such a claim is out of reach of any sample size: its detectable ε 
 power curve 0.
 
 It is deterministic in (c, n, s, δ, k_den).  A certificate tests m kept events at once and
-certifies when any of them does, so :func:`certificate_detectable_epsilon` takes the smallest
+certifies when any of them does, so its detectable ε
+(:meth:`dpaudit.distinguish.result.EpsilonLowerBound.detectable_epsilon`) is the smallest
 value over its events (each with its own denominator count; the same n, s and δ): a true ε
 that large on any one of them is caught with probability ≥ 1/2.  It is a statement about the
 events this test kept, not the best event of the pair: another event could detect less.
@@ -153,26 +154,6 @@ def detectable_epsilon(claimed_epsilon: float, *, samples: int, significance: fl
     return math.log((p_star - delta) / p_hat)
 
 
-def certificate_detectable_epsilon(certificate: dict | None, claimed_epsilon: float | None
-                                   ) -> float | None:
-    """The smallest :func:`detectable_epsilon` over the events of an estimator certificate
-    (``EpsilonLowerBound.to_dict()``: its best event and its other certified ``candidates``,
-    each with its denominator count and certification samples, at the certificate's per-bound
-    significance and δ); None without a certificate or a claim."""
-    if not certificate or claimed_epsilon is None:
-        return None
-    try:
-        s = float(certificate["per_bound_significance"])
-        delta = float(certificate["delta"])
-        events = [(int(e["n_denominator"]), int(e["k_denominator"]))
-                  for e in [certificate, *(certificate.get("candidates") or [])]]
-    except (KeyError, TypeError, ValueError):
-        return None
-    values = [detectable_epsilon(claimed_epsilon, samples=n, significance=s, delta=delta,
-                                 k_denominator=k) for n, k in set(events) if n >= 1]
-    return min(values) if values else None
-
-
 def certification_probability(true_epsilons, claimed_epsilon: float, *, samples: int,
                               significance: float, delta: float, k_denominator: int):
     """The power curve of one event: for each true ε in ``true_epsilons``, the probability
@@ -202,27 +183,6 @@ def certification_probability(true_epsilons, claimed_epsilon: float, *, samples:
     return stats.binom.sf(k_star - 1, n, p_true)
 
 
-def certificate_power_curve(certificate: dict | None, claimed_epsilon: float | None,
-                            true_epsilons):
-    """:func:`certification_probability` of an estimator certificate at each true ε: the
-    largest over its events (the test certifies when any does, so this is a lower bound on
-    the certificate's power when the true ε shows on that event); it crosses 1/2 at
-    :func:`certificate_detectable_epsilon`.  None without a certificate or a claim."""
-    if not certificate or claimed_epsilon is None:
-        return None
-    try:
-        s = float(certificate["per_bound_significance"])
-        delta = float(certificate["delta"])
-        events = {(int(e["n_denominator"]), int(e["k_denominator"]))
-                  for e in [certificate, *(certificate.get("candidates") or [])]}
-    except (KeyError, TypeError, ValueError):
-        return None
-    curves = [certification_probability(true_epsilons, claimed_epsilon, samples=n,
-                                        significance=s, delta=delta, k_denominator=k)
-              for n, k in events if n >= 1]
-    return np.max(curves, axis=0) if curves else None
-
-
 def samples_to_detect(target_epsilon: float, claimed_epsilon: float, *, significance: float,
                       delta: float, rate: float, start: int = 1000,
                       limit: int = 10 ** 12) -> int | None:
@@ -248,6 +208,5 @@ def samples_to_detect(target_epsilon: float, claimed_epsilon: float, *, signific
     return hi
 
 
-__all__ = ["certificate_detectable_epsilon", "certificate_power_curve",
-           "certification_probability", "denominator_base_rate", "detectable_epsilon",
+__all__ = ["certification_probability", "denominator_base_rate", "detectable_epsilon",
            "samples_to_detect"]

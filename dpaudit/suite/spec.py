@@ -30,6 +30,11 @@ Format::
 
     [[audit]]
     name = "laplace-eps1"            # required, unique within the file
+    kind = "pair"                    # the audit procedure: "pair" (default: the two-sample
+                                     # audit of neighbouring pairs), "exact-curve" (the claim
+                                     # against each pair's exact or bracketed curve, no
+                                     # sampling), or a plug-in's (dpaudit.audit.procedures)
+    options = {}                     # the procedure's own options (none for "pair")
     mechanism = "laplace"            # a name from `dpaudit list`, or "package.module:Class",
                                      # or "path/file.py:Class" (relative to this file);
                                      # or instead: sampler = "file.py:fn" and
@@ -125,6 +130,7 @@ from dpaudit.stats.sequential import StoppingRule
 from dpaudit.suite.target_keys import check_mechanism, parse_target
 from dpaudit.suite.toml_file import read_toml
 from dpaudit.suite.targets import Target
+from dpaudit.spec.kinds import DEFAULT_KIND, known_kinds
 
 EXPECTATIONS = ("consistent", "violation")
 DEFAULT_CONFIDENCE = 0.95
@@ -134,7 +140,7 @@ DEFAULT_SEED = 0
 _TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "description",
                "requires", "memory_limit"} | STOPPING_KEYS
-_AUDIT_KEYS = {"name", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
+_AUDIT_KEYS = {"name", "kind", "options", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
                "min_samples", "alphas", "distinguisher", "white_box", "sweep", "exact_points",
                "search", "representation"} | STOPPING_KEYS
 
@@ -164,6 +170,8 @@ class AuditSpec:
     search: SearchBudget | None = SearchBudget()  # None: no pair search (dpaudit.spec.coverage)
     representation: bool | None = None  # None: representation_default(mechanism)
     stopping: StoppingRule | None = None  # None: the suite's (dpaudit.suite.stopping_keys)
+    kind: str = DEFAULT_KIND  # the audit procedure (dpaudit.audit.procedures)
+    options: dict = field(default_factory=dict)  # the procedure's own options (its check())
 
     def points(self) -> list[tuple[int | None, dict, str]]:
         """(sweep index or None, mechanism parameters, expectation) of every audit point."""
@@ -300,6 +308,14 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
         where = Where(path, f"audit #{index} {table['name']!r}")
     check_keys(table, _AUDIT_KEYS, where, "[[audit]]")
     name = read_string(table, "name", where, required=True)
+    kind = table.get("kind", DEFAULT_KIND)
+    kinds = known_kinds()
+    if kind not in kinds:
+        raise where.error("kind", "one of " + ", ".join(map(repr, kinds))
+                          + (did_you_mean(kind, kinds) if isinstance(kind, str) else ""), kind)
+    options = table.get("options", {})
+    if not isinstance(options, dict):
+        raise where.error("options", f"a table of options of the {kind!r} audit", options)
     target = parse_target(table, where, path)
     mechanism = target.reference
 
@@ -362,10 +378,10 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
             for a in raw_alphas):
         raise where.error("alphas", "a list of Rényi orders α > 1 (finite)", raw_alphas)
     alphas = tuple(float(a) for a in raw_alphas)
-    from dpaudit.distinguish.lower_bound import DISTINGUISHERS
+    from dpaudit.distinguish.distinguisher import distinguisher_names
     distinguisher = table.get("distinguisher", "auto")
-    if distinguisher not in DISTINGUISHERS or distinguisher == "white-box":
-        allowed = [d for d in DISTINGUISHERS if d != "white-box"]
+    allowed = list(distinguisher_names(selectable=True))
+    if distinguisher not in allowed:
         raise where.error("distinguisher", "one of " + ", ".join(map(repr, allowed))
                           + did_you_mean(distinguisher, allowed)
                           + " (the white-box audit is controlled by white_box)", distinguisher)
@@ -391,7 +407,8 @@ def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpe
                      alphas=alphas, distinguisher=distinguisher, white_box=white_box,
                      sweep=sweep, expects=expects, exact_points=exact_points, target=target,
                      min_samples=min_samples, search=parse_search(table, where),
-                     representation=parse_representation(table, where))
+                     representation=parse_representation(table, where), kind=kind,
+                     options=dict(options))
 
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "EXPECTATIONS",

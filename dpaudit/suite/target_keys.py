@@ -5,6 +5,9 @@
 * ``mechanism = "package.module:Class"`` or ``"path/to/file.py:Class"`` — a
   :class:`~dpaudit.mechanisms.base.Mechanism` subclass in user code; a relative path (and a
   top-level module) resolves against the suite file's directory;
+* ``claim = { … }`` with a mechanism — the claim the audit judges it against instead of its
+  own (a library's reported budget, ``{ accountant = "opacus:rdp", … }``, a stated ε):
+  :mod:`dpaudit.claims.tables`, :mod:`dpaudit.mechanisms.stated_claim`;
 * ``sampler = "samplers.py:noisy_count"`` with ``claim = { notion = "pure-dp", epsilon = 1.0 }``
   — a plain function ``(dataset, n, rng, **params) -> n outputs``
   (:mod:`dpaudit.mechanisms.sampler`); it needs explicit ``[[audit.pairs]]``; ``params`` and
@@ -27,8 +30,9 @@ from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.callbacks import CallbackError
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 from dpaudit.suite.fields import SuiteError, Where, read_string
-from dpaudit.suite.targets import (CLAIM_NOTIONS, MECHANISM, SAMPLER, ClaimTableError,
-                                   NotAMechanismError, Target, check_sampler, claim_template)
+from dpaudit.claims.tables import claim_notions
+from dpaudit.suite.targets import (MECHANISM, SAMPLER, ClaimTableError, NotAMechanismError,
+                                   Target, check_sampler, claim_template)
 
 
 def parse_target(table: dict, where: Where, suite_path: str) -> Target:
@@ -49,7 +53,7 @@ def parse_target(table: dict, where: Where, suite_path: str) -> Target:
             claim = claim_template(table["claim"])
         except ValueError as exc:
             raise where.error("claim", f"a claim with notion one of "
-                                       f"{', '.join(CLAIM_NOTIONS)} ({exc})",
+                                       f"{', '.join(claim_notions())} ({exc})",
                               table["claim"]) from None
         if not isinstance(table.get("pairs"), list):
             raise where.error("pairs", "explicit [[audit.pairs]] (a sampler has no worst-case "
@@ -60,11 +64,16 @@ def parse_target(table: dict, where: Where, suite_path: str) -> Target:
             raise where.error("sampler", f"a function (dataset, n, rng, **params) -> n "
                                          f"outputs ({exc})", reference) from None
         return Target(reference, SAMPLER, base_dir, claim)
-    if "claim" in table:
-        raise where.error("claim", "no claim with mechanism (a mechanism states its own "
-                                   "claim; claim goes with sampler)", table["claim"])
     reference = read_string(table, "mechanism", where, required=True)
-    return Target(reference, MECHANISM, base_dir if ":" in reference else "")
+    claim = None
+    if "claim" in table:  # a claim stated for the mechanism replaces its own
+        try:
+            claim = claim_template(table["claim"])
+        except ValueError as exc:
+            raise where.error("claim", f"a claim table with notion one of "
+                                       f"{', '.join(claim_notions())} ({exc})",
+                              table["claim"]) from None
+    return Target(reference, MECHANISM, base_dir if ":" in reference else "", claim)
 
 
 def check_mechanism(target: Target, params: dict, where: Where, at: str = "") -> None:

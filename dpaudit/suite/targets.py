@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from dpaudit.claims.tables import (ClaimTableError, check_claim_table, claim_from_table,
+                                   is_complete)
 from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.sampler import (SamplerMechanism, SamplerParameterError,
@@ -45,17 +47,30 @@ class Target:
     reference: str
     kind: str = MECHANISM
     base_dir: str = ""
-    claim: Any = None  # for samplers: a Claim, or a claim table completed from the params
+    #: the claim under audit, when stated rather than the code's own: a Claim or a claim table
+    #: completed from the params (:mod:`dpaudit.claims.tables`) — required for a sampler;
+    #: for a mechanism it replaces the mechanism's claim (:mod:`dpaudit.mechanisms.stated_claim`)
+    claim: Any = None
     obj: Any = None  # Python API: a Mechanism class or instance, or a sampler callable
 
     def build(self, params: dict | None = None) -> Mechanism:
-        """The mechanism, built with ``params``.
+        """The mechanism, built with ``params`` (judged against the stated claim when there
+        is one).
 
         Raises:
           ValueError: the code cannot be loaded, is not a mechanism (or a sampler of the
-            right signature), or rejects ``params``.
+            right signature), rejects ``params``, or the stated claim cannot be built.
         """
         params = dict(params or {})
+        mechanism = self._build(params)
+        if self.kind == MECHANISM and self.claim is not None:
+            from dpaudit.mechanisms.stated_claim import with_stated_claim
+
+            values = {**getattr(mechanism, "params", {}), **params}
+            mechanism = with_stated_claim(mechanism, claim_from_dict(self.claim, values))
+        return mechanism
+
+    def _build(self, params: dict) -> Mechanism:
         if self.kind == SAMPLER:
             fn = self.obj if self.obj is not None else self._load()
             values = bind_sampler_params(sampler_signature(fn, self.reference), params,
@@ -112,98 +127,36 @@ def check_sampler(fn, label: str) -> None:
     sampler_signature(fn, label)
 
 
-#: the claim notions a sampler may state: notion → (class, {key: field})
-CLAIM_NOTIONS = {
-    "pure-dp": ("PureDP", {"epsilon": "epsilon"}),
-    "approx-dp": ("ApproxDP", {"epsilon": "epsilon", "delta": "delta"}),
-    "zcdp": ("ZCDP", {"rho": "rho"}),
-    "gdp": ("GDP", {"mu": "mu"}),
-    "tcdp": ("TCDP", {"rho": "rho", "omega": "omega"}),
-}
-
-
-class ClaimTableError(ValueError):
-    """A claim table that names no known notion, has unknown or missing keys, or values the
-    claim rejects."""
-
-
 def claim_template(table) -> Any:
     """A suite's or the API's claim checked as far as it can be without the params: a Claim
-    as is; a table's notion and the keys it gives (numbers) — the keys it leaves out are
-    taken from the params when the audit builds (:func:`claim_from_dict`).  A complete table
-    becomes its Claim.
+    as is; a table's notion and the numbers it gives (:mod:`dpaudit.claims.tables`) — the
+    numbers it leaves out are taken from the params when the audit builds
+    (:func:`claim_from_dict`).  A complete table becomes its Claim.
 
     Raises:
       ClaimTableError: unknown notion, unknown keys, or a value that is not a number.
     """
-    from dpaudit.claims import notions
+    from dpaudit.claims import Claim
 
-    if isinstance(table, notions.Claim):
+    if isinstance(table, Claim):
         return table
-    keys = _check_table(table)
-    return claim_from_dict(table) if set(keys) <= set(table) else dict(table)
-
-
-def _check_table(table) -> dict:
-    """The ``{key: field}`` of a claim table's notion, after checking its notion, its keys
-    and that the values it gives are numbers."""
-    if not isinstance(table, dict):
-        raise ClaimTableError(f"expected a claim table such as {{ notion = \"pure-dp\", "
-                              f"epsilon = 1.0 }}, got {table!r}")
-    notion = table.get("notion")
-    if notion not in CLAIM_NOTIONS:
-        hint = did_you_mean(notion, CLAIM_NOTIONS)
-        raise ClaimTableError(f"claim notion must be one of {', '.join(CLAIM_NOTIONS)}, "
-                              f"got {notion!r}{hint}")
-    keys = CLAIM_NOTIONS[notion][1]
-    unknown = sorted(set(table) - {"notion"} - set(keys))
-    if unknown:
-        hint = did_you_mean(unknown[0], keys)
-        raise ClaimTableError(f"a {notion} claim takes the keys notion, {', '.join(keys)}; "
-                              f"got {', '.join(map(repr, unknown))}{hint}")
-    for key in set(table) - {"notion"}:
-        _claim_number(key, table[key], "claim")
-    return keys
-
-
-def _claim_number(key, value, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ClaimTableError(f"claim key {key!r} must be a number, got {value!r}"
-                              + ("" if where == "claim" else f" (from {where})"))
-    return float(value)
+    check_claim_table(table)
+    return claim_from_table(table) if is_complete(table) else dict(table)
 
 
 def claim_from_dict(table, params: dict | None = None) -> Any:
-    """``{"notion": "pure-dp", "epsilon": 1.0}`` (or an existing Claim) → a Claim.
+    """``{"notion": "pure-dp", "epsilon": 1.0}`` (or an existing Claim) → a Claim
+    (:func:`dpaudit.claims.tables.claim_from_table`).
 
-    A key the table leaves out is read from ``params`` (the audit's parameters, the
+    A number the table leaves out is read from ``params`` (the audit's parameters, the
     sampler's defaults included), so ``{ notion = "pure-dp" }`` with ``params = { epsilon =
     0.5 }`` claims 0.5-DP, and a sweep over ``epsilon`` claims each swept value.
 
     Raises:
-      ClaimTableError: unknown notion, unknown keys, a key in neither the table nor
+      ClaimTableError: unknown notion, unknown keys, a number in neither the table nor
         ``params``, or values the claim rejects.
     """
-    from dpaudit.claims import notions
-
-    if isinstance(table, notions.Claim):
-        return table
-    keys = _check_table(table)
-    notion = table["notion"]
-    cls_name = CLAIM_NOTIONS[notion][0]
-    params = dict(params or {})
-    missing = [k for k in keys if k not in table and k not in params]
-    if missing:
-        raise ClaimTableError(f"a {notion} claim needs {', '.join(keys)}: give "
-                              f"{', '.join(missing)} in the claim table or in the audit's "
-                              f"params")
-    values = {field_name: (_claim_number(key, table[key], "claim") if key in table else
-                           _claim_number(key, params[key], "params"))
-              for key, field_name in keys.items()}
-    try:
-        return getattr(notions, cls_name)(**values)
-    except (TypeError, ValueError) as exc:
-        raise ClaimTableError(f"bad {notion} claim {values}: {exc}") from None
+    return claim_from_table(table, params)
 
 
 def for_workers(target: Target) -> Target:
@@ -225,6 +178,6 @@ def as_target(mechanism) -> Target:
     return mechanism if isinstance(mechanism, Target) else Target(str(mechanism))
 
 
-__all__ = ["CLAIM_NOTIONS", "MECHANISM", "SAMPLER", "ClaimTableError", "NotAMechanismError",
+__all__ = ["MECHANISM", "SAMPLER", "ClaimTableError", "NotAMechanismError",
            "SamplerMechanism", "SamplerParameterError", "Target", "as_target", "for_workers",
            "check_mechanism_class", "check_sampler", "claim_from_dict", "claim_template"]

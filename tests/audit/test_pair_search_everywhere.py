@@ -57,18 +57,18 @@ def test_the_search_finds_the_clipping_bug_the_named_pair_misses():
     (point,) = result.points
     named, *searched = point.tests
     assert named.search is None and named.certificates[0].verdict == "consistent"
-    assert len(searched) == 2 and all(t.search["rank"] == k + 1 for k, t in enumerate(searched))
+    assert len(searched) == 2 and all(t.search.rank == k + 1 for k, t in enumerate(searched))
     assert result.verdict == "violation"
     # the family counts the named pair and its two searched ones, before anything is drawn
     assert result.suite.family_size == 3
     off = audit_mechanism(BoundedSumBuggy, samples=20_000, seed=1, search=False)
-    assert off.verdict == "consistent" and "search = false" in off.points[0].coverage["note"]
+    assert off.verdict == "consistent" and "search = false" in off.points[0].coverage.note
 
 
 def test_a_search_is_reused_only_for_the_same_mechanism():
     """Two instances of one class under one name and seed (the Python API's suite of one)
     must not share a search: their state differs."""
-    scores = [next(t.search["named_pairs_score"]
+    scores = [next(t.search.named_pairs_score
                    for t in audit_mechanism(BoundedSum(epsilon=e), samples=20_000,
                                             name="same").points[0].tests if t.search)
               for e in (1.0, 2.0)]

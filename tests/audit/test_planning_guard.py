@@ -180,6 +180,6 @@ def test_large_datasets_are_summarised_in_results_json_and_report_reads_them(tmp
                and s["dtype"] == "float64" and len(s["sha256"]) == 64 for s in summaries)
     assert summaries[0]["sha256"] != summaries[1]["sha256"]
     report = read_report(out / "results.json")
-    assert report.records and report.records[0].pair["d0"] == {"dataset_summary": summaries[0]}
+    assert report.records and report.records[0].pair.d0 == {"dataset_summary": summaries[0]}
     assert main(["report", str(out / "results.json")]) == 0
     assert main(["diff", str(out / "results.json"), str(out / "results.json")]) == 0

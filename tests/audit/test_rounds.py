@@ -68,6 +68,7 @@ def test_stop_reason_reads_the_larger_bound_and_the_renyi_claims():
     class P:  # a point / Rényi entry with the fields stop_reason reads
         def __init__(self, epsilon=0.0, divergence=0.0):
             self.epsilon, self.divergence = epsilon, divergence
+            self.bound = max(epsilon, divergence)  # what a verdict compares (Evidence.bound)
 
     class C:
         def __init__(self, points, renyi=()):

@@ -289,14 +289,15 @@ def test_real_subprocess(tmp_path):
 
 
 def test_exact_verdict_and_black_box_share_are_judged_per_certificate():
-    from dpaudit.results.records import judge_certificate
+    from dpaudit.results.certificate import judge_certificate
+    from tests.support import evidence
 
-    r = judge_certificate(0.5, 0.8, 331.0, 300.0)  # the claim is false, but nothing certifies it
+    r = judge_certificate(evidence(0.5, 0.8), 331.0, 300.0)  # false, but nothing certifies it
     assert (r.verdict, r.exact_verdict) == ("consistent", "violation")
     assert r.black_box_share == pytest.approx(0.625)
-    r = judge_certificate(1.2, None, 1.25, 1.0)
+    r = judge_certificate(evidence(1.2), 1.25, 1.0)
     assert (r.verdict, r.exact_verdict, r.black_box_share) == ("violation", "violation", None)
-    r = judge_certificate(0.9, 0.0, 1.0, 1.0)  # exact = claim: consistent (no false flag)
+    r = judge_certificate(evidence(0.9, 0.0), 1.0, 1.0)  # exact = claim: no false flag
     assert (r.verdict, r.exact_verdict, r.black_box_share) == ("consistent", "consistent", None)
-    r = judge_certificate(0.9, 0.95, None, 1.0)
+    r = judge_certificate(evidence(0.9, 0.95), None, 1.0)
     assert r.exact_verdict is None and r.tightness == pytest.approx(0.95)

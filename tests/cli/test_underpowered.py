@@ -69,4 +69,4 @@ def test_the_api_explains_an_underpowered_certificate():
     assert "stopped at the budget after 3,000 of 3,000 samples per side" in weak.explain()
     fine = audit_sampler(laplace, epsilon=1.0, pairs=[([0.0], [1.0])], samples=200_000,
                          representation=False, require_power=True, seed=3)
-    assert fine.met_expectation and fine.records[0].sequential["stopped"] == "power"
+    assert fine.met_expectation and fine.records[0].sequential.stopped == "power"

@@ -173,12 +173,11 @@ def test_errors_unmet_expectations_and_certificate_details(report, page):
                      page)
     assert "Not run: " + str(escape(suite_error)) in page
     violation = next(r for r in report.run.records if r.verdict == "violation")
-    best = next(c for c in violation.certificate["candidates"]
-                if c["event"] == violation.certificate["event"])
-    for number in (violation.certificate["k_numerator"], violation.certificate["n_denominator"]):
+    best = violation.black_box.chosen  # the certifying event, with its bounds
+    for number in (best.k_numerator, best.n_denominator):
         assert f"{number}" in page
-    assert f"{best['p_numerator_lower']:.6g}" in page
-    assert f"{best['p_denominator_upper']:.6g}" in page
+    assert f"{best.p_numerator_lower:.6g}" in page
+    assert f"{best.p_denominator_upper:.6g}" in page
     assert "<math display=\"block\">" in page and "<mi>&#949;</mi>" in page  # b = Δ/ε
 
 

@@ -1,5 +1,5 @@
-"""results.json (dpaudit.report.results_file): the compact schema-3 file reads back to exactly
-the typed report it was written from, old schema-2 files stay readable, bad files give one
+"""results.json (dpaudit.report.results_file): the schema-4 tree reads back to exactly the typed
+report it was written from, older schema-3 and schema-2 files stay readable, bad files give one
 clear line, and a write never leaves a half-written file."""
 
 from __future__ import annotations
@@ -21,6 +21,24 @@ SCHEMA_2 = DATA / "results-schema2-classic.json"
 #: an early schema-2 file, before exact_verdict, detectable_epsilon & co. (reports/sgld then:
 #: swept audits, dense exact curves)
 EARLY_SCHEMA_2 = DATA / "results-schema2-sgld.json"
+#: a schema-3 file of dpaudit 5c4570f (tests/data/fixture-suite.toml: white-box, Rényi,
+#: searched, floating-point and swept audits)
+SCHEMA_3 = DATA / "results-schema3-fixture.json"
+
+
+def same_row(new, old) -> bool:
+    """Whether a record row read today holds every field an older file's row held, with the
+    same value, recursively (today's evidence also records fields older files did not —
+    ``distinguisher``, the floating-point fields at their defaults — and the white-box Rényi
+    evidence that older files kept only as a number)."""
+    if isinstance(old, dict):
+        return isinstance(new, dict) and all(
+            (k.endswith("certificate") and v is None) or same_row(new.get(k), v)
+            for k, v in old.items())
+    if isinstance(old, list):
+        return (isinstance(new, list) and len(new) == len(old)
+                and all(same_row(a, b) for a, b in zip(new, old)))
+    return new == old
 
 @pytest.fixture(scope="module")
 def report(shapes_run):
@@ -28,7 +46,7 @@ def report(shapes_run):
     return build_report(shapes_run, command="dpaudit run roundtrip.toml", exit_status=2)
 
 
-def test_schema_3_reads_back_to_exactly_the_report_it_was_written_from(report, tmp_path):
+def test_schema_4_reads_back_to_exactly_the_report_it_was_written_from(report, tmp_path):
     path = write_results(report, tmp_path / "results.json")
     back = read_report(path)
     assert [r.to_json() for r in back.records] == [r.to_json() for r in report.records]
@@ -37,6 +55,9 @@ def test_schema_3_reads_back_to_exactly_the_report_it_was_written_from(report, t
     assert back.summary.to_json() == report.summary.to_json()
     assert back.provenance == report.provenance
     assert back.run.curves == json.loads(json.dumps(report.curves_json()))
+    # the tree itself, evidence included, not only its flat view
+    assert [p.to_json(curves=False) for p in back.run.points] == \
+        [json.loads(json.dumps(p.to_json(curves=False))) for p in report.run.points]
     # writing what was read gives the same file
     again = write_results(back, tmp_path / "again.json")
     assert again.read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
@@ -44,42 +65,62 @@ def test_schema_3_reads_back_to_exactly_the_report_it_was_written_from(report, t
 
 def test_shared_items_are_written_once(report, tmp_path):
     document = results_document(report)
-    assert document["schema"] == 3 and "audits" not in document
-    records = document["certificates"]
-    # the three δ of laplace-grid are read off one test: one test, one pair, one claim
-    grid = [r for r in records if document["points"][r["point"]]["audit"] == "laplace-grid"]
-    assert len(grid) == 3
-    assert len({r["certificate"]["test"] for r in grid}) == 1
-    assert len({r["pair"] for r in grid}) == 1 and len({r["claim"] for r in grid}) == 1
-    point = document["points"][grid[0]["point"]]
-    assert point["note"] == "three δ read off one test" and "note" not in grid[0]
-    # every dataset, pair, claim, event definition and test is written once and referred to
-    for table in ("datasets", "pairs", "claims", "events", "tests"):
-        dumped = [json.dumps(x, sort_keys=True) for x in document[table]]
-        assert len(set(dumped)) == len(dumped), table
-    assert all(isinstance(r["pair"], int) and isinstance(r["claim"], int) for r in records
-               if r["error"] is None)
-    certificates = [r[k] for r in records for k in ("certificate", "white_box_certificate")
-                    if r[k] is not None]
-    assert len(document["tests"]) < len(certificates)
-    text = write_results(document, tmp_path / "r.json").read_text(encoding="utf-8")
-    # one table row per line: a line-based diff of two runs lines up record by record
-    lines = text.splitlines()
-    assert len(lines) >= len(records) + len(document["tests"])
+    assert document["schema"] == 4 and "audits" not in document
+    points = {p["audit"]: p for p in document["points"]}
+    # the three δ of laplace-grid are read off one test: their two-sample evidence refers to
+    # one shared certification (events, counts, method), and the test's claim is shared too
+    (test,) = points["laplace-grid"]["tests"]
+    assert len(test["certificates"]) == 3
+    refs = {json.dumps(c["evidence"][0]["certification"]) for c in test["certificates"]}
+    assert len(refs) == 1 and "$shared" in next(iter(refs))
+    assert "$shared" in test["claim"]
+    assert points["laplace-grid"]["note"] == "three δ read off one test"
+    # every shared value is distinct, and every one is referred to
+    dumped = [json.dumps(x, sort_keys=True) for x in document["shared"]]
+    assert len(set(dumped)) == len(dumped)
+    text = json.dumps(document["points"])
+    assert all(f'{{"$shared": {i}}}' in text or f'{{"$shared":{i}}}' in text
+               or _referred_in_shared(document, i) for i in range(len(document["shared"])))
+    written = write_results(document, tmp_path / "r.json").read_text(encoding="utf-8")
+    # one point per line: a line-based diff of two runs lines up point by point
+    assert len(written.splitlines()) >= len(document["points"]) + len(document["shared"])
+
+
+def _referred_in_shared(document, index: int) -> bool:
+    """Whether shared value ``index`` is referred to from another shared value (a certification
+    refers to its statistics)."""
+    return any(f'"$shared": {index}}}' in json.dumps(v) for v in document["shared"])
+
+
+def test_a_schema_3_file_reads_into_the_same_typed_tree():
+    old = json.loads(SCHEMA_3.read_text(encoding="utf-8"))
+    assert old["schema"] == 3
+    rows = read_document(SCHEMA_3)["audits"]
+    back = read_report(SCHEMA_3)
+    assert len(back.records) == len(rows) == old["summary"]["certificates"] > 0
+    assert all(same_row(r.to_json(), row) for r, row in zip(back.records, rows))
+    kinds = {(r.notion, e.role, e.kind) for r in back.records for e in r.evidence}
+    assert {("dp", "black-box", "two-sample"), ("dp", "white-box", "two-sample"),
+            ("rdp", "black-box", "two-sample-renyi"),
+            ("rdp", "white-box", "two-sample-renyi")} <= kinds
+    assert any(r.floating_point for r in back.records)
+    assert any(r.search is not None for r in back.records)
+    assert back.summary.to_json() == old["summary"]
 
 
 def test_old_schema_2_files_stay_readable(tmp_path):
     old = json.loads(SCHEMA_2.read_text(encoding="utf-8"))
     assert old["schema"] == 2
     back = read_report(SCHEMA_2)
-    assert [r.to_json() for r in back.records] == old["audits"]
+    assert all(same_row(r.to_json(), row) for r, row in zip(back.records, old["audits"]))
+    assert len(back.records) == len(old["audits"])
     assert back.summary.certificates == old["summary"]["certificates"]
     assert back.summary.exit_status == old["summary"]["exit_status"]
     assert [c.get("figure") for c in back.curves_json()] == [c.get("figure")
                                                               for c in old["curves"]]
-    # and it converts: written as schema 3, it reads back to the same records
+    # and it converts: written as schema 4, it reads back to the same records
     again = read_report(write_results(back, tmp_path / "results.json"))
-    assert [r.to_json() for r in again.records] == old["audits"]
+    assert [r.to_json() for r in again.records] == [r.to_json() for r in back.records]
 
 
 def test_an_early_schema_2_file_without_later_fields_is_readable():
@@ -93,7 +134,8 @@ def test_an_early_schema_2_file_without_later_fields_is_readable():
 
 
 def test_a_schema_2_document_written_by_this_version_reads_the_same(report, tmp_path):
-    legacy = report.to_json()  # every record in full: the schema-2 layout
+    legacy = {k: v for k, v in report.to_json().items() if k not in ("points", "shared")}
+    legacy["audits"] = [r.to_json() for r in report.records]  # the schema-2 layout
     legacy["schema"] = 2
     path = tmp_path / "legacy.json"
     path.write_text(json.dumps(legacy), encoding="utf-8")
@@ -119,13 +161,16 @@ def test_bad_results_files_give_one_line_naming_the_file(tmp_path, content, frag
 
 def test_a_broken_reference_is_reported_not_a_traceback(report, tmp_path):
     document = results_document(report)
-    document["certificates"][0]["pair"] = 999
+    test = document["points"][0]["tests"][0]
+    test["claim"] = {"$shared": 999}
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ResultsFileError, match="inconsistent"):
         read_document(path)
-    del document["certificates"][0]["verdict"]
-    document["certificates"][0]["pair"] = 0
+    with pytest.raises(ResultsFileError, match="malformed"):
+        read_report(path)
+    document = results_document(report)
+    del document["points"][0]["tests"][0]["certificates"][0]["verdict"]
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ResultsFileError, match="malformed"):
         read_report(path)

@@ -12,8 +12,11 @@ from dpaudit.results.hierarchy import (CERTIFICATE_FIELDS, POINT_FIELDS, TEST_FI
                                        Certificate, TestResult, points_from_records)
 from dpaudit.results.options import PROFILES, RunOptions
 from dpaudit.results.hierarchy import VACUOUS
+from dpaudit.results.provenance import RecordedPair
 from dpaudit.results.records import CertificateRecord, SweepPoint
 from dpaudit.results.run import AuditRun, Incomplete
+from dpaudit.util.shared_json import SharedValues
+from tests.support import FakeEvidence, evidence
 
 
 def planned(audit="a", index=0, expect="consistent", sweep=None) -> AuditPoint:
@@ -33,11 +36,9 @@ def make_test(pair_index=0, claimed=(1.0, 1.0), bounds=(0.5, 0.7), white=None,
     else:
         certificates = tuple(
             Certificate.measured(notion="dp", delta=d, alpha=None, claimed_epsilon=c,
-                                 epsilon_lower_bound=b, white_box_epsilon_lower_bound=w,
-                                 exact_epsilon=None)
+                                 evidence=evidence(b, w), exact_epsilon=None)
             for d, c, b, w in zip((0.0, 1e-5), claimed, bounds, white or (None, None)))
-    return TestResult(pair={"name": f"p{pair_index}", "d0": [0], "d1": [1],
-                            "description": ""},
+    return TestResult(pair=RecordedPair(f"p{pair_index}", [0], [1]),
                       pair_index=pair_index, claim={"notion": "pure-dp"}, true_epsilon=None,
                       samples=1000, seed=7 + pair_index, seconds=0.25,
                       warnings=("UserWarning: w (x.py:1)",), error=error,
@@ -46,13 +47,12 @@ def make_test(pair_index=0, claimed=(1.0, 1.0), bounds=(0.5, 0.7), white=None,
 
 def test_a_certificate_is_judged_from_its_numbers_and_its_bound_is_the_larger_one():
     c = Certificate.measured(notion="dp", delta=0.0, alpha=None, claimed_epsilon=1.0,
-                             epsilon_lower_bound=0.4, white_box_epsilon_lower_bound=1.2,
-                             exact_epsilon=1.0)
+                             evidence=evidence(0.4, 1.2), exact_epsilon=1.0)
     assert c.bound == 1.2 and c.verdict == "violation" and c.tightness == 1.2
     assert c.black_box_share == pytest.approx(0.4 / 1.2) and c.exact_verdict == "consistent"
     failed = Certificate.failed(notion="rdp", delta=None, alpha=2.0, claimed_epsilon=0.5)
     assert failed.verdict == "error" and failed.bound is None and failed.tightness is None
-    with pytest.raises(ValueError, match="notion"):
+    with pytest.raises(ValueError, match="zcdp"):
         Certificate.failed(notion="zcdp", delta=0.0, alpha=None)
 
 
@@ -92,6 +92,19 @@ def test_flattening_equals_the_record_rules_and_points_from_records_inverts_it()
     assert [o.audit for o in run.outcomes] == ["a", "b"]
 
 
+def test_the_tree_round_trips_through_json_with_and_without_a_shared_table():
+    from dpaudit.results.evidence_kinds import register_evidence
+
+    register_evidence(FakeEvidence)
+    point = planned("a", 0).with_tests([make_test(0, white=(0.9, 1.1)),
+                                        make_test(1, error="E: x")]).judged()
+    assert AuditPoint.from_json(json.loads(json.dumps(point.to_json()))) == point
+    shared = SharedValues()
+    data = json.loads(json.dumps(point.to_json(shared)))
+    assert data["tests"][0]["claim"] == {"$shared": 0}  # claims are written once
+    assert AuditPoint.from_json(data, SharedValues(shared.to_json())) == point
+
+
 def test_the_three_levels_partition_the_flat_record():
     names = [f.name for f in dataclasses.fields(CertificateRecord)]
     levels = [*POINT_FIELDS, *TEST_FIELDS, *CERTIFICATE_FIELDS, "audit_verdict"]
@@ -99,6 +112,9 @@ def test_the_three_levels_partition_the_flat_record():
 
 
 def test_a_test_result_round_trips_through_json_with_infinities():
+    from dpaudit.results.evidence_kinds import register_evidence
+
+    register_evidence(FakeEvidence)
     result = make_test(0, claimed=(math.inf, 1.0), bounds=(0.5, math.inf))
     text = json.dumps(result.to_json(), allow_nan=False)
     assert '"inf"' in text

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from dpaudit.stats.epsilon import epsilon_from_counts
-from dpaudit.stats.power import (certificate_detectable_epsilon, certificate_power_curve,
-                                 certification_probability, denominator_base_rate,
+from dpaudit.stats.power import (certification_probability, denominator_base_rate,
                                  detectable_epsilon, samples_to_detect)
 
 
@@ -69,21 +68,9 @@ def test_degenerate_cases():
         detectable_epsilon(1.0, samples=10, significance=0.01, delta=0.0, k_denominator=11)
 
 
-def test_certificate_and_sample_size_helpers():
-    cert = {"n_denominator": 100_000, "k_denominator": 10_000, "per_bound_significance": 1e-3,
-            "delta": 0.0}
-    assert certificate_detectable_epsilon(cert, 1.0) == power(10 ** 5)
-    assert certificate_detectable_epsilon(None, 1.0) is None
+def test_sample_size_helper():
     n = samples_to_detect(1.1, 1.0, significance=1e-3, delta=0.0, rate=0.1)
     assert power(n) <= 1.1 < power(int(n * 0.9))
-
-
-def test_a_certificate_detects_with_its_best_event():
-    cert = {"n_denominator": 100_000, "k_denominator": 60_000, "per_bound_significance": 1e-3,
-            "delta": 0.0, "candidates": [{"n_denominator": 100_000, "k_denominator": 60_000},
-                                         {"n_denominator": 100_000, "k_denominator": 10_000}]}
-    assert power(10 ** 5, rate=0.6) == math.inf
-    assert certificate_detectable_epsilon(cert, 1.0) == power(10 ** 5)
 
 
 @pytest.mark.parametrize("delta", [0.0, 1e-3])
@@ -116,16 +103,6 @@ def test_power_curve_agrees_with_monte_carlo_and_degenerate_cases():
                                          delta=0.0, k_denominator=500).any()  # e·0.5 > 1
 
 
-def test_certificate_power_curve_takes_the_best_event():
-    cert = {"n_denominator": 100_000, "k_denominator": 60_000, "per_bound_significance": 1e-3,
-            "delta": 0.0, "candidates": [{"n_denominator": 100_000, "k_denominator": 60_000},
-                                         {"n_denominator": 100_000, "k_denominator": 10_000}]}
-    eps = certificate_detectable_epsilon(cert, 1.0)
-    curve = certificate_power_curve(cert, 1.0, [eps])
-    assert curve[0] == pytest.approx(0.5, abs=1e-9)
-    assert certificate_power_curve(None, 1.0, [1.0]) is None
-
-
 # -- claims beyond what e^ε holds in a float (issue 27, item 1) ---------------------------
 
 HUGE_CLAIMS = [709.0, 710.0, 800.0, 1e6, math.inf]
@@ -149,13 +126,9 @@ def test_a_claim_beyond_float_exp_is_undetectable_not_a_crash(claim, delta, n, k
 
 
 @pytest.mark.parametrize("claim", HUGE_CLAIMS)
-def test_certificate_power_and_sample_size_at_huge_claims(claim):
-    cert = {"n_denominator": 2_000, "k_denominator": 3, "per_bound_significance": 1e-3,
-            "delta": 1e-6, "candidates": [{"n_denominator": 2_000, "k_denominator": 0}]}
+def test_sample_size_at_huge_claims(claim):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert certificate_detectable_epsilon(cert, claim) == math.inf
-        assert certificate_power_curve(cert, claim, [1.0, 1e6]).tolist() == [0.0, 0.0]
         needed = samples_to_detect(1.1 * claim, claim, significance=1e-3, delta=1e-6,
                                    rate=1e-3, start=2_000)
     # no sample size brings a detectable ε of ∞ down to a finite target; ∞ ≤ ∞ at once

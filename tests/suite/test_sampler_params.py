@@ -132,8 +132,8 @@ def test_claim_tables():
         "pure-dp(epsilon=1)"
     assert claim_from_dict({"notion": "approx-dp", "delta": 1e-6},
                            {"epsilon": 2.0}).describe() == "approx-dp(epsilon=2, delta=1e-06)"
-    with pytest.raises(ClaimTableError, match="claim key 'epsilon' must be a number, got "
-                                              "'big' .from params."):
+    with pytest.raises(ClaimTableError, match="claim key 'epsilon' of a pure-dp claim must be "
+                                              "a number, got 'big' .from params."):
         claim_from_dict({"notion": "pure-dp"}, {"epsilon": "big"})
 
 

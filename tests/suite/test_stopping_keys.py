@@ -6,6 +6,8 @@ import pytest
 
 from dpaudit.audit.plan import plan_suite
 from dpaudit.results.hierarchy import AuditPoint, Certificate, TestResult
+from dpaudit.results.provenance import RecordedPair
+from tests.support import evidence
 from dpaudit.results.options import RunOptions
 from dpaudit.stats.sequential import StoppingRule
 from dpaudit.suite.spec import SuiteError, parse_suite
@@ -45,22 +47,23 @@ def test_run_options_override_every_suite_and_reach_the_tasks():
     s = suite({"power": 1.3}, power=1.05)
     tasks, _ = plan_suite(s, RunOptions(fixed_n=True, power=1.2, require_power=True))
     assert {t.stopping for t in tasks} == {StoppingRule(False, 1.2, True)}
-    assert tasks[0].point.power == {"sequential": False, "power": 1.2, "require_power": True}
+    assert tasks[0].point.power == StoppingRule(False, 1.2, True)
+    assert tasks[0].point.power.to_json() == {"sequential": False, "power": 1.2,
+                                              "require_power": True}
     with pytest.raises(ValueError, match="power must be a number > 1"):
         RunOptions(power=0.9)
 
 
 def _point(rule: StoppingRule, detectable: float) -> AuditPoint:
     cert = Certificate.measured(notion="dp", delta=0.0, alpha=None, claimed_epsilon=1.0,
-                                epsilon_lower_bound=0.9)
-    cert = Certificate(**{**cert.__dict__, "detectable_epsilon": detectable})
-    test = TestResult(pair={"name": "p", "d0": [0], "d1": [1]}, pair_index=0, claim=None,
+                                evidence=evidence(0.9, detectable=detectable))
+    test = TestResult(pair=RecordedPair("p", [0], [1]), pair_index=0, claim=None,
                       true_epsilon=None, samples=1000, seed=0, seconds=0.0, warnings=(),
                       error=None, certificates=(cert,))
     return AuditPoint(suite="s", suite_file="s.toml", audit="a", audit_index=0,
                       mechanism="laplace", parameters={}, defaulted_parameters={},
                       expect="consistent", confidence=0.95, per_certificate_confidence=0.95,
-                      distinguisher="auto", note="", sweep=None, power=rule.to_json(),
+                      distinguisher="auto", note="", sweep=None, power=rule,
                       tests=(test,)).judged()
 
 
@@ -72,4 +75,4 @@ def test_an_underpowered_certificate_fails_its_point_only_when_power_is_required
     strong = _point(StoppingRule(power=1.1, require_power=True), detectable=1.05)
     assert not strong.underpowered and strong.met_expectation
     (record,) = required.records()
-    assert record.underpowered is True and record.power["require_power"] is True
+    assert record.underpowered is True and record.power.require_power is True

@@ -108,8 +108,8 @@ def test_sampler_returning_wrong_rows_is_an_audit_error(code_dir):
     ('mechanism = "../lib/my_mech.py:Nope"', "mechanism", "no attribute 'Nope'"),
     ('mechanism = "../lib/my_mech.py:NotAMechanism"', "mechanism", "not a subclass"),
     ('mechanism = "../lib/my_mech.py:ClippedMean"\nparams = { bogus = 1 }', "params", "bogus"),
-    ('mechanism = "laplace"\nclaim = { notion = "pure-dp", epsilon = 1.0 }', "claim",
-     "goes with sampler"),
+    ('mechanism = "laplace"\nclaim = { notion = "pure_dp", epsilon = 1.0 }', "claim",
+     "did you mean 'pure-dp'"),
     (f'sampler = "../samplers.py:two_args"\nclaim = {{ notion = "pure-dp", epsilon = 1.0 }}\n'
      f'{PAIR}', "sampler", "(dataset, n, rng)"),
     ('sampler = "../samplers.py:noisy_count"\nclaim = { notion = "pure-dp", epsilon = 1.0 }',

@@ -19,6 +19,10 @@ that number claims *this*, whatever its sampler does.  Three claims (the mechani
   shuffled and balls-and-bins batches (each is a mixture over deterministic assignments, so its
   hockey-stick divergence is at most the deterministic one, by joint convexity), not for
   Poisson.
+* ``"library:method"`` (``"opacus:gdp"``, ``"dp_accounting:rdp"``, …: every name of
+  :data:`dpaudit.claims.accountants.ACCOUNTANTS`) — that library's accountant for Poisson
+  sampling at q = b/n over the T steps, add/remove (:mod:`dpaudit.claims.accountants`): the
+  number a pipeline built on that library reports.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ import sympy as sp
 
 from dpaudit.util import validation
 from dpaudit.claims import GDP, RDP, Claim, claim_expression
+from dpaudit.claims.accountants import ACCOUNTANTS as LIBRARY_ACCOUNTANTS
+from dpaudit.claims.accountants import accountant_claim as library_accountant_claim
 from dpaudit.claims.certificates import load_formula
 
 MTZ_LOG_TERM = load_formula("dpsgd", "mtz_log_term")
@@ -40,7 +46,7 @@ DETERMINISTIC_MU = load_formula("dpsgd", "deterministic_mu")
 ORDERS = tuple(range(2, 257))
 #: dp_accounting's default discretisation of the privacy loss (PLDAccountant)
 PLD_DISCRETIZATION = 1e-4
-ACCOUNTANTS = ("pld", "rdp", "gaussian")
+ACCOUNTANTS = ("pld", "rdp", "gaussian", *LIBRARY_ACCOUNTANTS)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -176,6 +182,9 @@ def accountant_claim(accountant: str, *, q: float, sigma: float, steps: int,
         return poisson_rdp_claim(q, sigma, steps)
     if accountant == "gaussian":
         return gaussian_claim(sigma, epochs)
+    if accountant in LIBRARY_ACCOUNTANTS:
+        return library_accountant_claim(accountant, noise_multiplier=sigma, sample_rate=q,
+                                        steps=steps)
     raise ValueError(f"accountant must be one of {', '.join(ACCOUNTANTS)}, got {accountant!r}")
 
 

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
-
 import numpy as np
 from scipy import optimize, special
 
-from dpaudit.mechanisms.dpsgd.claim import require_dp_accounting
+from dpaudit.exact.subsampled_gaussian import Bracket, composed_pld
 
 #: grid points of the shuffle max-statistic quadrature
 GRID = 400_001
@@ -33,37 +31,11 @@ GRID = 400_001
 FINE_DISCRETIZATION = 1e-5
 
 
-@dataclass(frozen=True)
-class Bracket:
-    """lower ≤ the true value ≤ upper."""
-
-    lower: float
-    upper: float
-
-    @property
-    def width(self) -> float:
-        return self.upper - self.lower
-
-
-@functools.lru_cache(maxsize=4)
-def _composed_pld(sigma: float, q: float, steps: int, discretization: float,
-                  pessimistic: bool):
-    """dp_accounting's T-fold Poisson-subsampled Gaussian PLD, optimistic or pessimistic (the
-    expensive part — ~10 s at 1e-5 — kept for every δ asked of it: a few MB each)."""
-    require_dp_accounting()
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    dist = pld.from_gaussian_mechanism(
-        sigma, pessimistic_estimate=pessimistic, value_discretization_interval=discretization,
-        sampling_prob=q, use_connect_dots=pessimistic)
-    return dist.self_compose(int(steps))
-
-
 def poisson_pld_lower(sigma: float, q: float, steps: int, delta: float,
                       discretization: float = FINE_DISCRETIZATION) -> float:
     """The optimistic end of :func:`poisson_pld_epsilon` alone (what ``exact_epsilon`` uses),
     at half its cost."""
-    return float(_composed_pld(sigma, q, int(steps), discretization, False)
+    return float(composed_pld(sigma, q, int(steps), discretization, False)
                  .get_epsilon_for_delta(delta))
 
 
@@ -71,7 +43,7 @@ def poisson_pld_lower(sigma: float, q: float, steps: int, delta: float,
 def poisson_pld_epsilon(sigma: float, q: float, steps: int, delta: float,
                         discretization: float = FINE_DISCRETIZATION) -> Bracket:
     """ε(δ) of the T-fold Poisson pair with unit sensitivity and noise σ (module docstring)."""
-    upper = _composed_pld(sigma, q, int(steps), discretization, True)
+    upper = composed_pld(sigma, q, int(steps), discretization, True)
     return Bracket(poisson_pld_lower(sigma, q, steps, delta, discretization),
                    float(upper.get_epsilon_for_delta(delta)))
 

@@ -37,7 +37,10 @@ Exact curves (``exact_epsilon``, :mod:`.curves`): deterministic — the Gaussian
 discretisation (≤ the true ε; the bracket's width is the accuracy); shuffle and balls-and-bins
 (one epoch) — Chua et al.'s max-statistic curve, a lower bound on the pair's ε (quadrature,
 accuracy ~1e-9 in δ); the final view — closed-form Gaussians or a binomial Gaussian mixture.
-``None`` where none of these applies (e.g. shuffle over several epochs).
+shuffle and balls-and-bins over E > 1 epochs — the lower end of the E-epoch max-statistic
+bracket (:mod:`dpaudit.exact.shuffle_epochs`, rigorous).  ``None`` where none of these
+applies.  ``epsilon_bracket`` (the :class:`~dpaudit.mechanisms.capabilities.BracketedEpsilon`
+capability) returns the [lower, upper] bracket the exact-curve check compares claims with.
 """
 
 from __future__ import annotations
@@ -49,8 +52,11 @@ from scipy import special, stats
 
 from dpaudit.util import validation
 from dpaudit.exact import GaussianMixtureProfile, gaussian_epsilon
+from dpaudit.exact.shuffle_epochs import shuffle_epochs_bracket
+from dpaudit.exact.subsampled_gaussian import subsampled_gaussian_bracket
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
-from dpaudit.mechanisms.capabilities import LogDensity
+from dpaudit.evidence.exact_curve import EpsilonBracket
+from dpaudit.mechanisms.capabilities import BracketedEpsilon, LogDensity
 from dpaudit.mechanisms.dpsgd.claim import ACCOUNTANTS, DETERMINISTIC_MU, accountant_claim
 from dpaudit.mechanisms.dpsgd.curves import poisson_pld_lower, shuffle_max_curve
 from dpaudit.mechanisms.dpsgd.samplers import SAMPLERS
@@ -117,7 +123,7 @@ def canary_structure(values: np.ndarray) -> tuple[float, float, int] | None:
     return None
 
 
-class ABLQ(LogDensity, Mechanism):
+class ABLQ(BracketedEpsilon, LogDensity, Mechanism):
     """Adaptive batch linear queries with a batch sampler (module docstring).  The
     registered subclasses fix ``sampler``."""
 
@@ -131,6 +137,7 @@ class ABLQ(LogDensity, Mechanism):
     clip_norm = positive_parameter(1.0, "clipping norm C")
     view = choice_parameter("all", VIEWS, "the adversary's view: every noisy sum or their sum")
     accountant = choice_parameter("pld", ACCOUNTANTS, "the claim: Poisson PLD (dp_accounting), "
+                                  "a library's accountant ('opacus:gdp', …), "
                                   "Poisson RDP (MTZ 2019) or the deterministic Gaussian")
 
     def derive(self) -> None:
@@ -242,8 +249,7 @@ class ABLQ(LogDensity, Mechanism):
         l0, l1 = self._law(d0), self._law(d1)
         if l0 is None or l1 is None or l0[0] != l1[0] or l0[2] != l1[2]:
             return None
-        v, u0, i = l0
-        u1 = l1[1]
+        u0, u1 = l0[1], l1[1]
         diff = abs(u0 - u1)
         s = self.noise_multiplier
         if diff == 0.0:
@@ -266,14 +272,61 @@ class ABLQ(LogDensity, Mechanism):
             if min(abs(u0), abs(u1)) != 0.0:
                 return None
             return poisson_pld_lower(s / diff, self.q, self.steps, float(delta))
-        if self.epochs != 1:
-            return None  # several epochs of the max-statistic pair: not implemented
+        shifts = self._max_statistic_shifts(l0, l1)
+        if shifts is None:
+            return None
+        if self.epochs == 1:
+            return shuffle_max_curve(*shifts, s, self.steps_per_epoch).epsilon(float(delta))
+        return shuffle_epochs_bracket(*shifts, s, self.steps_per_epoch, self.epochs,
+                                      float(delta)).lower
+
+    def _max_statistic_shifts(self, l0, l1) -> tuple[float, float] | None:
+        """(a_hi, a_lo) of the max-statistic pair MoG(a_hi) vs MoG(a_lo) of two canary laws of
+        a shuffled or balls-and-bins epoch (in units of C), or None (offsets of both signs)."""
+        v, u0, _ = l0
+        u1 = l1[1]
         a0, a1 = (u0 - v, u1 - v) if self.batches.fixed_size else (u0, u1)
         if a0 * a1 < 0:
             return None
         sign = 1.0 if a0 + a1 > 0 else -1.0
         hi, lo = sorted((sign * a0, sign * a1), reverse=True)
-        return shuffle_max_curve(hi, lo, s, self.steps_per_epoch).epsilon(float(delta))
+        return hi, lo
+
+    def epsilon_bracket(self, d0, d1, delta: float) -> EpsilonBracket | None:
+        """[lower, upper] on the pair's ε(δ) (:class:`BracketedEpsilon`): the final view and
+        deterministic batches in closed form (lower = upper); Poisson — the T-fold subsampled
+        Gaussian's PLD bracket (:mod:`dpaudit.exact.subsampled_gaussian`); shuffle and balls-and-bins — the
+        E-epoch max-statistic lower end (:mod:`dpaudit.exact.shuffle_epochs`) against the
+        deterministic batches' closed form, an upper bound on every batch sampler that is a
+        mixture of deterministic assignments (joint convexity).  ``None`` where
+        ``exact_epsilon`` has no curve."""
+        delta = validation.delta("delta", delta, allow_zero=False)
+        l0, l1 = self._law(d0), self._law(d1)
+        if l0 is None or l1 is None or l0[0] != l1[0] or l0[2] != l1[2]:
+            return None
+        diff, s = abs(l0[1] - l1[1]), self.noise_multiplier
+        if diff == 0.0:
+            return EpsilonBracket.closed_form(0.0, "identical output laws")
+        if self.view == "final" or self.batch_sampler == "deterministic":
+            exact = self.exact_epsilon(d0, d1, delta)
+            return None if exact is None else EpsilonBracket.closed_form(
+                exact, f"closed form ({self.view} view, {self.batch_sampler} batches)")
+        if self.batch_sampler == "poisson":
+            if min(abs(l0[1]), abs(l1[1])) != 0.0:
+                return None
+            lower, upper = subsampled_gaussian_bracket(s / diff, self.q, self.steps, delta)
+            return EpsilonBracket(lower, upper, "privacy-loss distribution of the Poisson-"
+                                                "subsampled Gaussian (dp_accounting; "
+                                                "optimistic and pessimistic ends)")
+        shifts = self._max_statistic_shifts(l0, l1)
+        if shifts is None:
+            return None
+        lower = shuffle_epochs_bracket(*shifts, s, self.steps_per_epoch, self.epochs,
+                                       delta).lower
+        upper = gaussian_epsilon(delta, DETERMINISTIC_MU(E=self.epochs, Delta=diff, sigma=s))
+        return EpsilonBracket(lower, max(lower, float(upper)),
+                              f"{self.epochs}-epoch max-statistic lower end (Chua et al.); "
+                              f"deterministic batches' closed form as the upper end")
 
 
 class PoissonABLQ(ABLQ):

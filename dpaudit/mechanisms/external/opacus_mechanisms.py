@@ -74,7 +74,8 @@ Exact curves: those of the ``dpsgd`` family's twin (``dpsgd-poisson`` / ``dpsgd-
 the same parameters) on the clipped datasets — the law Opacus's outputs have if it implements
 DP-SGD as documented (the 10⁻⁶ in Opacus's clip factor shrinks the clipped canary by a
 relative 2.5·10⁻⁷, far below the curves' stated accuracy); ``None`` where the twin has none
-or ``dp_accounting`` (the Poisson curve) is not installed.
+or ``dp_accounting`` (the Poisson curve) is not installed; ``epsilon_bracket`` is the
+twin's [lower, upper] on the pair's ε(δ) (the ``BracketedEpsilon`` capability).
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ import numpy as np
 from dpaudit.util import validation
 from dpaudit.claims import Claim
 from dpaudit.mechanisms.base import NeighbourPair, Parameter
+from dpaudit.mechanisms.capabilities import BracketedEpsilon
 from dpaudit.mechanisms.external.common import (ExternalMechanism, library_version, require,
                                                 seed_from)
 from dpaudit.mechanisms.parameters import choice_parameter
@@ -248,7 +250,7 @@ class OpacusClaim(Claim):
         return out
 
 
-class OpacusDPSGD(ExternalMechanism):
+class OpacusDPSGD(BracketedEpsilon, ExternalMechanism):
     """DP-SGD trained by Opacus on the one-weight linear model (module docstring); the
     subclasses fix ``poisson_sampling``."""
 
@@ -320,17 +322,29 @@ class OpacusDPSGD(ExternalMechanism):
                               f"the last record's gradient 4C (clipped to C) vs the zero "
                               f"record ⊥; {why}")]
 
-    def exact_epsilon(self, d0, d1, delta: float = 0.0):
-        """The ``dpsgd`` twin's ε(δ) of the pair (module docstring), or ``None``."""
+    def _twin(self):
         from dpaudit.mechanisms.dpsgd import mechanisms as family  # imported when used
 
-        twin = getattr(family, self.twin)(
+        return getattr(family, self.twin)(
             n=self.n, batch_size=self.batch_size, epochs=self.epochs,
             noise_multiplier=self.noise_multiplier, clip_norm=self.clip_norm, view=self.view)
+
+    def exact_epsilon(self, d0, d1, delta: float = 0.0):
+        """The ``dpsgd`` twin's ε(δ) of the pair (module docstring), or ``None``."""
+        twin = self._twin()
         try:
             return twin.exact_epsilon(twin.validate_dataset(d0), twin.validate_dataset(d1),
                                       delta)
         except ImportError:  # the Poisson curve needs dp_accounting
+            return None
+
+    def epsilon_bracket(self, d0, d1, delta: float):
+        """The ``dpsgd`` twin's [lower, upper] on the pair's ε(δ), or ``None``."""
+        twin = self._twin()
+        try:
+            return twin.epsilon_bracket(twin.validate_dataset(d0),
+                                              twin.validate_dataset(d1), delta)
+        except ImportError:
             return None
 
     # -- sampling -----------------------------------------------------------------------------
