@@ -153,7 +153,9 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    lib = next((m.split("-")[0] for m, *_ in ADAPTERS if _build((m, {}, 0.0))[0]), "none")
+    mech = next((built[0] for m, *_ in ADAPTERS for built in [_build((m, {}, 0.0))[0]]
+                 if built), None)
+    lib = "none" if mech is None else f"{mech.library} {library_version(mech.library)}"
     args.lib = lib
     args.findings = adapters_section(args, title=f"Analytics libraries as shipped: {lib} "
                                                  f"(benchmarks/analytics.py)")
