@@ -91,8 +91,8 @@ def test_shipped_pipelinedp_suite_meets_its_expectations_at_quick_profile(pdp):
     run = run_suites(["audits/external/pipelinedp.toml"], profile="quick", workers=2)
     assert exit_status(run) == 0, [(o.audit, o.verdict) for o in run.outcomes
                                    if not o.met_expectation]
-    searched = [r for r in run.records if str((r.pair or {}).get("name", "")).startswith(
-        "searched-")]
+    searched = [r for r in run.records
+                if r.pair is not None and r.pair.name.startswith("searched-")]
     assert searched                     # the keyed-rows search ran on every point
     # PyDP's secure generator: noisy outputs are not reproducible, and the records say so
     # (select-partitions releases nothing here, so its draws are equal and it cannot tell)
