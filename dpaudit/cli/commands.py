@@ -93,6 +93,15 @@ def add_stopping_arguments(parser) -> None:
                              "suites' `require_power`)")
 
 
+def _seconds(text: str) -> float:
+    """``--time-limit``: a number of seconds > 0."""
+    from dpaudit.util.time_limit import check_time_limit
+    try:
+        return check_time_limit(float(text), "--time-limit")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--time-limit: ")) from None
+
+
 def _memory_size(text: str) -> int:
     """``--memory-limit``: a size such as ``16GB`` (:func:`dpaudit.util.sizes.parse_memory_size`)."""
     from dpaudit.util.sizes import parse_memory_size
@@ -159,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="refuse (as an error) an audit whose estimated peak memory exceeds "
                           "SIZE, e.g. 16GB or 512MiB (default 4GiB; overrides [suite] "
                           "memory_limit)")
+    run.add_argument("--time-limit", type=_seconds, metavar="SECONDS",
+                     help="end a test still running after SECONDS as an error (default "
+                          "1800; overrides [suite] time_limit)")
     run.add_argument("--only", action="append", default=[], metavar="PATTERN",
                      help="run only audits matching this glob on SUITE/AUDIT or AUDIT, e.g. "
                           "'classic/laplace-*' (repeatable); numbers equal the full run's")

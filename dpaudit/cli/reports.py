@@ -22,10 +22,13 @@ import json
 import sys
 from pathlib import Path
 
-REPORT_FORMATS = ("md", "junit", "html")
+from dpaudit.report.comment import GITHUB_COMMENT_LIMIT
+
+REPORT_FORMATS = ("md", "junit", "html", "comment")
 #: what ``dpaudit report`` writes without --format
 DEFAULT_REPORT_FORMATS = ("md", "junit", "html")
-REPORT_FILES = {"md": "summary.md", "junit": "junit.xml", "html": "report.html"}
+REPORT_FILES = {"md": "summary.md", "junit": "junit.xml", "html": "report.html",
+                "comment": "comment.md"}
 
 
 def add_report_parsers(sub) -> None:
@@ -54,9 +57,29 @@ def add_report_parsers(sub) -> None:
     report.add_argument("--format", nargs="+", choices=REPORT_FORMATS, dest="formats",
                         metavar="FORMAT", default=list(DEFAULT_REPORT_FORMATS),
                         help="one or more of md (summary.md), junit (junit.xml), html "
-                             f"(report.html); default: {' '.join(DEFAULT_REPORT_FORMATS)}")
+                             "(report.html), comment (comment.md: diff.md and summary.md cut "
+                             "to fit a pull-request comment); default: "
+                             f"{' '.join(DEFAULT_REPORT_FORMATS)}")
     report.add_argument("--out", metavar="DIR",
                         help="output directory (default: the directory of RESULTS)")
+    report.add_argument("--link", metavar="URL",
+                        help="comment: where the full report is (e.g. the CI run's page)")
+    report.add_argument("--comment-limit", metavar="CHARS", type=_positive_int,
+                        default=GITHUB_COMMENT_LIMIT,
+                        help=f"comment: the most characters (default {GITHUB_COMMENT_LIMIT}, "
+                             f"GitHub's limit)")
+
+
+def _positive_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1000:
+        raise argparse.ArgumentTypeError(f"expected a number of characters ≥ 1000, got {text!r}")
+    return value
 
 
 def results_path(text: str) -> Path:
@@ -113,6 +136,20 @@ def cmd_diff(args) -> int:
     return diff.exit_status
 
 
+def _comment_writer(source: Path, args):
+    """comment.md: diff.md beside results.json (when there is one) and summary.md, fitted to
+    ``--comment-limit`` characters with ``--link`` (:mod:`dpaudit.report.comment`)."""
+    from dpaudit.report.comment import write_comment
+    from dpaudit.report.markdown import link_base, render_markdown
+
+    def write(report, path):
+        diff = source.parent / "diff.md"
+        sections = [diff.read_text(encoding="utf-8") if diff.is_file() else "",
+                    render_markdown(report, out_dir=link_base(source.parent))]
+        return write_comment(sections, path, limit=args.comment_limit, link=args.link)
+    return write
+
+
 def cmd_report(args) -> int:
     from dpaudit.report.results_file import ResultsFileError, read_report
 
@@ -134,6 +171,8 @@ def cmd_report(args) -> int:
             from dpaudit.report.junit import write_junit
 
             writers[fmt] = write_junit
+        elif fmt == "comment":
+            writers[fmt] = _comment_writer(source, args)
         else:
             try:  # written by another module; checked before anything is written
                 from dpaudit.report.html import write_html
@@ -143,12 +182,20 @@ def cmd_report(args) -> int:
                 return 2
             figure_dir = source.parent  # the figures results.json names, drawn by the run
             writers[fmt] = lambda r, p: write_html(r, p, figure_dir=figure_dir)
+    from dpaudit.cli.out_lock import OutputBusy, OutputLock
+
     written = []
     try:
-        for fmt, write in writers.items():
-            path = out / REPORT_FILES[fmt]
-            write(report, path)
-            written.append(str(path))
+        # the run's lock (issue 39, item 14): no report is written into a directory a run is
+        # writing to, nor a run started while these are written
+        with OutputLock.acquire(out):
+            for fmt, write in writers.items():
+                path = out / REPORT_FILES[fmt]
+                write(report, path)
+                written.append(str(path))
+    except OutputBusy as exc:
+        print(f"dpaudit report: error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"dpaudit report: error: cannot write to {out}: {exc.strerror or exc}",
               file=sys.stderr)

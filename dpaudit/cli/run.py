@@ -228,6 +228,7 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
 
     options = RunOptions(samples=args.samples, profile=args.profile, seed=args.seed,
                          only=tuple(args.only), memory_limit=args.memory_limit,
+                         time_limit=args.time_limit,
                          fixed_n=args.fixed_n, power=args.power,
                          require_power=args.require_power)
     try:

@@ -55,6 +55,8 @@ from dpaudit.mechanisms.output_space import OutputSpace
 from dpaudit.mechanisms.parameters import Parameter, bind_parameters, declared_parameters
 from dpaudit.neighbours.pairs import NeighbourPair
 from dpaudit.neighbours.relations import NeighbourRelation
+from dpaudit.util.read_only import read_only_sample
+from dpaudit.util.user_code import guarded
 
 
 class _RelationStatement:
@@ -90,12 +92,22 @@ class Mechanism(abc.ABC):
         ``claim``, ``worst_case_pairs``, ``relation`` and ``dataset_space`` return
         (:mod:`dpaudit.mechanisms.callbacks`: a wrong type fails naming the method); warn
         once when it defines a capability's method without the capability's mixin
-        (:mod:`dpaudit.mechanisms.ignored_methods`)."""
+        (:mod:`dpaudit.mechanisms.ignored_methods`); its ``sample`` receives a read-only
+        copy of each dataset (:mod:`dpaudit.util.read_only`); the methods of a class defined
+        outside dpaudit run as user code (:mod:`dpaudit.util.user_code`: ``sys.exit`` in them
+        is an error of the audit)."""
         super().__init_subclass__(**kwargs)
         for name in CHECKS:
             if name in cls.__dict__:
                 setattr(cls, name, checked_method(name, cls.__dict__[name]))
         warn_ignored_methods(cls)  # query() without DeterministicQuery &c.: one warning
+        if "sample" in cls.__dict__:  # every sample call gets a read-only copy of its dataset
+            cls.sample = read_only_sample(cls.__dict__["sample"])
+        if not cls.__module__.startswith("dpaudit."):  # user code: its exits are its errors
+            for name, value in list(cls.__dict__.items()):
+                if inspect.isfunction(value) and (not name.startswith("__")
+                                                  or name == "__init__"):
+                    setattr(cls, name, guarded(value, f"{cls.__qualname__}.{name}"))
         declared = declared_parameters(cls)
         cls.__signature__ = None if not declared else inspect.Signature([
             inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=p.default)
