@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import sympy as sp
 
 #: significant digits of the mpmath evaluation used when float64 arithmetic overflows
 FALLBACK_DIGITS = 30
@@ -33,6 +32,9 @@ class SymbolicFormula:
     _fn: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
+
+        import sympy as sp
+
         names = sorted(str(s) for s in self.expression.free_symbols)
         fn = sp.lambdify([sp.Symbol(n) for n in names], self.expression, modules="math")
         object.__setattr__(self, "_fn", (names, fn))
@@ -60,6 +62,9 @@ class SymbolicFormula:
         positive finite float, else ln(expression) in mpmath (a probability that underflows
         float64, e.g. randomized response's 1/(e^ε + k − 1) at ε = 10⁶, keeps its logarithm
         −10⁶)."""
+
+        import sympy as sp
+
         value = self(**values)
         if 0.0 < value < math.inf:
             return math.log(value)
@@ -72,6 +77,9 @@ class SymbolicFormula:
     def _symbols(self, values: dict) -> dict:
         """The expression's own symbols (with their assumptions) → the exact rationals of the
         float values named (so the evaluation's only error is its own, bounded one)."""
+
+        import sympy as sp
+
         return {sym: sp.Rational(float(values[str(sym)])) for sym in self.expression.free_symbols}
 
     def _evalf(self, expression) -> float:
@@ -92,9 +100,15 @@ class SymbolicFormula:
         return self._evalf(self.expression.subs(self._symbols(values)))
 
     def substitute(self, **values: float) -> sp.Expr:
+
+        import sympy as sp
+
         return self.expression.subs({sp.Symbol(k): v for k, v in values.items()})
 
     def latex(self) -> str:
+
+        import sympy as sp
+
         return f"{self.name} = {sp.latex(self.expression)}"
 
     def __str__(self) -> str:
@@ -105,4 +119,8 @@ def claim_expression(*formulas: SymbolicFormula) -> sp.Tuple:
     """A claim's expression: the equations ``name = formula`` its sampler evaluated, so a
     reader (and :meth:`dpaudit.mechanisms.base.Mechanism.claimed_value`) can re-evaluate the
     noise parameters the claim states."""
+
+
+    import sympy as sp
+
     return sp.Tuple(*(sp.Eq(sp.Symbol(f.name), f.expression) for f in formulas))

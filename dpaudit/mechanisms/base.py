@@ -44,8 +44,9 @@ import math
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
+import sys
+
 import numpy as np
-import sympy as sp
 
 from dpaudit.claims import Claim, iter_claims
 from dpaudit.mechanisms.callbacks import CHECKS, checked_method
@@ -270,7 +271,10 @@ def claimed_value(claim: Claim, name: str) -> float:
         values = {str(k): v for k, v in (c.substitutions or {}).items()}
         expr = c.expression
         equations = []
-        if isinstance(expr, sp.Eq):
+        sp = sys.modules.get("sympy")  # an expression is a sympy object: sympy is loaded
+        if sp is None or expr is None:
+            pass
+        elif isinstance(expr, sp.Eq):
             equations = [expr]
         elif isinstance(expr, (sp.Tuple, tuple, list)):
             equations = [e for e in expr if isinstance(e, sp.Eq)]
