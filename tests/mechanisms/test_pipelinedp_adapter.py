@@ -88,7 +88,14 @@ def test_shipped_pipelinedp_suite_meets_its_expectations_at_quick_profile(pdp):
     from dpaudit.api import run_suites
     from dpaudit.results.records import exit_status
 
-    run = run_suites(["audits/external/pipelinedp.toml"], profile="quick", workers=2)
+    # CI's share of the suite (~25 s of CPU at quick): a public and a private COUNT, partition
+    # selection and the Gaussian finding; SUM, MEAN and VARIANCE (~24 s more, over .ci/run's
+    # budget) run in benchmarks/analytics.py and `dpaudit run audits/external/pipelinedp.toml`
+    run = run_suites(["audits/external/pipelinedp.toml"], profile="quick", workers=2,
+                     only=["count-laplace-public", "count-laplace-private",
+                           "select-partitions", "count-gaussian-public"])
+    assert {o.audit for o in run.outcomes} == {"count-laplace-public", "count-laplace-private",
+                                               "select-partitions", "count-gaussian-public"}
     assert exit_status(run) == 0, [(o.audit, o.verdict) for o in run.outcomes
                                    if not o.met_expectation]
     searched = [r for r in run.records
