@@ -13,7 +13,8 @@ The public API, one name per concept (keywords ``epsilon``, ``delta``, ``samples
   :class:`AuditResult` with a ``verdict``), :func:`check_mechanism` (``dpaudit check``'s four
   steps), :func:`run_suites` (TOML suite files), and the estimators themselves,
   :func:`estimate_epsilon_lower_bound` and :func:`estimate_privacy_curve_lower_bound`;
-  :func:`per_call_sampler` turns a function releasing one output per call into a sampler;
+  :func:`per_call_sampler` turns a function releasing one output per call into a sampler,
+  :func:`batched_sampler` one releasing K independent outputs per call (partitions, groups);
   :func:`replay_mechanism` is the grey-box replay (the code run on D and D′ with its
   randomness held fixed).
 * **Data** — :class:`CategoricalRecords` (a dataset space of categorical records),
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from dpaudit.spec.coverage import SearchBudget
     from dpaudit.mechanisms.float_safe import gaussian_on_grid, laplace_on_grid
     from dpaudit.mechanisms.per_call import per_call_sampler
+    from dpaudit.mechanisms.batched import batched_sampler
     from dpaudit.mechanisms.registry import register
     from dpaudit.mechanisms.keyed_outputs import KeyedOutputs
     from dpaudit.mechanisms.sampler import with_dataset_space
@@ -89,6 +91,7 @@ _LAZY = {
     "laplace_on_grid": "dpaudit.mechanisms.float_safe",
     "gaussian_on_grid": "dpaudit.mechanisms.float_safe",
     "per_call_sampler": "dpaudit.mechanisms.per_call",
+    "batched_sampler": "dpaudit.mechanisms.batched",
     "NeighbourPair": "dpaudit.neighbours", "NeighbourRelation": "dpaudit.neighbours",
     "CategoricalRecords": "dpaudit.neighbours.categorical",
     "KeyedOutputs": "dpaudit.mechanisms.keyed_outputs",
@@ -121,6 +124,6 @@ __all__ = [
     "audit_spec", "run_audit", "AuditSpec",
     "estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
     "PrivacyCurveLowerBound", "EpsilonLowerBound", "CertifiedEvent", "DpauditWarning",
-    "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "__version__",
-    "CategoricalRecords", "KeyedOutputs", "with_dataset_space", "replay_mechanism",
+    "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "batched_sampler",
+    "__version__", "CategoricalRecords", "KeyedOutputs", "with_dataset_space", "replay_mechanism",
 ]
