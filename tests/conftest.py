@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 
 #: the wheel, the sdist and a fresh virtual environment with the wheel installed
-#: (``dpaudit_dist``, ``dpaudit_venv``: see tests/installed.py)
-pytest_plugins = ("tests.installed",)
+#: (``dpaudit_dist``, ``dpaudit_venv``: see tests/installed.py); the environments of the
+#: tests marked ``isolated``, built in the background while the rest runs (tests/isolated.py)
+pytest_plugins = ("tests.installed", "tests.isolated")
 
 #: a Laplace mechanism that keeps its promise and one with a published bug (scale ε instead
 #: of 1/ε); 2 audit points, 4 tests (black box + white box each), 2 certificates.  No pair

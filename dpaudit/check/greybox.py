@@ -33,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from dpaudit.mechanisms.capabilities import DeterministicQuery, GreyBoxQuery, SearchableDatasets
+from dpaudit.mechanisms.ignored_methods import missing_capability
 from dpaudit.neighbours.pairs import plain
 from dpaudit.util.numbers import format_number
 
@@ -113,9 +114,11 @@ def declared_sensitivity(mechanism) -> float | None:
 def applicable(mechanism) -> str | None:
     """None if the grey-box search applies, else the reason it does not."""
     if not isinstance(mechanism, DeterministicQuery):
-        return "the mechanism exposes no deterministic query(dataset)"
+        return ("the mechanism exposes no deterministic query(dataset)"
+                + missing_capability(mechanism, DeterministicQuery))
     if not isinstance(mechanism, GreyBoxQuery):
-        return "the mechanism declares no sensitivity() (symbolic Δ)"
+        return ("the mechanism declares no sensitivity() (symbolic Δ)"
+                + missing_capability(mechanism, GreyBoxQuery))
     return None
 
 

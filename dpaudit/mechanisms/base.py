@@ -50,6 +50,7 @@ import numpy as np
 
 from dpaudit.claims import Claim, iter_claims
 from dpaudit.mechanisms.callbacks import CHECKS, checked_method
+from dpaudit.mechanisms.ignored_methods import warn_ignored_methods
 from dpaudit.mechanisms.noise import NOISE_LAWS, Noise
 from dpaudit.mechanisms.output_space import OutputSpace
 from dpaudit.mechanisms.parameters import Parameter, bind_parameters, declared_parameters
@@ -90,14 +91,17 @@ class Mechanism(abc.ABC):
         """Give a class with declared parameters the signature ``Name(epsilon=1.0, …)`` (for
         ``inspect.signature``, ``dpaudit list`` and error messages), and check what its
         ``claim``, ``worst_case_pairs``, ``relation`` and ``dataset_space`` return
-        (:mod:`dpaudit.mechanisms.callbacks`: a wrong type fails naming the method); its
-        ``sample`` receives a read-only copy of each dataset (:mod:`dpaudit.util.read_only`);
-        the methods of a class defined outside dpaudit run as user code
-        (:mod:`dpaudit.util.user_code`: ``sys.exit`` in them is an error of the audit)."""
+        (:mod:`dpaudit.mechanisms.callbacks`: a wrong type fails naming the method); warn
+        once when it defines a capability's method without the capability's mixin
+        (:mod:`dpaudit.mechanisms.ignored_methods`); its ``sample`` receives a read-only
+        copy of each dataset (:mod:`dpaudit.util.read_only`); the methods of a class defined
+        outside dpaudit run as user code (:mod:`dpaudit.util.user_code`: ``sys.exit`` in them
+        is an error of the audit)."""
         super().__init_subclass__(**kwargs)
         for name in CHECKS:
             if name in cls.__dict__:
                 setattr(cls, name, checked_method(name, cls.__dict__[name]))
+        warn_ignored_methods(cls)  # query() without DeterministicQuery &c.: one warning
         if "sample" in cls.__dict__:  # every sample call gets a read-only copy of its dataset
             cls.sample = read_only_sample(cls.__dict__["sample"])
         if not cls.__module__.startswith("dpaudit."):  # user code: its exits are its errors

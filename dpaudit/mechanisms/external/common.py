@@ -38,6 +38,10 @@ LIBRARIES = {"diffprivlib": ("diffprivlib", "diffprivlib"),
              "pydp": ("python-dp", "pydp"),
              "opacus": ("opacus", "opacus"),
              "torch": ("torch", "opacus"),
+             "pipeline_dp": ("pipeline-dp", "pipelinedp"),
+             "snsql": ("smartnoise-sql", "smartnoise"),
+             "tmlt.core": ("tmlt.core", "tumult"),
+             "tmlt.analytics": ("tmlt.analytics", "tumult"),
              # not an adapter: the dpsgd family's PLD claim (audits/dpsgd.toml)
              "dp_accounting": ("dp-accounting", "dpsgd")}
 
