@@ -94,6 +94,13 @@ PAGES: dict[str, Page] = {
                members=("laplace_on_grid", "gaussian_on_grid")),
         Text("### Library code that releases one output per call"),
         Module("dpaudit.mechanisms.per_call", heading=4, members=("per_call_sampler",)),
+        Object("dpaudit.mechanisms.batched.batched_sampler", heading=4),
+        Text("### Data"),
+        Object("dpaudit.neighbours.categorical.CategoricalRecords", heading=4),
+        Object("dpaudit.mechanisms.sampler.with_dataset_space", heading=4),
+        Object("dpaudit.mechanisms.keyed_outputs.KeyedOutputs", heading=4),
+        Text("### Grey-box replay"),
+        Object("dpaudit.replay.run.replay_mechanism", heading=4),
         Text("## Auditing\n\n`audit_mechanism`, `audit_sampler`, `AuditResult` and "
              "`run_suites` are documented in [`dpaudit.api`](api.md); the estimators "
              "`estimate_epsilon_lower_bound`, `estimate_privacy_curve_lower_bound` and their "
