@@ -160,7 +160,10 @@ def sweep_curves(points: list, dense: dict | None = None) -> list[dict]:
                    "certified": c.epsilon_lower_bound,
                    "white_box": c.white_box_epsilon_lower_bound,
                    "exact": c.exact_epsilon, "verdict": c.verdict,
-                   "expect": p.expect} for p, _, c in rows]
+                   "expect": p.expect,
+                   # computed evidence (an exact-curve check) is no sampled bound
+                   "computed": c.black_box is not None and not c.black_box.certified}
+                  for p, _, c in rows]
         curve = {"kind": "sweep", "suite": point.suite, "suite_file": suite_file,
                  "audit": point.audit, "audit_index": audit_index,
                  "pair": test.pair_name or f"pair-{pair_index}",

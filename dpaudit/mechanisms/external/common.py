@@ -38,8 +38,11 @@ LIBRARIES = {"diffprivlib": ("diffprivlib", "diffprivlib"),
              "pydp": ("python-dp", "pydp"),
              "opacus": ("opacus", "opacus"),
              "torch": ("torch", "opacus"),
-             # not an adapter: the dpsgd family's PLD claim (audits/dpsgd.toml)
-             "dp_accounting": ("dp-accounting", "dpsgd")}
+             # not adapters: the dpsgd family's PLD claim (audits/dpsgd.toml) and the
+             # accountants audits/accountants.toml checks
+             "dp_accounting": ("dp-accounting", "dpsgd"),
+             "prv_accountant": ("prv-accountant", "accountants"),
+             "autodp": ("autodp", "accountants")}
 
 
 class LibraryMissing(ImportError):
