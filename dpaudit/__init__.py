@@ -36,7 +36,9 @@ source_tree.map_source_proofs()
 from dpaudit.version import __version__
 
 if TYPE_CHECKING:
-    from dpaudit.api import AuditResult, audit_mechanism, audit_sampler, run_suites
+    from dpaudit.api import (AuditResult, audit_mechanism, audit_sampler, audit_spec,
+                             run_audit, run_suites)
+    from dpaudit.spec.audit import AuditSpec
     from dpaudit.check.runner import check_mechanism
     from dpaudit.claims import GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, Claim, PureDP
     from dpaudit.distinguish.lower_bound import (PrivacyCurveLowerBound,
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "AuditResult": "dpaudit.api", "audit_mechanism": "dpaudit.api",
     "audit_sampler": "dpaudit.api", "run_suites": "dpaudit.api",
+    "audit_spec": "dpaudit.api", "run_audit": "dpaudit.api", "AuditSpec": "dpaudit.spec.audit",
     "check_mechanism": "dpaudit.check.runner",
     **dict.fromkeys(("Claim", "PureDP", "ApproxDP", "ZCDP", "RDP", "GDP", "TCDP", "AllOf"),
                     "dpaudit.claims"),
@@ -102,6 +105,7 @@ __all__ = [
     "ClosedFormSeries", "CalibratedNoise",
     "Claim", "PureDP", "ApproxDP", "ZCDP", "RDP", "GDP", "TCDP", "AllOf",
     "audit_mechanism", "audit_sampler", "AuditResult", "check_mechanism", "run_suites",
+    "audit_spec", "run_audit", "AuditSpec",
     "estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
     "PrivacyCurveLowerBound", "EpsilonLowerBound", "CertifiedEvent", "DpauditWarning",
     "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "__version__",

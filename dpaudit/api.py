@@ -27,11 +27,11 @@ from dpaudit.backends.choose import resolve_backend
 from dpaudit.report.explain import explain_point
 from dpaudit.results.hierarchy import AuditPoint
 from dpaudit.results.options import RunOptions
-from dpaudit.stats.sequential import DEFAULT_POWER, StoppingRule
+from dpaudit.stats.sequential import DEFAULT_POWER
 from dpaudit.results.records import AuditOutcome, CertificateRecord, SuiteSummary
 from dpaudit.results.run import AuditRun
 from dpaudit.util.stopping import stop_status
-from dpaudit.suite.spec import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED
+from dpaudit.spec.audit import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, AuditSpec
 from dpaudit.spec.kinds import DEFAULT_KIND
 from dpaudit.suite.targets import MECHANISM, SAMPLER, Target, check_sampler, claim_template
 
@@ -94,17 +94,19 @@ class AuditResult:
 def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     delta: float | Iterable[float] = 0.0, alphas: Iterable[float] = (),
                     samples: int = DEFAULT_SAMPLES, confidence: float = DEFAULT_CONFIDENCE,
-                    seed: int = DEFAULT_SEED, workers: int = 1, expect: str = "consistent",
+                    seed: int = DEFAULT_SEED, workers: int = 1, expect="consistent",
                     distinguisher: str = "auto", white_box: bool = True,
                     name: str | None = None, backend=None,
                     memory_limit: int | str | None = None, search=True,
                     representation: bool | None = None, sequential: bool = True,
                     power: float | None = DEFAULT_POWER,
                     require_power: bool = False, kind: str = DEFAULT_KIND,
-                    options: dict | None = None, claim=None) -> AuditResult:
+                    options: dict | None = None, claim=None, sweep: dict | None = None,
+                    note: str = "") -> AuditResult:
     """Audit a mechanism against its own claim (or ``claim``): its named pairs, a pair search
     of its dataset space, and — for code that is the implementation — its outputs' float64
     representation (:mod:`dpaudit.spec.coverage`), exactly as ``dpaudit run`` audits a suite.
+    The same as :func:`run_audit` of :func:`audit_spec` of these arguments.
 
     Args:
       mechanism: a :class:`~dpaudit.mechanisms.base.Mechanism` subclass or instance, a
@@ -117,7 +119,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       alphas: Rényi orders to audit as well (claims with an RDP curve).
       samples, confidence, seed: per side; family-wise over the pairs; the run's seed.
       workers: processes (1: in this process); the numbers do not depend on it.
-      expect: ``"consistent"`` or ``"violation"``.
+      expect: ``"consistent"`` or ``"violation"`` (with a ``sweep``, a list of them, one
+        per value).
       backend: where to run instead of ``workers`` local processes: a
         :class:`dpaudit.backends.Backend`, a ``distributed.Client``, a Dask scheduler address
         ``"tcp://HOST:PORT"``, or ``"local:N"`` (a Dask LocalCluster of N worker processes,
@@ -144,49 +147,46 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
         (:mod:`dpaudit.claims.tables`: ``{"notion": "pure-dp", "epsilon": 1.0}``,
         ``{"accountant": "opacus:rdp", …}``; numbers it leaves out come from ``params``), as
         a suite's ``claim`` key.
+      sweep: one audit point per value of one parameter, as a suite's ``sweep``:
+        ``{"epsilon": [0.5, 1, 2]}`` or ``{"steps": {"start": 0, "stop": 100, "num": 11}}``
+        (one family over every point).
+      note: free text, carried into the records.
 
     Returns:
       An :class:`AuditResult`.
 
     Raises:
-      ValueError: a bad argument, a mechanism that cannot be loaded or built.
+      ValueError: a bad argument (naming it, as a suite file's message names its key), a
+        mechanism that cannot be loaded or built.
       dpaudit.backends.BackendError: the backend cannot be set up (an unreachable scheduler).
     """
-    stated = None if claim is None else claim_template(claim)
-    if isinstance(mechanism, str):
-        target = Target(mechanism, MECHANISM, str(Path.cwd()) if ":" in mechanism else "",
-                        stated)
-    else:
-        cls = mechanism if isinstance(mechanism, type) else type(mechanism)
-        target = Target(getattr(cls, "name", None) or cls.__qualname__, MECHANISM, "",
-                        stated, mechanism)
-    params = dict(params or {})
-    target.build(params).claim()  # fail here, with a clear message, rather than per task
-    return _run(target, params=params, workers=workers, backend=backend,
-                memory_limit=memory_limit,
-                audit=dict(pairs=pairs, delta=delta, alphas=alphas, samples=samples,
-                           confidence=confidence, seed=seed, expect=expect,
-                           distinguisher=distinguisher, white_box=white_box, name=name,
-                           search=search, representation=representation,
-                           stopping=StoppingRule(sequential, power, require_power),
-                           kind=kind, options=options))
+    spec = audit_spec(mechanism, claim=claim, params=params, pairs=pairs, delta=delta,
+                      alphas=alphas, samples=samples, expect=expect,
+                      distinguisher=distinguisher, white_box=white_box, name=name,
+                      search=search, representation=representation, sequential=sequential,
+                      power=power, require_power=require_power, kind=kind, options=options,
+                      sweep=sweep, note=note)
+    return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
+                     backend=backend, memory_limit=memory_limit)
 
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
                   params: dict | None = None,
                   delta: float | Iterable[float] = 0.0, samples: int = DEFAULT_SAMPLES,
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
-                  workers: int = 1, expect: str = "consistent", distinguisher: str = "auto",
+                  workers: int = 1, expect="consistent", distinguisher: str = "auto",
                   name: str | None = None, backend=None,
                   memory_limit: int | str | None = None,
                   representation: bool | None = None, sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False, kind: str = DEFAULT_KIND,
-                  options: dict | None = None) -> AuditResult:
+                  options: dict | None = None, sweep: dict | None = None,
+                  note: str = "") -> AuditResult:
     """Audit a plain sampler ``sampler(dataset, n, rng, **params) -> n outputs`` against a
     claim, on its pairs and — by default — on its outputs' float64 representation: the
     sampler is the code you ship.  A sampler has no dataset space, so only the given pairs
-    are audited (the result says so).
+    are audited (the result says so).  The same as :func:`run_audit` of
+    :func:`audit_spec` of these arguments.
 
     Args:
       sampler: a callable (closures and lambdas included) or a ``"file.py:fn"`` reference
@@ -205,7 +205,8 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
-      sequential, power, require_power, kind, options: as for :func:`audit_mechanism`.
+      sequential, power, require_power, kind, options, sweep, note: as for
+        :func:`audit_mechanism`.
 
     Returns:
       An :class:`AuditResult`.
@@ -220,40 +221,103 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
         positive = isinstance(delta, (int, float)) and delta > 0
         claim = ({"notion": "approx-dp", "epsilon": epsilon, "delta": delta} if positive
                  else {"notion": "pure-dp", "epsilon": epsilon})
-    claim = claim_template(claim)
-    if pairs is None:
-        raise ValueError("a sampler needs explicit pairs=[(d0, d1), ...] (it has no "
-                         "worst-case pairs)")
+    spec = audit_spec(sampler=sampler, claim=claim, params=params, pairs=pairs, delta=delta,
+                      samples=samples, expect=expect, distinguisher=distinguisher, name=name,
+                      representation=representation, sequential=sequential, power=power,
+                      require_power=require_power, kind=kind, options=options, sweep=sweep,
+                      note=note)
+    return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
+                     backend=backend, memory_limit=memory_limit)
+
+
+def audit_spec(mechanism=None, *, sampler=None, claim=None, samples: int = DEFAULT_SAMPLES,
+               **keys) -> AuditSpec:
+    """The :class:`~dpaudit.spec.audit.AuditSpec` of one audit — what a suite's ``[[audit]]``
+    row states — read and checked by the reader every route shares
+    (:func:`dpaudit.spec.audit.read_audit`; the same defaults, checks and messages as a suite
+    file, naming the argument instead of the file).  Give it to :func:`run_audit`, keep it,
+    or change it with :func:`dataclasses.replace` (:func:`run_audit` checks it again).
+
+    Args:
+      mechanism: what :func:`audit_mechanism` audits, or None with ``sampler``.
+      sampler: what :func:`audit_sampler` audits (needs ``claim`` and ``pairs``; it has no
+        dataset space, so no pair search and no white-box test).
+      claim: the claim it is judged against (required with a sampler).
+      samples: per side.
+      keys: the other keys of :data:`dpaudit.spec.audit.AUDIT_KEYS` as
+        :func:`audit_mechanism` spells them (``params``, ``pairs``, ``delta``, ``alphas``,
+        ``expect``, ``sweep``, ``search``, ``power`` …).
+
+    Raises:
+      ValueError: a bad argument, code that cannot be loaded or built.
+    """
+    if (mechanism is None) == (sampler is None):
+        raise ValueError("give exactly one of mechanism and sampler")
+    params = keys.get("params")
     if params is not None and not isinstance(params, dict):
-        raise ValueError(f"params: expected a dict of the sampler's keyword arguments, got "
-                         f"{params!r}")
+        raise ValueError(f"params: expected a dict of keyword arguments, got {params!r}")
     params = dict(params or {})
-    if isinstance(sampler, str):
-        target = Target(sampler, SAMPLER, str(Path.cwd()), claim)
+    keys["params"] = params
+    if sampler is not None:
+        if claim is None:
+            raise ValueError("a sampler needs a claim (a Claim or a table such as "
+                             "{'notion': 'pure-dp', 'epsilon': 1.0})")
+        if keys.get("pairs") is None:
+            raise ValueError("a sampler needs explicit pairs=[(d0, d1), ...] (it has no "
+                             "worst-case pairs)")
+        claim = claim_template(claim)
+        if isinstance(sampler, str):
+            target = Target(sampler, SAMPLER, str(Path.cwd()), claim)
+        else:
+            label = getattr(sampler, "__qualname__", None) or type(sampler).__name__
+            check_sampler(sampler, label)
+            target = Target(label, SAMPLER, "", claim, sampler)
+        keys.update(white_box=False, search=False)
+        caller = "audit_sampler()"
     else:
-        label = getattr(sampler, "__qualname__", None) or type(sampler).__name__
-        check_sampler(sampler, label)
-        target = Target(label, SAMPLER, "", claim, sampler)
-    target.build(params)  # loads, checks the signature, the params and the claim
-    return _run(target, params=params, workers=workers, backend=backend,
-                memory_limit=memory_limit,
-                audit=dict(pairs=pairs, delta=delta, samples=samples, confidence=confidence,
-                           seed=seed, expect=expect, distinguisher=distinguisher,
-                           white_box=False, name=name, search=False,
-                           representation=representation,
-                           stopping=StoppingRule(sequential, power, require_power),
-                           kind=kind, options=options))
+        stated = None if claim is None else claim_template(claim)
+        if isinstance(mechanism, str):
+            target = Target(mechanism, MECHANISM,
+                            str(Path.cwd()) if ":" in mechanism else "", stated)
+        else:
+            cls = mechanism if isinstance(mechanism, type) else type(mechanism)
+            target = Target(getattr(cls, "name", None) or cls.__qualname__, MECHANISM, "",
+                            stated, mechanism)
+        caller = "audit_mechanism()"
+    sweep = keys.get("sweep")
+    if sweep is None:  # fail here, with the code's own message, rather than per task
+        built = target.build(params)
+        if target.kind == MECHANISM:
+            built.claim()
+    suite = single_audit_suite(target, samples=samples, confidence=DEFAULT_CONFIDENCE,
+                               seed=DEFAULT_SEED, caller=caller, **keys)
+    return suite.audits[0]
 
 
-def _run(target: Target, *, params: dict, workers, backend, memory_limit,
-         audit: dict) -> AuditResult:
-    """Run the suite of one audit of ``target`` (``audit``: the keyword arguments of
-    :func:`~dpaudit.audit.single.single_audit_suite`) on the backend the caller chose."""
+def run_audit(spec: AuditSpec, *, confidence: float = DEFAULT_CONFIDENCE,
+              seed: int = DEFAULT_SEED, workers: int = 1, backend=None,
+              memory_limit: int | str | None = None) -> AuditResult:
+    """Run one audit (:func:`audit_spec`; a suite's ``[[audit]]`` row) as a suite of one:
+    checked again as a suite row is, planned as one Bonferroni family at ``confidence``,
+    run on the backend chosen by ``workers`` and ``backend`` (as for
+    :func:`audit_mechanism`), and judged.
+
+    Raises:
+      ValueError: a bad argument, or a spec that does not read back (changed into
+        something malformed).
+      dpaudit.backends.BackendError: the backend cannot be set up.
+    """
+    if not isinstance(spec, AuditSpec):
+        raise ValueError(f"run_audit: expected an AuditSpec (dpaudit.audit_spec(...)), got "
+                         f"{type(spec).__name__}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers: expected a positive integer, got {workers!r}")
     options = RunOptions(memory_limit=memory_limit)
-    suite = single_audit_suite(target, params=params, memory_limit=options.memory_limit,
-                               **audit)
+    keys = spec.keys()
+    suite = single_audit_suite(spec.target, samples=keys.pop("samples"),
+                               confidence=confidence, seed=seed,
+                               memory_limit=options.memory_limit, caller="run_audit()",
+                               **keys)
     runner, owned = resolve_backend(backend, workers)
     try:
         points, info = run_single(suite, runner, options)
@@ -286,7 +350,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                only: Iterable[str] = (), journal: str | Path | None = None,
                resume: bool = False, on_started=None,
                memory_limit: int | str | None = None, fixed_n: bool = False,
-               power: float | None = None, require_power: bool = False) -> AuditRun:
+               power: float | None = None, require_power: bool = False,
+               time_limit: float | None = None) -> AuditRun:
     """Run suite files, as ``dpaudit run`` does, and return the judged run.
 
     Args:
@@ -295,6 +360,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
         (:class:`~dpaudit.results.options.RunOptions`: per-side samples replacing every
         audit's, a profile scaling them, a seed replacing every suite's, ``--only`` glob
         patterns, a memory limit per task such as ``"16GB"``).
+      time_limit: seconds a test may run before it ends as an error, replacing every
+        suite's ``time_limit`` (default 1800, :mod:`dpaudit.util.time_limit`).
       fixed_n, power, require_power: override every suite's stopping rule
         (:class:`~dpaudit.results.options.RunOptions`, ``--fixed-n``, ``--power``,
         ``--require-power``).
@@ -317,7 +384,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     """
     options = RunOptions(samples=samples, profile=profile, seed=seed, only=tuple(only),
                          memory_limit=memory_limit, fixed_n=fixed_n, power=power,
-                         require_power=require_power)
+                         require_power=require_power, time_limit=time_limit)
     runner, owned = resolve_backend(backend, workers)
     try:
         run = run_audits(paths, options, backend=runner, progress=progress,
@@ -331,5 +398,5 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     return run
 
 
-__all__ = ["PYTHON_SUITE", "AuditResult", "RunInterrupted", "audit_mechanism", "audit_sampler",
-           "run_suites"]
+__all__ = ["PYTHON_SUITE", "AuditResult", "AuditSpec", "RunInterrupted", "audit_mechanism",
+           "audit_sampler", "audit_spec", "run_audit", "run_suites"]

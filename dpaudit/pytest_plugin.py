@@ -99,7 +99,7 @@ class SuiteFile(pytest.File):
         from dpaudit.suite.spec import SuiteError, load_suite
 
         try:
-            suite = load_suite(self.path)
+            suite = load_suite(self.path, load_code=False)  # collecting runs no user code
         except SuiteSkipped as exc:
             pytest.skip(str(exc), allow_module_level=True)
         except SuiteError as exc:
@@ -158,9 +158,10 @@ class AuditItem(pytest.Item):
 
         found = [p for p in self.parent.run().points if p.audit == self.audit
                  and (None if p.sweep is None else p.sweep.index) == self.point]
-        if not found:
-            pytest.fail(f"{self.path.name}::{self.name}: the run has no outcome for this "
-                        f"audit point", pytrace=False)
+        if not found:  # e.g. its code failed to load when the file ran
+            errors = "; ".join(s.error for s in self.parent.run().suites if s.error)
+            pytest.fail(errors or f"{self.path.name}::{self.name}: the run has no outcome for "
+                                  f"this audit point", pytrace=False)
         self.judged = point = found[0]
         for test, c in point.certificates():  # junitxml <property> entries, one per certificate
             at = f"delta={c.delta:g}" if c.notion == "dp" else f"alpha={c.alpha:g}"

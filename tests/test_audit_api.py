@@ -109,12 +109,12 @@ def test_bad_mechanism_arguments():
 def test_delta_and_alpha_grids_are_capped_as_in_a_suite():
     """The Python API caps δ and α lists like a suite file does (issue 27, item 7: a
     200 000-entry δ list took 3.6 GB): one ValueError, before anything is planned."""
-    from dpaudit.suite.fields import MAX_GRID_VALUES
+    from dpaudit.spec.fields import MAX_GRID_VALUES
 
     many = [1e-6 * (i + 1) / (MAX_GRID_VALUES + 1) for i in range(MAX_GRID_VALUES + 1)]
-    with pytest.raises(ValueError, match=f"delta: expected at most {MAX_GRID_VALUES} values, "
+    with pytest.raises(ValueError, match=f"'delta': expected at most {MAX_GRID_VALUES} values, "
                                          f"got {MAX_GRID_VALUES + 1}"):
         audit_mechanism("laplace", delta=many, samples=1000)
-    with pytest.raises(ValueError, match=f"alphas: expected at most {MAX_GRID_VALUES} values"):
+    with pytest.raises(ValueError, match=f"'alphas': expected at most {MAX_GRID_VALUES} values"):
         audit_mechanism("gaussian", delta=1e-5, alphas=[2.0 + i for i in range(1001)],
                         samples=1000)

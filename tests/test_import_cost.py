@@ -99,3 +99,15 @@ def test_lazy_public_names_are_the_defining_modules_objects():
     from dpaudit.mechanisms.registry import get_mechanism_class as registry_get
     assert (LocalBackend, default_workers) == (defined, workers)
     assert Mechanism is dpaudit.Mechanism and get_mechanism_class is registry_get
+
+
+def test_the_api_and_a_numeric_claim_import_no_sympy():
+    """``import dpaudit.api`` and building, printing and evaluating a numeric claim import no
+    sympy (issue 33: the symbolic machinery loads when a claim carries an expression — a
+    mechanism's derivation, a composed claim, a curve written as a formula)."""
+    statement = ("import dpaudit.api\n"
+                 "from dpaudit.claims import GDP, RDP, ZCDP, ApproxDP, PureDP\n"
+                 "for c in (PureDP(1.0), ZCDP(0.5), GDP(1.0), ApproxDP(1.0, 1e-5),\n"
+                 "          RDP(lambda a: 0.5 * a)):\n"
+                 "    c.describe(); c.epsilon(1e-5); c.to_dict()")
+    assert "sympy" not in imported_after(statement)

@@ -172,3 +172,24 @@ def test_suites_import_the_project_like_pytest_and_list_every_bad_audit(pytester
                                  "*- audit #0 'a': key 'mechanism'*did you mean 'laplace'*",
                                  "*- audit #1 'b': key 'distinguisher'*did you mean "
                                  "'logistic'*"])
+
+
+@pytest.mark.slow
+def test_the_fixture_runs_a_canary_audit(pytester):
+    """kind= and options= go through the fixture to the API: a one-run canary audit."""
+    pytester.makepyfile('''
+def test_one_run(dpaudit_audit):
+    result = dpaudit_audit.mechanism(
+        "dpsgd-deterministic", params={"n": 1000, "batch_size": 10, "noise_multiplier": 0.8},
+        delta=1e-3, kind="canary", options={"canaries": 2000}, expect="violation")
+    assert result.points[0].procedure == "canary"
+
+
+def test_unmet(dpaudit_audit):
+    dpaudit_audit.mechanism(
+        "dpsgd-deterministic", params={"n": 1000, "batch_size": 10, "noise_multiplier": 0.8},
+        delta=1e-3, kind="canary", options={"canaries": 2000})
+''')
+    result = pytester.runpytest_subprocess("-q")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*dpaudit: violation*", "*canary audit, 2000 canaries*"])

@@ -5,7 +5,9 @@ one :class:`Reading` per certificate of the task's grid, the pair, its provenanc
 it into the test's :class:`~dpaudit.results.hierarchy.TestResult`, with one BLAS/OpenMP thread
 (:mod:`dpaudit.util.threads`) so that no number depends on where the task runs.  It never
 raises: a failure is the result's ``error``, with what was measured before it kept as evidence
-(never judged); warnings raised while auditing go into the result, not onto stderr.  Where a
+(never judged); warnings raised while auditing go into the result, not onto stderr.  A test
+still running after its ``time_limit`` (the task's; :mod:`dpaudit.util.time_limit`) ends
+as an error of that test.  Where a
 task runs — this process, a pool worker, a Dask worker — is the backend's business
 (:mod:`dpaudit.backends`).
 """
@@ -24,6 +26,7 @@ from dpaudit.results.hierarchy import TestResult
 from dpaudit.results.provenance import BudgetUse, RecordedPair, SearchProvenance
 from dpaudit.results.records import describe_exception
 from dpaudit.util.threads import one_numerical_thread
+from dpaudit.util.time_limit import DEFAULT_TIME_LIMIT, time_limit
 
 
 @dataclass
@@ -68,11 +71,13 @@ def run_guarded(task, measure: Callable[[Measured], None]) -> TestResult:
                         pair=task.recorded_pair())
     start = time.perf_counter()
     error = None
+    limit = getattr(task, "time_limit", DEFAULT_TIME_LIMIT)
     with warnings.catch_warnings(record=True) as caught, one_numerical_thread():
         warnings.simplefilter("always")
         try:
-            measure(measured)
-        except Exception as exc:
+            with time_limit(limit, f"test {task.audit}/{getattr(task, 'label', '?')}"):
+                measure(measured)
+        except Exception as exc:  # TimeLimitExceeded too: the test is an error
             error = describe_exception(exc)
     caught_text = sorted({warning_text(w) for w in caught})
     rule = task.point.power

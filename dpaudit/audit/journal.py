@@ -17,7 +17,7 @@ Every test's seed is a function of its suite seed and its name alone
 plan, so a resumed run writes exactly the records an uninterrupted run writes (timings aside).
 
 Contract of the file (``.dpaudit-journal.jsonl`` in the output directory,
-:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 3, "fingerprint": {...}}``; every other
+:data:`JOURNAL_NAME`): line 1 ``{"dpaudit_journal": 5, "fingerprint": {...}}``; every other
 line ``{"test": KEY, "result": TestResult.to_json(), "sha256": entry_digest(KEY, result)}``
 with ``KEY`` = :func:`test_key` of the task.  The run that completes removes the journal.
 """
@@ -30,6 +30,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpaudit.audit.journal_trust import JournalBusy, authenticate, lock_journal
 from dpaudit.audit.procedures.base import Task
 from dpaudit.util.jsonable import loads_json
 from dpaudit.results.hierarchy import TestResult
@@ -37,11 +38,11 @@ from dpaudit.results.options import RunOptions
 
 #: the journal's file name inside a run's output directory
 JOURNAL_NAME = ".dpaudit-journal.jsonl"
-#: 4: an entry holds the test's result as results.json's tree holds it, with typed evidence
+#: 5: an entry holds the test's result as results.json's tree holds it, with typed evidence
 #: (:meth:`~dpaudit.results.hierarchy.TestResult.to_json`, its bulky values inline), and its
-#: digest (:func:`entry_digest`); the fingerprint holds the suites' code.  A journal of an
-#: earlier format is refused as another run's
-JOURNAL_FORMAT = 4
+#: digest (:func:`entry_digest`, an HMAC since format 5); the fingerprint holds the suites'
+#: code.  A journal of an earlier format is refused as another run's
+JOURNAL_FORMAT = 5
 
 
 class ResumeError(ValueError):
@@ -83,9 +84,9 @@ def file_digest(path: str) -> str:
 def code_digests(suites) -> tuple[tuple[str, str], ...]:
     """(file, SHA-256) of every code file the audits of ``suites`` name, sorted: the file of a
     ``file.py:Attr`` reference (relative to its suite), the module file of a
-    ``package.module:Attr`` one (found without importing it again); registered mechanisms are
-    dpaudit's own code, covered by the version.  The code a named file imports is not
-    followed: name the module you change, or change the suite."""
+    ``package.module:Attr`` one (found without importing it again), and the project modules
+    and plug-in code behind them (:func:`imported_code_digests`); dpaudit's own code is
+    covered by the version."""
     from dpaudit.mechanisms.references import (is_file_reference, is_reference, locate_module,
                                                split_reference)
 
@@ -108,7 +109,49 @@ def code_digests(suites) -> tuple[tuple[str, str], ...]:
             except (ValueError, ImportError, OSError):
                 origin = f"reference {reference}"  # the run itself reports why it fails
             found[origin] = file_digest(origin) if Path(origin).is_file() else "not a file"
+    found.update(imported_code_digests(suites))
     return tuple(sorted(found.items()))
+
+
+def imported_code_digests(suites) -> dict[str, str]:
+    """(file, SHA-256) of the code behind the suites beyond the files they name (issue 39,
+    item 8: a module imported by a named file changed between the interrupt and ``--resume``
+    and 10 of 16 points mixed two versions): every module loaded in this process, outside
+    dpaudit, whose file lies in the project of a suite that names code
+    (:func:`~dpaudit.mechanisms.reference_policy.in_project`: not an installed package), and
+    the module of every registered mechanism that is not dpaudit's own (a plug-in family:
+    its version string alone does not change with its code).  Called after the suites are
+    loaded, so the modules their code imports are loaded too."""
+    import sys
+
+    from dpaudit.mechanisms.reference_policy import in_project, trusted_root
+    from dpaudit.mechanisms.references import is_reference
+    from dpaudit.mechanisms.registry import get_mechanism_class
+
+    roots, files = set(), set()
+    for suite in suites:
+        for audit in suite.audits:
+            target = audit.target
+            reference = getattr(target, "reference", None) or audit.mechanism
+            if is_reference(reference):
+                roots.add(trusted_root(getattr(target, "base_dir", "") or Path(suite.path).parent))
+                continue
+            try:
+                cls = get_mechanism_class(reference)
+            except (KeyError, ValueError):
+                continue
+            if not cls.__module__.startswith("dpaudit."):
+                module = sys.modules.get(cls.__module__)
+                if getattr(module, "__file__", None):
+                    files.add(str(Path(module.__file__).resolve()))
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if not origin or name.split(".")[0] == "dpaudit" or not roots:
+            continue
+        path = Path(origin)
+        if any(in_project(path, root) for root in roots):
+            files.add(str(path.resolve()))
+    return {f: file_digest(f) for f in sorted(files)}
 
 
 @dataclass(frozen=True)
@@ -186,9 +229,10 @@ class RunJournal:
     Use :meth:`start` for a new run, :meth:`resume` to continue an interrupted one."""
 
     def __init__(self, path: Path, handle, finished: dict[str, TestResult],
-                 fingerprint: RunFingerprint):
+                 fingerprint: RunFingerprint, lock: int | None = None):
         self.path = path
         self._handle = handle
+        self._lock = lock  # the descriptor holding JOURNAL.lock (journal_trust.lock_journal)
         self.finished = finished
         self.fingerprint = fingerprint
 
@@ -200,10 +244,11 @@ class RunJournal:
           OSError: the journal cannot be written."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        lock = _locked(path)
         if path.is_symlink():
             path.unlink()  # never write through a planted link
         handle = open(path, "w", encoding="utf-8")
-        journal = cls(path, handle, {}, fingerprint)
+        journal = cls(path, handle, {}, fingerprint, lock)
         journal._write({"dpaudit_journal": JOURNAL_FORMAT,
                         "fingerprint": fingerprint.to_json()})
         return journal
@@ -217,16 +262,21 @@ class RunJournal:
             from ``fingerprint`` (the message lists the differences).
           OSError: the journal cannot be appended to."""
         path = Path(path)
-        earlier, finished, valid_bytes = read_journal(path)
-        changed = fingerprint.differences(earlier)
-        if changed:
-            raise ResumeError(f"cannot resume the run journalled in {path}: "
-                              f"{'; '.join(changed)} since it was interrupted; run without "
-                              f"--resume to start again")
-        handle = open(path, "r+", encoding="utf-8")
+        lock = _locked(path)
+        try:
+            earlier, finished, valid_bytes = read_journal(path)
+            changed = fingerprint.differences(earlier)
+            if changed:
+                raise ResumeError(f"cannot resume the run journalled in {path}: "
+                                  f"{'; '.join(changed)} since it was interrupted; run "
+                                  f"without --resume to start again")
+            handle = open(path, "r+", encoding="utf-8")
+        except BaseException:
+            os.close(lock)
+            raise
         handle.seek(valid_bytes)
         handle.truncate()  # drop a last line that a kill cut short
-        return cls(path, handle, finished, earlier)
+        return cls(path, handle, finished, earlier, lock)
 
     def check_code(self, code: tuple[tuple[str, str], ...]) -> None:
         """Refuse to continue when the code the suites name (:func:`code_digests`) is not the
@@ -256,11 +306,24 @@ class RunJournal:
     def close(self) -> None:
         if not self._handle.closed:
             self._handle.close()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def remove(self) -> None:
-        """Close and delete the journal (the run it belongs to is complete)."""
-        self.close()
+        """Delete the journal (the run it belongs to is complete) and its lock file, then
+        close it (the lock is held until both are gone)."""
         self.path.unlink(missing_ok=True)
+        Path(str(self.path) + ".lock").unlink(missing_ok=True)
+        self.close()
+
+
+def _locked(path: Path) -> int:
+    """:func:`~dpaudit.audit.journal_trust.lock_journal`, its refusal a ResumeError."""
+    try:
+        return lock_journal(path)
+    except JournalBusy as exc:
+        raise ResumeError(str(exc)) from None
 
 
 def _plain(value):
@@ -270,11 +333,12 @@ def _plain(value):
 
 
 def entry_digest(key: str, payload: dict) -> str:
-    """SHA-256 of a journal entry's test key and result, as canonical JSON: an entry whose
-    line was edited or damaged in a way that still parses no longer matches it."""
+    """HMAC-SHA256, under this user's journal key (:mod:`dpaudit.audit.journal_trust`), of a
+    journal entry's test key and result as canonical JSON: an entry whose line was edited,
+    damaged, or written elsewhere no longer matches it, even with its digest recomputed."""
     text = json.dumps([key, payload], sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False, default=_plain)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return authenticate(text)
 
 
 def read_journal(path: str | Path) -> tuple[RunFingerprint, dict[str, TestResult], int]:

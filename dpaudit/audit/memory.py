@@ -153,5 +153,48 @@ def check_pairs_memory(mechanism, limit: int) -> None:
             f"the Python API)")
 
 
-__all__ = ["BASELINE_BYTES", "PAIR_VALUE_BYTES", "check_pairs_memory", "VALUE_BYTES", "MemoryEstimate", "MemoryLimitError",
+def dataset_values(dataset, cap: float = math.inf) -> int:
+    """Scalars in a dataset (an array, or nested lists, tuples and dicts of them), counted
+    without copying it; the count stops once above ``cap``."""
+    stack, n = [dataset], 0
+    while stack and n <= cap:
+        item = stack.pop()
+        if isinstance(item, np.ndarray):
+            n += int(item.size)
+        elif isinstance(item, (list, tuple)):
+            if item and not isinstance(item[0], (list, tuple, dict, np.ndarray)) \
+                    and not isinstance(item[-1], (list, tuple, dict, np.ndarray)):
+                n += len(item)  # a flat row (the common case): no walk item by item
+            else:
+                stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        else:
+            n += 1
+    return n
+
+
+def check_explicit_pairs_memory(pairs, limit: int) -> None:
+    """Before an audit's explicit pairs are used: raise :class:`MemoryLimitError` when
+    BASELINE_BYTES + :data:`PAIR_VALUE_BYTES` × the values of their datasets exceeds ``limit``
+    — a result holds each dataset once more (its record, its summary's JSON text), which is
+    where a 10⁸-value dataset given to the Python API took 10.4 GB and ended in a bare
+    MemoryError (issue 39, item 6; measured 56 B per value at 10⁷: 1.33 GiB peak).  The count
+    stops at the limit, so refusing is fast."""
+    cap = max(0.0, (limit - BASELINE_BYTES) / PAIR_VALUE_BYTES)
+    values = 0
+    for pair in pairs:
+        for side in ("d0", "d1"):
+            values += dataset_values(getattr(pair, side), cap - values)
+            if values > cap:
+                raise MemoryLimitError(
+                    f"estimated peak memory above "
+                    f"{format_bytes(BASELINE_BYTES + PAIR_VALUE_BYTES * values)} exceeds the memory limit {format_bytes(limit)} (the explicit pair "
+                    f"{getattr(pair, 'name', '?')!r} holds more than {values} values, "
+                    f"{PAIR_VALUE_BYTES} B each in the results); raise it with --memory-limit "
+                    f"or [suite] memory_limit (memory_limit= in the Python API)")
+
+
+__all__ = ["BASELINE_BYTES", "PAIR_VALUE_BYTES", "check_pairs_memory",
+           "check_explicit_pairs_memory", "dataset_values", "VALUE_BYTES", "MemoryEstimate", "MemoryLimitError",
            "check_output_space", "check_task_memory", "estimate_task_memory"]

@@ -49,9 +49,12 @@ from dpaudit.results.hierarchy import AuditPoint
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SuiteSummary, SweepPoint
 from dpaudit.stats.multiple_testing import split_significance
-from dpaudit.suite.spec import MIN_SAMPLES, AuditSpec, Suite, SuiteError
+from dpaudit.spec.audit import AuditSpec
+from dpaudit.spec.fields import MIN_SAMPLES
+from dpaudit.suite.spec import Suite, SuiteError
 from dpaudit.suite.targets import Target, for_workers
 from dpaudit.util.sizes import DEFAULT_MEMORY_LIMIT
+from dpaudit.util.time_limit import DEFAULT_TIME_LIMIT
 
 #: extra values of a swept parameter per dense-exact job (the jobs run in parallel)
 DENSE_CHUNK = 6
@@ -86,6 +89,8 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
     suite_seed = suite.seed if options.seed is None else options.seed
     limit = int(next(v for v in (options.memory_limit, suite.memory_limit, DEFAULT_MEMORY_LIMIT)
                      if v is not None))
+    seconds = next(v for v in (options.time_limit, getattr(suite, "time_limit", None),
+                               DEFAULT_TIME_LIMIT) if v is not None)
     planned = []
     for audit in suite.audits:
         kind = procedure(audit.kind)
@@ -126,7 +131,7 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
             swept=None if sweep is None else (sweep.parameter, sweep.values[index]),
             samples=resolve_samples(audit, samples=options.samples, scale=options.scale),
             target=for_workers(audit.target or Target(audit.mechanism)),
-            memory_limit=limit, stopping=stopping)
+            memory_limit=limit, time_limit=seconds, stopping=stopping)
         made = kind.tasks(point, audit, setup, context)
         if not made:  # a point is never judged on no tests at all
             made = [UnplannedTask(point=point, seed=task_seed(suite_seed, task_key(

@@ -54,7 +54,11 @@ def verdict_text(record: CertificateRecord) -> str:
     """A certificate's verdict as a progress line says it: a violation of an audit point
     that expects one is ``violation (expected)`` — a known bug, detected — any other violation
     ``VIOLATION (unexpected)``; a consistent certificate below its power target
-    ``consistent (UNDERPOWERED)``; otherwise the verdict itself."""
+    ``consistent (UNDERPOWERED)``; a certificate against a claim of ε = ∞ ``vacuous (claim
+    ε = ∞: no bound can contradict it)`` — never ``consistent`` (its point is an error when
+    every certificate is such, issue 39 item 12); otherwise the verdict itself."""
+    if record.verdict == "consistent" and record.claimed_epsilon == float("inf"):
+        return "vacuous (claim ε = ∞: no bound can contradict it)"
     if record.verdict != "violation":
         return "consistent (UNDERPOWERED)" if record.underpowered else record.verdict
     return ("violation (expected)" if record.expect == "violation"
@@ -65,7 +69,8 @@ def power_text(record: CertificateRecord) -> str:
     """For a consistent ε(δ) certificate, what its test could have caught:
     ``could detect ε ≥ 1.013`` (its ``detectable_epsilon``), or, when that is ∞, that no
     event of the test could certify a violation at these samples; else ""."""
-    if record.verdict != "consistent" or record.detectable_epsilon is None:
+    if record.verdict != "consistent" or record.detectable_epsilon is None \
+            or record.claimed_epsilon == float("inf"):
         return ""
     if record.detectable_epsilon == float("inf"):
         return " (no event of this test could certify a violation at these samples)"

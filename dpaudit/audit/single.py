@@ -13,23 +13,17 @@ Raises ``ValueError`` with a one-line message on a bad argument.
 
 from __future__ import annotations
 
-import math
-from typing import Iterable
-
 from dpaudit.util import validation
 from dpaudit.audit.plan import plan_suite
 from dpaudit.audit.run import judged_points
-from dpaudit.spec.coverage import search_budget
 from dpaudit.results.hierarchy import AuditPoint
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SuiteSummary
-from dpaudit.suite.audit_keys import PairSpec
-from dpaudit.suite.fields import MAX_GRID_VALUES
-from dpaudit.stats.sequential import StoppingRule
-from dpaudit.suite.spec import EXPECTATIONS, AuditSpec, Suite
+from dpaudit.spec.audit import AUDIT_KEYS, PairSpec, read_audit
+from dpaudit.spec.fields import Where
+from dpaudit.suite.spec import Suite
+from dpaudit.suite.target_keys import check_audit_code
 from dpaudit.suite.targets import Target
-from dpaudit.spec.kinds import DEFAULT_KIND, known_kinds
-from dpaudit.util.hints import did_you_mean
 
 #: the suite file a suite of one names (records' ``suite_file``)
 PYTHON_SUITE = "<python>"
@@ -59,75 +53,57 @@ def as_pairs(pairs) -> str | tuple[PairSpec, ...]:
     return tuple(out)
 
 
-def _grid(name: str, values, check, expected: str) -> tuple[float, ...]:
-    values = tuple(values) if isinstance(values, (list, tuple)) else (values,)
-    if len(values) > MAX_GRID_VALUES:  # as a suite's lists (dpaudit.suite.fields)
-        raise ValueError(f"{name}: expected at most {MAX_GRID_VALUES} values, got "
-                         f"{len(values)}")
-    if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not check(v)
-           for v in values):
-        raise ValueError(f"{name}: expected {expected}, got {list(values)!r}")
-    return tuple(float(v) for v in values)
+def single_audit_suite(target: Target, *, samples: int, confidence: float, seed: int,
+                       memory_limit: int | None = None, caller: str = "dpaudit API",
+                       **keys) -> Suite:
+    """The suite of one audit of ``target`` (see the module docstring): ``keys`` are the keys
+    of one audit (:data:`dpaudit.spec.audit.AUDIT_KEYS`) as Python values, read by the reader
+    every route shares (:func:`dpaudit.spec.audit.read_audit`) and checked against the code
+    (:func:`dpaudit.suite.target_keys.check_audit_code`), as a suite row is.
 
-
-def single_audit_suite(target: Target, *, params: dict | None = None, pairs=None,
-                       delta: float | Iterable[float] = 0.0, alphas: Iterable[float] = (),
-                       samples: int, confidence: float, seed: int,
-                       expect: str = "consistent", distinguisher: str = "auto",
-                       white_box: bool = True, name: str | None = None,
-                       memory_limit: int | None = None, search=True,
-                       representation: bool | None = None,
-                       stopping: StoppingRule = StoppingRule(), kind: str = DEFAULT_KIND,
-                       options: dict | None = None) -> Suite:
-    """The suite of one audit of ``target`` (see the module docstring).
+    Python's spellings: ``pairs`` None or ``"worst-case"``, or pairs each a ``NeighbourPair``,
+    a ``(d0, d1)`` tuple or a dict with ``d0``, ``d1`` (:func:`as_pairs`); ``delta`` a number
+    or a list; ``alphas`` any iterable; ``search`` True, False, a
+    :class:`~dpaudit.spec.coverage.SearchBudget` or a dict of its fields; ``power`` None for
+    no target (a suite's ``false``); None for ``params``, ``options``, ``name`` and
+    ``representation`` means left out.
 
     Args:
       target: the code under audit.
-      params, pairs, delta, alphas, samples, confidence, seed, expect, distinguisher,
-        white_box, name, memory_limit: as the keys of a suite file's ``[[audit]]``.
-      search: ``True`` (default), ``False``, a :class:`~dpaudit.spec.coverage.SearchBudget` or a
-        dict of its fields (:func:`dpaudit.spec.coverage.search_budget`).
-      representation: ``True``, ``False`` or None for the code's default
-        (:func:`dpaudit.spec.coverage.representation_default`).
-      stopping: sequential or fixed n, the power target, whether it is required
-        (:class:`~dpaudit.stats.sequential.StoppingRule`; a suite's ``sequential``,
-        ``power`` and ``require_power`` keys).
-      kind, options: the audit procedure and its own options (a suite's ``kind`` and
-        ``options``; :mod:`dpaudit.audit.procedures`).
+      samples, confidence, seed: per side; the family-wise confidence; the run's seed.
+      memory_limit: bytes per task (:mod:`dpaudit.audit.memory`), or None for the default.
+      caller: names the route in messages (``"audit_mechanism()"``).
 
     Raises:
-      ValueError: a bad argument.
+      ValueError: a bad argument (a :class:`~dpaudit.spec.fields.SpecError` naming
+        ``caller`` and the key, as a suite file's names the file and the audit).
     """
-    samples = validation.samples("samples", samples)
+    unknown = sorted(set(keys) - set(AUDIT_KEYS))
+    if unknown:
+        raise TypeError(f"single_audit_suite: unknown audit key(s) {unknown}")
     confidence = validation.confidence("confidence", confidence)
     seed = validation.seed("seed", seed)
-    if expect not in EXPECTATIONS:
-        raise ValueError(f"expect: expected one of {EXPECTATIONS}, got {expect!r}")
-    deltas = _grid("delta", delta, lambda d: math.isfinite(d) and 0.0 <= d < 1.0,
-                   "a number in [0, 1) or a list of them")
-    if not deltas:
-        raise ValueError("delta: expected a number in [0, 1) or a list of them, got []")
-    orders = _grid("alphas", list(alphas), lambda a: 1.0 < a < math.inf,
-                   "Rényi orders α > 1 (finite)")
-    if representation is not None and not isinstance(representation, bool):
-        raise ValueError(f"representation: expected True, False or None, got "
-                         f"{representation!r}")
-    kinds = known_kinds()
-    if kind not in kinds:
-        raise ValueError(f"kind: expected one of {', '.join(map(repr, kinds))}, got {kind!r}"
-                         + (did_you_mean(kind, kinds) if isinstance(kind, str) else ""))
-    if options is not None and not isinstance(options, dict):
-        raise ValueError(f"options: expected a dict of the {kind!r} audit's options, got "
-                         f"{options!r}")
-    audit = AuditSpec(index=0, name=name or target.reference, mechanism=target.reference,
-                      params=dict(params or {}), deltas=deltas, pairs=as_pairs(pairs),
-                      samples=samples, expect=expect, alphas=orders,
-                      distinguisher=distinguisher, white_box=white_box, target=target,
-                      search=search_budget(search), representation=representation,
-                      kind=kind, options=dict(options or {}))
-    return Suite(path=PYTHON_SUITE, name=name or target.reference, confidence=confidence,
-                 samples=samples, seed=seed, audits=(audit,), memory_limit=memory_limit,
-                 stopping=stopping)
+    table = {k: v for k, v in keys.items() if v is not None or k == "power"}
+    table["samples"] = samples
+    if "pairs" in table:
+        table["pairs"] = as_pairs(table["pairs"])
+    if "alphas" in table and not isinstance(table["alphas"], (list, tuple, str)):
+        try:
+            table["alphas"] = list(table["alphas"])
+        except TypeError:
+            pass  # the reader names it
+    if "power" in table and table["power"] is None:
+        table["power"] = False
+    if isinstance(table.get("sweep"), dict):  # a tuple of values, as a suite's list
+        table["sweep"] = {k: list(v) if isinstance(v, tuple) else v
+                          for k, v in table["sweep"].items()}
+    where = Where(caller)
+    audit = read_audit(table, where, index=0, read_target=lambda: target,
+                       default_samples=samples, default_name=target.reference)
+    check_audit_code(audit, where)
+    return Suite(path=PYTHON_SUITE, name=audit.name, confidence=confidence,
+                 samples=audit.samples, seed=seed, audits=(audit,),
+                 memory_limit=memory_limit)
 
 
 def run_single(suite: Suite, backend, options: RunOptions = RunOptions()

@@ -339,9 +339,25 @@ class DaskBackend(Backend):
         where = "local cluster" if self.cluster is not None else self.client.scheduler.address
         return f"dask: {where}, {self.workers} workers"
 
+    #: seconds a run waits for the scheduler's first worker before it is an error (issue 39,
+    #: item 9: a scheduler with no workers made a run wait forever)
+    worker_wait: float = 60.0
+
+    def _wait_for_a_worker(self) -> None:
+        """Raise :class:`BackendError` when no worker joins within :attr:`worker_wait`."""
+        try:
+            self.client.wait_for_workers(1, timeout=self.worker_wait)
+        except Exception as exc:  # distributed's TimeoutError, or a lost scheduler
+            raise BackendError(
+                f"the Dask scheduler at {self.client.scheduler.address} has no workers (none "
+                f"joined within {self.worker_wait:g} s: {type(exc).__name__}); start some "
+                f"(`dask worker ADDRESS`) or run locally with --workers N") from None
+
     def run(self, tasks, jobs, on_task=None):
         from distributed import Event, as_completed
 
+        if tasks or jobs:
+            self._wait_for_a_worker()
         run_id = uuid.uuid4().hex[:12]
         counter = DaskCounter(**self._options, cancel_event=f"dpaudit-cancel-{run_id}")
         futures = {}

@@ -9,9 +9,11 @@ calibration, black-box audit — for the mechanism a user just wrote.
 * :mod:`dpaudit.check.blackbox` — the black-box step (the audit every route runs: named pairs,
   the pair search of :mod:`dpaudit.audit.pair_search`, the float64 representation), its power
   and its low-power warning;
+* :mod:`dpaudit.check.canary_step` — the canary step (one run of canaries, where the
+  mechanism has canary runs);
 * :mod:`dpaudit.check.result` — step and check results, the verdict words (those of
   ``dpaudit run``, plus ``skipped``);
-* :mod:`dpaudit.check.runner` — loading a mechanism, the five steps in order;
+* :mod:`dpaudit.check.runner` — loading a mechanism, the six steps in order;
 * :mod:`dpaudit.check.examples` — deliberately broken mechanisms (tests and demos).
 """
 

@@ -99,9 +99,12 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
     delta = audit_delta(claim)
     claimed = float(claim.epsilon(delta))
     target = Target(str(mech.name), MECHANISM, "", None, mech)
+    rule = {} if stopping is None else dict(sequential=stopping.sequential,
+                                            power=stopping.power,
+                                            require_power=stopping.require_power)
     suite = single_audit_suite(target, delta=delta, samples=samples, confidence=confidence,
                                seed=seed, search=search, representation=representation,
-                               **({} if stopping is None else {"stopping": stopping}))
+                               caller="dpaudit check", **rule)
     points, info = run_single(suite, LocalBackend(1))
     return judge_black_box(points[0], info, claimed, delta, confidence)
 

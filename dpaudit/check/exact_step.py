@@ -33,7 +33,7 @@ def step_exact_curve(mech, claim) -> StepResult:
     delta = audit_delta(claim)
     target = Target(str(mech.name), MECHANISM, "", None, mech)
     suite = single_audit_suite(target, delta=delta, samples=1000, confidence=0.95, seed=0,
-                               kind="exact-curve", search=False)
+                               kind="exact-curve", search=False, caller="dpaudit check")
     (point,), _ = run_single(suite, LocalBackend(1))
     errors = [t for t in point.tests if t.error is not None]
     if errors and all(NO_CURVE in t.error for t in errors) and len(errors) == len(point.tests):

@@ -28,7 +28,7 @@ from dpaudit.util.jsonable import to_jsonable
 
 CONSISTENT, VIOLATION, SKIPPED, ERROR = "consistent", "violation", "skipped", "error"
 VERDICTS = (CONSISTENT, VIOLATION, SKIPPED, ERROR)
-STEPS = ("claim", "sensitivity", "calibration", "exact", "black-box")
+STEPS = ("claim", "sensitivity", "calibration", "exact", "canary", "black-box")
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""``dpaudit check``: five quick checks of one mechanism against its own claim.
+"""``dpaudit check``: six quick checks of one mechanism against its own claim.
 
 1. **claim** — ``claim()`` builds and converts: ε(δ) at δ ∈ {0, 1e-6, 1e-3} is a number ≥ 0
    or ∞ (violation if it raises or gives NaN / a negative value).
@@ -12,7 +12,10 @@
 4. **exact** — where the mechanism knows its worst-case pairs' exact or bracketed curves, the
    claim against them at the black-box step's δ, with no sampling (the exact-curve check,
    :mod:`dpaudit.check.exact_step`; skipped without a curve).
-5. **black-box** — the audit ``dpaudit run`` runs on a suite of one ``[[audit]]``
+5. **canary** — where the mechanism has canary runs (the ``dpsgd`` family), the claim against
+   one run of 1000 canaries at the black-box step's δ (the canary audit,
+   :mod:`dpaudit.check.canary_step`; skipped without canary runs).
+6. **black-box** — the audit ``dpaudit run`` runs on a suite of one ``[[audit]]``
    (:mod:`dpaudit.check.blackbox`, :mod:`dpaudit.audit.single`): every worst-case pair, the
    pairs a search of the dataset space finds (:mod:`dpaudit.audit.pair_search`), the white-box
    test and, for code that is the implementation, the float64 representation; Bonferroni over
@@ -44,12 +47,14 @@ from dpaudit.util.threads import one_numerical_thread
 from dpaudit.check.blackbox import audit_delta, step_black_box
 from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
 from dpaudit.check.calibration_sets import check_calibration_on
+from dpaudit.check.canary_step import step_canary
 from dpaudit.check.exact_step import step_exact_curve
 from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
                                    search_sensitivity, short)
 from dpaudit.check.result import (CONSISTENT, ERROR, SKIPPED, STEPS, VIOLATION, CheckResult,
                                   StepResult, format_step)
 from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.canaries.source import canary_only_reason
 from dpaudit.mechanisms.capabilities import CalibratedNoise
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
 from dpaudit.mechanisms.sampler import SamplerMechanism, bind_sampler_params, sampler_signature
@@ -188,11 +193,14 @@ def load_check_target(spec: str, params: dict | None = None, *, claim=None, pair
             raise CheckSetupError(f"{spec} is a mechanism class, which states its own claim "
                                   f"and worst-case pairs: --epsilon, --delta, --claim and "
                                   f"--pair go with a sampler function")
-        return build_mechanism(obj, params)
+        mech = build_mechanism(obj, params)
+        if getattr(mech, "canary_only", False):
+            raise CheckSetupError(canary_only_reason(spec))
+        return mech
     return build_sampler(obj, spec, params, claim, pairs)
 
 
-# -- the four steps ----------------------------------------------------------------------------
+# -- the steps --------------------------------------------------------------------------------
 
 def _timed(step: str, fn: Callable[[], StepResult]) -> StepResult:
     t0 = time.perf_counter()
@@ -316,7 +324,7 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
                     on_step: Callable[[int, StepResult], None] | None = None,
                     given: dict | None = None, search=True,
                     representation: bool | None = None, stopping=None) -> CheckResult:
-    """Run the five steps on a built mechanism (see the module docstring).
+    """Run the six steps on a built mechanism (see the module docstring).
 
     ``given``: the keyword arguments ``mech`` was built with, when known (``dpaudit check``'s
     ``--params``); the result then lists the parameters they left at their defaults
@@ -327,7 +335,10 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
 
     Raises:
       ValueError: ``samples`` below :data:`dpaudit.util.validation.MIN_SAMPLES` (or not a whole
-        number), a negative or non-integer ``seed``, a confidence outside (0, 1)."""
+        number), a negative or non-integer ``seed``, a confidence outside (0, 1), a training
+        audited by canaries only (an OpacusTrainingMechanism: nothing here can sample it)."""
+    if getattr(mech, "canary_only", False):
+        raise ValueError(canary_only_reason(type(mech).__qualname__))
     samples = validation.samples("samples", samples)
     seed = validation.seed("seed", seed)
     validation.confidence("calibration_confidence", calibration_confidence)
@@ -351,6 +362,7 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
         ("sensitivity", lambda: step_sensitivity(mech, seed, budget)),
         ("calibration", lambda: step_calibration(mech, samples, seed, calibration_confidence)),
         ("exact", lambda: step_exact_curve(mech, holder.get("claim"))),
+        ("canary", lambda: step_canary(mech, holder.get("claim"), seed)),
         ("black-box", lambda: step_black_box(mech, holder.get("claim"), samples, seed,
                                              blackbox_confidence, representation=representation,
                                              search=search, stopping=stopping)),

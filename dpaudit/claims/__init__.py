@@ -22,10 +22,22 @@ from dpaudit.claims.conversions import (RdpConversion, analytic_gaussian_delta,
                                         pure_dp_to_approx_dp, rdp_to_dp_cks, rdp_to_dp_mironov,
                                         tcdp_to_dp, zcdp_to_dp, zcdp_to_dp_bun_steinke,
                                         zcdp_to_dp_cks)
-from dpaudit.claims.notions import (ALPHA, EPSILON, GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP,
-                                    PrivacyProfile, PureDP)
+from dpaudit.claims.notions import (GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, PrivacyProfile,
+                                    PureDP)
 from dpaudit.claims.structure import claimed_renyi, has_renyi_claim, iter_claims
 from dpaudit.claims.symbolic import SymbolicFormula, claim_expression
+
+
+
+def __getattr__(name: str):
+    """ALPHA and EPSILON, the curves' sympy symbols, made on first use: building, printing
+    and evaluating a numeric claim imports no sympy (:mod:`dpaudit.claims.notions`)."""
+    if name in ("ALPHA", "EPSILON"):
+        from dpaudit.claims import notions
+
+        return getattr(notions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["claim_expression",
     "ALPHA", "EPSILON", "AllOf", "ApproxDP", "Claim", "GDP", "PrivacyProfile", "PureDP", "RDP",

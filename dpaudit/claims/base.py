@@ -24,7 +24,6 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import sympy as sp
 
 
 def jsonable(value):
@@ -65,6 +64,8 @@ class Claim(abc.ABC):
         out = {"notion": self.notion, "parameters": self.parameters(), "text": self.describe()}
         if self.expression is not None:
             out["expression"] = str(self.expression)
+            import sympy as sp  # only a claim that carries an expression has sympy loaded
+
             out["latex"] = sp.latex(self.expression)
             out["substitutions"] = {str(k): jsonable(v) for k, v in self.substitutions.items()}
         return out

@@ -9,6 +9,9 @@ method name (the same rule as :mod:`dpaudit.mechanisms.capabilities`).
 =====================  ==========================  ==============================================
 mixin                  provides                    declared by
 =====================  ==========================  ==============================================
+:class:`ProfileCurve`  ``delta(eps)`` = δ(ε)       :class:`~dpaudit.claims.notions.GDP`,
+                                                   :class:`~dpaudit.claims.notions.PrivacyProfile`,
+                                                   the dpsgd family's PLD accountant claim
 :class:`RenyiCurve`    ``rdp(alpha)`` = ε(α)       :class:`~dpaudit.claims.notions.RDP`,
                                                    :class:`~dpaudit.claims.notions.ZCDP`,
                                                    :class:`~dpaudit.claims.notions.TCDP`
@@ -37,4 +40,15 @@ class RenyiCurve(abc.ABC):
         """
 
 
-__all__ = ["RenyiCurve"]
+class ProfileCurve(abc.ABC):
+    """The claim states its privacy profile directly: (ε, δ(ε))-DP for every ε ≥ 0, with
+    δ(ε) exact or an upper bound (Balle, Barthe & Gaboardi 2018); cheaper to tabulate than
+    inverting ``epsilon(δ)`` point by point (a canary audit's trade-off curve,
+    :mod:`dpaudit.claims.tradeoff`)."""
+
+    @abc.abstractmethod
+    def delta(self, eps: float) -> float:
+        """The claimed δ at ``eps`` ≥ 0."""
+
+
+__all__ = ["ProfileCurve", "RenyiCurve"]

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import math
 
-import sympy as sp
-
 from dpaudit.claims.base import Claim
-from dpaudit.claims.notions import GDP, RDP, RHO, TCDP, ZCDP, AllOf, ApproxDP, PureDP
+from dpaudit.claims.notions import GDP, RDP, TCDP, ZCDP, AllOf, ApproxDP, PureDP
 
 
 def _members(claims, types: tuple, what: str) -> list:
@@ -44,7 +42,9 @@ def _members(claims, types: tuple, what: str) -> list:
     return out
 
 
-def _indexed(name: str, k: int) -> list[sp.Symbol]:
+def _indexed(name: str, k: int) -> list:
+    import sympy as sp
+
     return [sp.Symbol(f"{name}_{i + 1}") for i in range(k)]
 
 
@@ -52,6 +52,8 @@ def compose_approx_dp(*claims) -> PureDP | ApproxDP:
     """(Σεᵢ, Σδᵢ)-DP from εᵢ-DP / (εᵢ, δᵢ)-DP claims (basic sequential composition; a
     ``ValueError`` naming delta if Σδᵢ ≥ 1).  Conservative (advanced composition can be tighter
     for many small εᵢ; the exact bound is Kairouz, Oh & Viswanath 2015)."""
+    import sympy as sp  # the composed claim carries its expression
+
     parts = _members(claims, (PureDP, ApproxDP), "(epsilon, delta)")
     eps = [c.eps for c in parts]
     dels = [getattr(c, "delta", 0.0) for c in parts]
@@ -70,14 +72,18 @@ def compose_approx_dp(*claims) -> PureDP | ApproxDP:
 def compose_zcdp(*claims) -> ZCDP:
     """ρ = Σρᵢ (Bun & Steinke 2016, Lemma 2.3; exact on the zCDP scale: k Gaussian mechanisms
     with the same ρ compose to the Gaussian with σ/√k)."""
+    import sympy as sp  # the composed claim carries its expression
+
     parts = _members(claims, (ZCDP,), "zCDP")
     syms = _indexed("rho", len(parts))
-    return ZCDP(math.fsum(c.rho for c in parts), expression=sp.Tuple(sp.Eq(RHO, sp.Add(*syms))),
+    return ZCDP(math.fsum(c.rho for c in parts), expression=sp.Tuple(sp.Eq(sp.Symbol("rho"), sp.Add(*syms))),
                 substitutions={str(s): c.rho for s, c in zip(syms, parts)})
 
 
 def compose_gdp(*claims) -> GDP:
     """μ = √(Σμᵢ²) (Dong, Roth & Su 2022, Cor. 3.3: G_μ₁ ⊗ … ⊗ G_μk = G_√Σμᵢ²; exact)."""
+    import sympy as sp  # the composed claim carries its expression
+
     parts = _members(claims, (GDP,), "GDP")
     syms = _indexed("mu", len(parts))
     mu = math.sqrt(math.fsum(c.mu * c.mu for c in parts))
@@ -94,6 +100,8 @@ def compose_rdp(*claims) -> RDP:
     parameter symbol different values, each claim's parameters are renamed ``name_i``.  If any
     curve is a callable the result's curve is a callable too.  ``ValueError`` if the ranges do
     not intersect."""
+    import sympy as sp  # the composed claim carries its expression
+
     parts = [c.to_rdp() if isinstance(c, (ZCDP, TCDP)) else c
              for c in _members(claims, (RDP, ZCDP, TCDP), "RDP")]
     lo = max(c.alpha_range[0] for c in parts)

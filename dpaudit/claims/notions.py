@@ -21,18 +21,39 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import sympy as sp
-from scipy.optimize import brentq
+import sys
 
 from dpaudit.claims import conversions as conv
 from dpaudit.claims.base import Claim, jsonable
-from dpaudit.claims.capabilities import RenyiCurve
+from dpaudit.claims.capabilities import ProfileCurve, RenyiCurve
 
-ALPHA = sp.Symbol("alpha")
-"""The order α of an RDP curve (matched by name, so assumptions on the symbol do not matter)."""
-EPSILON = sp.Symbol("epsilon")
-"""The argument ε of a privacy profile δ(ε)."""
-RHO = sp.Symbol("rho")
+#: the symbols of a curve, made on first use (PEP 562) so that building, printing and
+#: evaluating a numeric claim imports no sympy: ALPHA, the order α of an RDP curve (matched by
+#: name, so assumptions on the symbol do not matter); EPSILON, the argument ε of a privacy
+#: profile δ(ε); RHO, zCDP's ρ
+_SYMBOLS = {"ALPHA": "alpha", "EPSILON": "epsilon", "RHO": "rho"}
+
+
+def __getattr__(name: str):
+    if name not in _SYMBOLS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import sympy as sp
+
+    value = sp.Symbol(_SYMBOLS[name])
+    globals()[name] = value
+    return value
+
+
+def _is_symbolic(value) -> bool:
+    """Whether ``value`` is a sympy object (never, while sympy has not been imported)."""
+    sp = sys.modules.get("sympy")
+    return sp is not None and isinstance(value, sp.Basic)
+
+
+def _sympify(value):
+    import sympy as sp
+
+    return sp.sympify(value)
 
 
 def _check_epsilon(value: float, what: str = "epsilon") -> float:
@@ -123,7 +144,7 @@ class ZCDP(RenyiCurve, Claim):
         return self.rho * _alpha_in(alpha, 1.0, math.inf)
 
     def to_rdp(self) -> "RDP":
-        return RDP(RHO * ALPHA, {"rho": self.rho})
+        return RDP(__getattr__("RHO") * __getattr__("ALPHA"), {"rho": self.rho})
 
     def parameters(self) -> dict:
         return {"rho": self.rho}
@@ -170,8 +191,10 @@ def _json_number(value):
 def _curve_function(curve, variable: str, values: dict, what: str) -> Callable[[float], float]:
     """A float function of ``variable`` from a sympy expression (other symbols from ``values``)
     or from a Python callable (returned as is)."""
-    if callable(curve) and not isinstance(curve, sp.Basic):
+    if callable(curve) and not _is_symbolic(curve):
         return curve
+    import sympy as sp
+
     try:
         expr = sp.sympify(curve)
     except (sp.SympifyError, TypeError):
@@ -234,7 +257,7 @@ class RDP(_CompiledCurve, RenyiCurve, Claim):
         if self.curve is None:
             raise ValueError("curve must be given (a sympy expression in alpha or a callable)")
         if isinstance(self.curve, str):
-            object.__setattr__(self, "curve", sp.sympify(self.curve))
+            object.__setattr__(self, "curve", _sympify(self.curve))
         object.__setattr__(self, "values", _values(self.values))
         object.__setattr__(self, "alpha_range", conv.check_alpha_range(self.alpha_range))
         object.__setattr__(self, "_fn", _curve_function(self.curve, "alpha", self.values,
@@ -263,16 +286,18 @@ class RDP(_CompiledCurve, RenyiCurve, Claim):
         return {**self.values, "alpha_min": lo, "alpha_max": hi}
 
     def describe(self) -> str:
-        curve = self.curve if isinstance(self.curve, sp.Basic) else "<callable>"
+        curve = self.curve if _is_symbolic(self.curve) else "<callable>"
         vals = "".join(f", {k}={v:g}" for k, v in self.values.items())
         return f"rdp(ε(α) = {curve}, α ∈ {self.range_text()}{vals})"
 
     def to_dict(self) -> dict:
         out = super().to_dict()
         out["parameters"] = {k: _json_number(v) for k, v in out["parameters"].items()}
-        symbolic = isinstance(self.curve, sp.Basic)
+        symbolic = _is_symbolic(self.curve)
         out["curve"] = str(self.curve) if symbolic else "<callable>"
         if symbolic:
+            import sympy as sp
+
             out["curve_latex"] = sp.latex(self.curve)
         out["values"] = dict(self.values)
         out["alpha_range"] = [_json_number(a) for a in self.alpha_range]
@@ -299,7 +324,8 @@ class TCDP(RenyiCurve, Claim):
         object.__setattr__(self, "omega", conv.check_omega(self.omega))
 
     def to_rdp(self) -> RDP:
-        return RDP(RHO * ALPHA, {"rho": self.rho}, alpha_range=(1.0, self.omega))
+        return RDP(__getattr__("RHO") * __getattr__("ALPHA"), {"rho": self.rho},
+                   alpha_range=(1.0, self.omega))
 
     def rdp(self, alpha: float) -> float:
         """ε(α) = ρα on (1, ω]; ``ValueError`` outside."""
@@ -320,7 +346,7 @@ class TCDP(RenyiCurve, Claim):
 
 
 @dataclass(frozen=True)
-class GDP(Claim):
+class GDP(ProfileCurve, Claim):
     """μ-Gaussian DP (Dong, Roth & Su 2019/2022): the trade-off function of every neighbouring
     pair is at least G_μ = T(N(0, 1), N(μ, 1)).
 
@@ -346,7 +372,7 @@ class GDP(Claim):
 
 
 @dataclass(frozen=True)
-class PrivacyProfile(_CompiledCurve, Claim):
+class PrivacyProfile(_CompiledCurve, ProfileCurve, Claim):
     """(ε, δ(ε))-DP for every ε ≥ 0, with δ(ε) a given nonincreasing function (a privacy
     profile, Balle, Barthe & Gaboardi 2018).
 
@@ -365,7 +391,7 @@ class PrivacyProfile(_CompiledCurve, Claim):
         if self.profile is None:
             raise ValueError("profile must be given (a sympy expression in epsilon or a callable)")
         if isinstance(self.profile, str):
-            object.__setattr__(self, "profile", sp.sympify(self.profile))
+            object.__setattr__(self, "profile", _sympify(self.profile))
         object.__setattr__(self, "values", _values(self.values))
         object.__setattr__(self, "_fn", _curve_function(self.profile, "epsilon", self.values,
                                                         "privacy profile"))
@@ -391,6 +417,8 @@ class PrivacyProfile(_CompiledCurve, Claim):
             if hi > 1e6:
                 return math.inf
         lo = hi / 2.0 if hi > 1.0 else 0.0
+        from scipy.optimize import brentq
+
         e = float(brentq(f, lo, hi, xtol=1e-15, rtol=4 * 2.0 ** -52, maxiter=500))
         step = max(e, 1e-300) * 2.0 ** -52
         while e < hi and f(e) > 0:  # conservative side of the root
@@ -401,15 +429,17 @@ class PrivacyProfile(_CompiledCurve, Claim):
         return dict(self.values)
 
     def describe(self) -> str:
-        prof = self.profile if isinstance(self.profile, sp.Basic) else "<callable>"
+        prof = self.profile if _is_symbolic(self.profile) else "<callable>"
         vals = "".join(f", {k}={v:g}" for k, v in self.values.items())
         return f"privacy-profile(δ(ε) = {prof}{vals})"
 
     def to_dict(self) -> dict:
         out = super().to_dict()
-        symbolic = isinstance(self.profile, sp.Basic)
+        symbolic = _is_symbolic(self.profile)
         out["profile"] = str(self.profile) if symbolic else "<callable>"
         if symbolic:
+            import sympy as sp
+
             out["profile_latex"] = sp.latex(self.profile)
         out["values"] = dict(self.values)
         return out

@@ -2,7 +2,7 @@
 
 :func:`parse_params` reads ``--params K=V …`` (each value JSON when it is JSON, else a string);
 :func:`cmd_check` loads the mechanism and runs :func:`dpaudit.check.runner.check_mechanism`'s
-five steps, printing one line per step, and writes ``--json``.
+six steps, printing one line per step, and writes ``--json``.
 
 ``dpaudit check file.py:fn`` checks a plain sampler function ``fn(dataset, n, rng,
 **params)`` (:mod:`dpaudit.mechanisms.sampler`) the way a suite's ``sampler =`` audit does:
@@ -102,7 +102,7 @@ def parse_pairs(items) -> list:
 
 
 def cmd_check(args, argv: list[str]) -> int:
-    """Run ``dpaudit check`` for parsed ``args``: load the mechanism, run the five steps
+    """Run ``dpaudit check`` for parsed ``args``: load the mechanism, run the six steps
     (:func:`dpaudit.check.runner.check_mechanism`) printing each, write ``--json``; returns the
     exit status (0 consistent or skipped, 1 a violation, 2 an error)."""
     from dpaudit.results.defaults import format_values

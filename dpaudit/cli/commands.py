@@ -43,73 +43,15 @@ User errors are reported as one message, never as a traceback.
 from __future__ import annotations
 
 import argparse
-import math
 import inspect
 import json
 import sys
 from pathlib import Path
 
+from dpaudit.cli.arguments import (add_stopping_arguments, int_at_least, memory_size,
+                                   output_directory, seconds)
 from dpaudit.cli.run import expand_suite_paths
 from dpaudit.version import __version__
-
-
-def _int_at_least(minimum: int, what: str, maximum: int | None = None):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{what} must be >= {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{what} must be <= {maximum:.0e}, got {value}")
-        return value
-    return parse
-
-
-def _power_target(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 1.0):
-        raise argparse.ArgumentTypeError(f"--power: expected a number > 1 (a multiple of the "
-                                         f"claim), got {text!r}")
-    return value
-
-
-def add_stopping_arguments(parser) -> None:
-    """``--fixed-n``, ``--power X`` and ``--require-power`` (:mod:`dpaudit.stats.sequential`)."""
-    parser.add_argument("--fixed-n", action="store_true",
-                        help="draw every test's whole sample budget in one look (the fixed-n "
-                             "numbers) instead of stopping once its verdict is decided "
-                             "(overrides the suites' `sequential`)")
-    parser.add_argument("--power", type=_power_target, metavar="X",
-                        help="power target: a consistent certificate must be able to detect "
-                             "X × its claim, else it is reported underpowered (default 1.1; "
-                             "overrides the suites' `power`)")
-    parser.add_argument("--require-power", action="store_true",
-                        help="fail an audit whose certificate is underpowered (overrides the "
-                             "suites' `require_power`)")
-
-
-def _memory_size(text: str) -> int:
-    """``--memory-limit``: a size such as ``16GB`` (:func:`dpaudit.util.sizes.parse_memory_size`)."""
-    from dpaudit.util.sizes import parse_memory_size
-    try:
-        return parse_memory_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None  # argparse names the option
-
-
-def _output_directory(text: str) -> str:
-    """``--out``: a directory path that is not empty (``--out ""`` would write into the
-    current directory) and is not an existing file."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("--out must name a directory, got an empty string")
-    if Path(text).exists() and not Path(text).is_dir():
-        raise argparse.ArgumentTypeError(f"--out {text!r} is an existing file, not a directory")
-    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "error.")
     run.add_argument("suites", nargs="+", metavar="SUITE_OR_DIR",
                      help="a suite .toml file, or a directory whose *.toml files are run")
-    run.add_argument("--out", required=True, metavar="DIR", type=_output_directory,
+    run.add_argument("--out", required=True, metavar="DIR", type=output_directory,
                      help="directory for results.json, summary.md, junit.xml and figures/ "
                           "(created if missing)")
     run.add_argument("--baseline", metavar="OLD",
@@ -144,21 +86,24 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --baseline: when this run meets every expectation (exit 0), "
                           "write its results.json to the baseline path; a missing baseline is "
                           "then created instead of being an error (the first run of a project)")
-    run.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples", MAX_SAMPLES), metavar="N",
+    run.add_argument("--samples", type=int_at_least(MIN_SAMPLES, "--samples", MAX_SAMPLES), metavar="N",
                      help="samples per side for every audit (overrides the suite files)")
-    run.add_argument("--seed", type=_int_at_least(0, "--seed"), metavar="S",
+    run.add_argument("--seed", type=int_at_least(0, "--seed"), metavar="S",
                      help="seed for every suite (overrides the suite files)")
     run.add_argument("--profile", choices=sorted(PROFILES), default="default",
                      help="scale samples: quick ×0.1, default ×1, deep ×10")
-    add_backend_arguments(run, _int_at_least(1, "--workers"))
+    add_backend_arguments(run, int_at_least(1, "--workers"))
     run.add_argument("--oversubscribe", action="store_true",
                      help="allow --workers or --cluster local:N above the number of cores (by "
                           "default they are capped there: more processes only compete for the "
                           "cores and memory)")
-    run.add_argument("--memory-limit", type=_memory_size, metavar="SIZE",
+    run.add_argument("--memory-limit", type=memory_size, metavar="SIZE",
                      help="refuse (as an error) an audit whose estimated peak memory exceeds "
                           "SIZE, e.g. 16GB or 512MiB (default 4GiB; overrides [suite] "
                           "memory_limit)")
+    run.add_argument("--time-limit", type=seconds, metavar="SECONDS",
+                     help="end a test still running after SECONDS as an error (default "
+                          "1800; overrides [suite] time_limit)")
     run.add_argument("--only", action="append", default=[], metavar="PATTERN",
                      help="run only audits matching this glob on SUITE/AUDIT or AUDIT, e.g. "
                           "'classic/laplace-*' (repeatable); numbers equal the full run's")
@@ -176,12 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     chk = sub.add_parser(
         "check", help="check one mechanism: claim, sensitivity, calibration, exact curve, "
-                      "black-box",
+                      "canaries, black-box",
         description="Check a mechanism you wrote against its own claim: (1) the claim converts "
                     "to (ε, δ); (2) grey-box: no neighbouring pair moves query() by more than "
                     "sensitivity(); (3) the sampler's noise has the parameter the claim states; "
                     "(4) the claim against its worst-case pairs' exact curves, where it knows "
-                    "them; (5) a black-box audit of its worst-case pairs. Exit 0: every step "
+                    "them; (5) one run of canaries, where it has canary runs; (6) a "
+                    "black-box audit of its worst-case pairs. Exit 0: every step "
                     "passed or was skipped; 1: a step failed; 2: an error.")
     chk.add_argument("mechanism", metavar="MODULE:CLASS",
                      help="the mechanism class, e.g. mypkg.mech:MyMechanism or "
@@ -208,11 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a sampler function's neighbouring datasets (JSON, e.g. --pair "
                           "'[0, 0]' '[0, 1]'); repeatable, named pair-0, pair-1, ... as a "
                           "suite's [[audit.pairs]]")
-    chk.add_argument("--samples", type=_int_at_least(MIN_SAMPLES, "--samples", MAX_SAMPLES), metavar="N",
+    chk.add_argument("--samples", type=int_at_least(MIN_SAMPLES, "--samples", MAX_SAMPLES), metavar="N",
                      default=200_000,
                      help="samples per side for the black-box audit and for the calibration "
                           "(default 200000)")
-    chk.add_argument("--seed", type=_int_at_least(0, "--seed"), metavar="S", default=0,
+    chk.add_argument("--seed", type=int_at_least(0, "--seed"), metavar="S", default=0,
                      help="seed (default 0); results depend on it only")
     chk.add_argument("--json", metavar="FILE", dest="json_out",
                      help="also write the step results as JSON to FILE")

@@ -24,6 +24,29 @@ class OutputBusy(RuntimeError):
     """Another run holds the output directory's lock; the message names it and what to do."""
 
 
+def check_not_redirected(directory: Path) -> None:
+    """Refuse a relative output directory that symbolic links lead out of the current
+    directory: a ``reports/ci`` link committed to a repository sent every report of a CI run
+    elsewhere (issue 39, item 14).  An absolute ``--out`` is taken as given.
+
+    Raises:
+      OutputRedirected: naming the link's target."""
+    if directory.is_absolute():
+        return
+    here = Path.cwd().resolve()
+    target = (here / directory).resolve()
+    try:
+        target.relative_to(here)
+    except ValueError:
+        raise OutputRedirected(
+            f"--out {directory} leads to {target}, outside the current directory {here} "
+            f"(a symbolic link or ..): give that path itself if it is meant") from None
+
+
+class OutputRedirected(OSError):
+    """A relative output directory that leads outside the current directory."""
+
+
 class OutputLock:
     """The held lock of one output directory; release it with :meth:`release` or ``with``."""
 
@@ -40,6 +63,7 @@ class OutputLock:
           OSError: the directory or the lock file cannot be created (e.g. DIR is a file).
         """
         directory = Path(directory)
+        check_not_redirected(directory)
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / LOCK_NAME
         # O_NOFOLLOW: a planted symbolic link is an error, never a file written elsewhere

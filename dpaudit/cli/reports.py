@@ -22,10 +22,10 @@ import json
 import sys
 from pathlib import Path
 
-REPORT_FORMATS = ("md", "junit", "html")
-#: what ``dpaudit report`` writes without --format
-DEFAULT_REPORT_FORMATS = ("md", "junit", "html")
-REPORT_FILES = {"md": "summary.md", "junit": "junit.xml", "html": "report.html"}
+from dpaudit.report.comment import GITHUB_COMMENT_LIMIT
+
+#: the built-in formats (:mod:`dpaudit.report.formats`; plug-ins add theirs), for --help
+BUILT_IN_FORMATS = "md (summary.md), junit (junit.xml), html (report.html), comment (comment.md)"
 
 
 def add_report_parsers(sub) -> None:
@@ -51,12 +51,31 @@ def add_report_parsers(sub) -> None:
                     "Exit 0: written; 2: unreadable results or unwritable output.")
     report.add_argument("results", metavar="RESULTS",
                         help="a results.json written by `dpaudit run` (or its directory)")
-    report.add_argument("--format", nargs="+", choices=REPORT_FORMATS, dest="formats",
-                        metavar="FORMAT", default=list(DEFAULT_REPORT_FORMATS),
-                        help="one or more of md (summary.md), junit (junit.xml), html "
-                             f"(report.html); default: {' '.join(DEFAULT_REPORT_FORMATS)}")
+    report.add_argument("--format", nargs="+", dest="formats", metavar="FORMAT",
+                        help=f"one or more of {BUILT_IN_FORMATS}: diff.md and summary.md cut "
+                             f"to fit a pull-request comment) or an installed plug-in's "
+                             f"(dpaudit.report_formats entry points); default: what a run "
+                             f"writes (md junit html)")
     report.add_argument("--out", metavar="DIR",
                         help="output directory (default: the directory of RESULTS)")
+    report.add_argument("--link", metavar="URL",
+                        help="comment: where the full report is (e.g. the CI run's page)")
+    report.add_argument("--comment-limit", metavar="CHARS", type=_positive_int,
+                        default=GITHUB_COMMENT_LIMIT,
+                        help=f"comment: the most characters (default {GITHUB_COMMENT_LIMIT}, "
+                             f"GitHub's limit)")
+
+
+def _positive_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1000:
+        raise argparse.ArgumentTypeError(f"expected a number of characters ≥ 1000, got {text!r}")
+    return value
 
 
 def results_path(text: str) -> Path:
@@ -122,33 +141,46 @@ def cmd_report(args) -> int:
     except ResultsFileError as exc:
         print(f"dpaudit report: error: {exc}", file=sys.stderr)
         return 2
+    from dpaudit.report.formats import RenderContext, default_report_formats, report_formats
+
     out = Path(args.out) if args.out else source.parent
-    writers = {}
-    for fmt in dict.fromkeys(args.formats):
-        if fmt == "md":
-            from dpaudit.report.markdown import link_base, write_markdown
+    try:
+        known = report_formats()
+    except Exception as exc:  # noqa: BLE001 - a broken plug-in is named, not a traceback
+        print(f"dpaudit report: error: a report-format plug-in fails to load: "
+              f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    names = list(dict.fromkeys(args.formats or default_report_formats()))
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        from dpaudit.util.hints import did_you_mean
 
-            base = link_base(source.parent)
-            writers[fmt] = lambda r, p: write_markdown(r, p, out_dir=base)
-        elif fmt == "junit":
-            from dpaudit.report.junit import write_junit
+        print(f"dpaudit report: error: unknown format {unknown[0]!r}"
+              f"{did_you_mean(unknown[0], list(known))} (known: {', '.join(known)})",
+              file=sys.stderr)
+        return 2
+    for name in names:  # checked before anything is written
+        why = known[name].unavailable()
+        if why:
+            print(f"dpaudit report: error: {why}", file=sys.stderr)
+            return 2
+    # figures are the ones results.json names, drawn by the run next to it
+    context = RenderContext(out=out, link_dir=source.parent, figure_dir=source.parent,
+                            results=source, link=args.link,
+                            comment_limit=args.comment_limit)
+    from dpaudit.cli.out_lock import OutputBusy, OutputLock
 
-            writers[fmt] = write_junit
-        else:
-            try:  # written by another module; checked before anything is written
-                from dpaudit.report.html import write_html
-            except ImportError as exc:
-                print(f"dpaudit report: error: the HTML report is not available in this "
-                      f"installation ({exc})", file=sys.stderr)
-                return 2
-            figure_dir = source.parent  # the figures results.json names, drawn by the run
-            writers[fmt] = lambda r, p: write_html(r, p, figure_dir=figure_dir)
     written = []
     try:
-        for fmt, write in writers.items():
-            path = out / REPORT_FILES[fmt]
-            write(report, path)
-            written.append(str(path))
+        # the run's lock (issue 39, item 14): no report is written into a directory a run is
+        # writing to, nor a run started while these are written
+        with OutputLock.acquire(out):
+            for name in names:
+                fmt = known[name]
+                written.append(str(fmt.write(report, out / fmt.filename, context)))
+    except OutputBusy as exc:
+        print(f"dpaudit report: error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"dpaudit report: error: cannot write to {out}: {exc.strerror or exc}",
               file=sys.stderr)
@@ -157,5 +189,5 @@ def cmd_report(args) -> int:
     return 0
 
 
-__all__ = ["DEFAULT_REPORT_FORMATS", "REPORT_FILES", "REPORT_FORMATS", "add_report_parsers",
+__all__ = ["BUILT_IN_FORMATS", "add_report_parsers",
            "baseline_diff", "cmd_diff", "cmd_report", "results_path"]

@@ -85,10 +85,8 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     could not be written (then the messages say why)."""
     from dpaudit.audit.progress import RunProgress
     from dpaudit.report.figures import write_figures
-    from dpaudit.report.html import write_html
+    from dpaudit.report.formats import RenderContext, report_formats
     from dpaudit.report.json_report import build_report
-    from dpaudit.report.junit import write_junit
-    from dpaudit.report.markdown import link_base, write_markdown
     from dpaudit.report.results_file import write_results
 
     report = build_report(run, command=command, exit_status=status)
@@ -114,18 +112,17 @@ def write_run_reports(run, out: Path, *, command: str, status: int, link_dir: st
     except Exception as exc:  # noqa: BLE001 - results.json is safe; report the rest
         failures.append(f"cannot draw the figures under {out / 'figures'}: "
                         f"{type(exc).__name__}: {exc}")
-    renderers = [("summary.md", lambda path: write_markdown(report, path,
-                                                            out_dir=link_base(link_dir))),
-                 ("junit.xml", lambda path: write_junit(report, path)),
-                 ("report.html", lambda path: write_html(report, path, figure_dir=out,
-                                                         figures=drawn))]
-    progress.phase(f"writing {', '.join(name for name, _ in renderers)}", len(renderers))
-    for name, render in renderers:
+    context = RenderContext(out=out, link_dir=link_dir, figure_dir=out, figures_drawn=drawn,
+                            results=results)
+    formats = [f for f in report_formats().values() if f.by_default]
+    progress.phase(f"writing {', '.join(f.filename for f in formats)}", len(formats))
+    for fmt in formats:
+        path = out / fmt.filename
         try:
-            written.append(render(out / name))
+            written.append(fmt.write(report, path, context))
         except Exception as exc:  # noqa: BLE001 - one rendering never costs another
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            failures.append(f"cannot write {out / name}: {type(exc).__name__}: {reason}")
+            failures.append(f"cannot write {path}: {type(exc).__name__}: {reason}")
         progress.advance()
     progress.close()
     return report, written, failures
@@ -228,6 +225,7 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
 
     options = RunOptions(samples=args.samples, profile=args.profile, seed=args.seed,
                          only=tuple(args.only), memory_limit=args.memory_limit,
+                         time_limit=args.time_limit,
                          fixed_n=args.fixed_n, power=args.power,
                          require_power=args.require_power)
     try:

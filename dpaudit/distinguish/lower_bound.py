@@ -230,7 +230,7 @@ def select(sampler, d0, d1, distinguisher: Distinguisher, *, deltas, samples: in
         sel0 = draw_stream(sampler, d0, Stream(seed, SELECTION, 0, n_sel), side="d0")
         if n_sel == sizes[0]:
             repeated = repeats_between_calls(*two_call_sample(sampler, d0, sel0[:CHUNK_ROWS],
-                                                              seed))
+                                                              seed), seed)
             if repeated:
                 raise SamplerError(repeated)
         sel1 = draw_stream(sampler, d1, Stream(seed, SELECTION, 1, n_sel), side="d1")

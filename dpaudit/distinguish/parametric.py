@@ -103,8 +103,8 @@ def fit_normal_pair(v0: np.ndarray, v1: np.ndarray, min_values: int = 1000
         return None
     mu0, sd0 = float(np.mean(v0)), float(np.std(v0))
     mu1, sd1 = float(np.mean(v1)), float(np.std(v1))
-    if not (sd0 > 0 and sd1 > 0):
-        return None
+    if not (0 < sd0 < np.inf and 0 < sd1 < np.inf and np.isfinite([mu0, mu1]).all()):
+        return None  # no spread, or moments beyond float64 (outputs near 1e300, issue 39)
     if not (_is_normal(v0, mu0, sd0) and _is_normal(v1, mu1, sd1)):
         return None
     return NormalPair(mu0, sd0, mu1, sd1)

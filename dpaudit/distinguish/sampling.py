@@ -18,6 +18,10 @@ from math import lgamma
 
 import numpy as np
 
+from dpaudit.distinguish.near_repeats import near_repeats
+from dpaudit.util.read_only import DatasetWriteError, read_only_copy
+from dpaudit.util.user_code import user_code
+
 #: rows per chunk (fixed: part of the definition of a seed's sample stream)
 CHUNK_ROWS = 1 << 16
 
@@ -51,9 +55,18 @@ class Stream:
 
 
 def draw(sampler, dataset, n: int, rng: np.random.Generator, *, side: str = "d0") -> np.ndarray:
-    """Call ``sampler(dataset, n, rng)`` and return a validated float/int array of n outputs."""
-    out = sampler(dataset, n, rng)
+    """Call ``sampler(dataset, n, rng)`` and return a validated float/int array of n outputs.
+    The sampler receives a read-only copy of ``dataset`` (:mod:`dpaudit.util.read_only`)."""
     who = f"sampler {getattr(sampler, '__name__', None) or type(sampler).__name__}"
+    try:
+        with user_code(who):
+            out = sampler(read_only_copy(dataset), n, rng)
+    except ValueError as exc:
+        if "read-only" not in str(exc) or isinstance(exc, DatasetWriteError):
+            raise
+        raise DatasetWriteError(f"{who} wrote to its dataset on {side} ({exc}); datasets are "
+                                f"read-only, so that every draw and the report see the pair "
+                                f"as given: work on a copy (np.array(dataset))") from None
     if out is None:
         raise SamplerError(f"{who} returned None on {side} for n={n}; it must return n "
                            f"outputs, an array of shape ({n},) or ({n}, k)")
@@ -106,7 +119,9 @@ def ignores_rng(sampler, dataset, entropy: int) -> bool:
     draws coincide by chance (possible only for outputs with very few values)."""
     def once():
         seq = np.random.SeedSequence(entropy, spawn_key=(2, 0, 0))  # phase 2: this check only
-        return np.asarray(sampler(dataset, RNG_CHECK_ROWS, np.random.default_rng(seq)))
+        with user_code(getattr(sampler, "__name__", None) or type(sampler).__name__):
+            return np.asarray(sampler(read_only_copy(dataset), RNG_CHECK_ROWS,
+                                      np.random.default_rng(seq)))
     a, b = once(), once()
     if a.shape != b.shape:
         return True
@@ -196,9 +211,14 @@ def _row_classes(x: np.ndarray):
     return inverse.ravel(), counts
 
 
-def repeats_between_calls(x: np.ndarray, r: np.ndarray) -> str | None:
+def repeats_between_calls(x: np.ndarray, r: np.ndarray, seed: int = 0) -> str | None:
     """Why two calls of the sampler on the same dataset, ``x`` and ``r`` (the same number S of
     rows, drawn with generators from different seeds), show repeated draws, or None.
+
+    Three tests, each held to a false-alarm probability of 10⁻⁹ for i.i.d. draws of any law
+    (so ≤ 3·10⁻⁹ together): the two below, on exact repeats, and the sorted-neighbour test of
+    :func:`dpaudit.distinguish.near_repeats.near_repeats` on near-copies and partial repeats
+    (its tie-break keys come from ``seed``, phase 2, apart from every sample stream).
 
     The test is conditional on the pooled multiset of the 2S rows and needs no assumption on
     the sampler's law (discrete, continuous, or float64 grid of either).  If the sampler draws
@@ -223,7 +243,7 @@ def repeats_between_calls(x: np.ndarray, r: np.ndarray) -> str | None:
       output, whose bound is 2√S).
 
     Each flag therefore has probability ≤ 10⁻⁹ for a sampler that draws i.i.d. outputs,
-    whatever its law; both together ≤ 2·10⁻⁹.  Not covered: repeats of a law with few values
+    whatever its law; with the near-copy test, all three together ≤ 3·10⁻⁹.  Not covered: repeats of a law with few values
     (copies of a coin flip share values across calls and are indistinguishable from fresh
     flips here), and repeats between calls this check does not compare (other processes, or
     sizes above S; see :data:`IGNORES_RNG`).  In an audit S is the size of the selection
@@ -244,16 +264,16 @@ def repeats_between_calls(x: np.ndarray, r: np.ndarray) -> str | None:
     in_x = np.bincount(classes[:rows], minlength=counts.size)
     repeated = counts >= 2
     shared = repeated & (in_x > 0) & (in_x < counts)
-    if shared.any():
-        return None
-    multiplicities = np.sort(counts[repeated])
-    s = int(np.searchsorted(np.cumsum(multiplicities), rows / 2, side="right"))
-    bound = (5.0 / 9.0) ** s
-    if bound <= TWO_CALL_FALSE_ALARM:
-        return REPEATS_WITHIN_CALLS.format(rows=rows, classes=int(repeated.sum()),
-                                           duplicates=int((counts[repeated] - 1).sum()),
-                                           bound=bound)
-    return None
+    if not shared.any():
+        multiplicities = np.sort(counts[repeated])
+        s = int(np.searchsorted(np.cumsum(multiplicities), rows / 2, side="right"))
+        bound = (5.0 / 9.0) ** s
+        if bound <= TWO_CALL_FALSE_ALARM:
+            return REPEATS_WITHIN_CALLS.format(rows=rows, classes=int(repeated.sum()),
+                                               duplicates=int((counts[repeated] - 1).sum()),
+                                               bound=bound)
+    keys = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(2, 3, 0)))
+    return near_repeats(x, r, keys)
 
 
 def two_call_sample(sampler, dataset, first: np.ndarray, entropy: int, *,

@@ -22,6 +22,9 @@ and the power read it through this contract only (no string keys):
 * :meth:`Evidence.interval` — a two-sided interval for what it measured, or None.
 * :meth:`Evidence.describe` — the one line every report prints about it (explain, junit,
   summary.md, report.html).
+* :meth:`Evidence.figure` — a figure of what it found, drawn by the evidence itself (a
+  matplotlib figure that report.html inlines beside the certificate), or None (the default:
+  the report's curve and power figures say it all).
 * :meth:`Evidence.to_json` / :meth:`Evidence.from_json` — its JSON form, ``{"kind": …, …}``,
   with bulky parts written once through a :class:`~dpaudit.util.shared_json.SharedValues`
   table when one is given; ``from_json(to_json(e)) == e``.
@@ -94,6 +97,12 @@ class Evidence(abc.ABC):
     @abc.abstractmethod
     def describe(self) -> str:
         """The one line every report prints about this evidence."""
+
+    def figure(self):
+        """A :class:`matplotlib.figure.Figure` of what the evidence found, which report.html
+        inlines (captioned with :meth:`describe`), or None (the default).  Called only when
+        matplotlib is installed; a figure that fails to draw costs that figure only."""
+        return None
 
     @abc.abstractmethod
     def to_json(self, shared: SharedValues | None = None) -> dict:

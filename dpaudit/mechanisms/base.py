@@ -44,8 +44,9 @@ import math
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
+import sys
+
 import numpy as np
-import sympy as sp
 
 from dpaudit.claims import Claim, iter_claims
 from dpaudit.mechanisms.callbacks import CHECKS, checked_method
@@ -54,6 +55,8 @@ from dpaudit.mechanisms.output_space import OutputSpace
 from dpaudit.mechanisms.parameters import Parameter, bind_parameters, declared_parameters
 from dpaudit.neighbours.pairs import NeighbourPair
 from dpaudit.neighbours.relations import NeighbourRelation
+from dpaudit.util.read_only import read_only_sample
+from dpaudit.util.user_code import guarded
 
 
 class _RelationStatement:
@@ -87,11 +90,21 @@ class Mechanism(abc.ABC):
         """Give a class with declared parameters the signature ``Name(epsilon=1.0, …)`` (for
         ``inspect.signature``, ``dpaudit list`` and error messages), and check what its
         ``claim``, ``worst_case_pairs``, ``relation`` and ``dataset_space`` return
-        (:mod:`dpaudit.mechanisms.callbacks`: a wrong type fails naming the method)."""
+        (:mod:`dpaudit.mechanisms.callbacks`: a wrong type fails naming the method); its
+        ``sample`` receives a read-only copy of each dataset (:mod:`dpaudit.util.read_only`);
+        the methods of a class defined outside dpaudit run as user code
+        (:mod:`dpaudit.util.user_code`: ``sys.exit`` in them is an error of the audit)."""
         super().__init_subclass__(**kwargs)
         for name in CHECKS:
             if name in cls.__dict__:
                 setattr(cls, name, checked_method(name, cls.__dict__[name]))
+        if "sample" in cls.__dict__:  # every sample call gets a read-only copy of its dataset
+            cls.sample = read_only_sample(cls.__dict__["sample"])
+        if not cls.__module__.startswith("dpaudit."):  # user code: its exits are its errors
+            for name, value in list(cls.__dict__.items()):
+                if inspect.isfunction(value) and (not name.startswith("__")
+                                                  or name == "__init__"):
+                    setattr(cls, name, guarded(value, f"{cls.__qualname__}.{name}"))
         declared = declared_parameters(cls)
         cls.__signature__ = None if not declared else inspect.Signature([
             inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=p.default)
@@ -254,7 +267,10 @@ def claimed_value(claim: Claim, name: str) -> float:
         values = {str(k): v for k, v in (c.substitutions or {}).items()}
         expr = c.expression
         equations = []
-        if isinstance(expr, sp.Eq):
+        sp = sys.modules.get("sympy")  # an expression is a sympy object: sympy is loaded
+        if sp is None or expr is None:
+            pass
+        elif isinstance(expr, sp.Eq):
             equations = [expr]
         elif isinstance(expr, (sp.Tuple, tuple, list)):
             equations = [e for e in expr if isinstance(e, sp.Eq)]

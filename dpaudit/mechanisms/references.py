@@ -34,6 +34,14 @@ Contract:
   cannot be imported (or raised while importing, with the file and line), missing attribute
   (with the closest names, "did you mean").
 
+* **Only the project's code** (:mod:`dpaudit.mechanisms.reference_policy`): a reference
+  relative to a suite file (``base_dir`` given: every suite, in every route) that leads to a
+  file or module outside the project, a module of the standard library or of an installed
+  package, or an object not defined in the project (``from shutil import rmtree`` in a
+  project file) is refused before anything runs.  A reference without ``base_dir`` — the
+  Python API's ``"file.py:Class"``, ``dpaudit check``'s argument — is named by the caller's
+  own code or command line, and is loaded as given.
+
 Importing a module runs its code, as a ``conftest.py`` does: only name code you trust.
 """
 
@@ -48,10 +56,11 @@ import threading
 import traceback
 from pathlib import Path
 
+from dpaudit.mechanisms.reference_policy import (ROOT_MARKERS, UntrustedReferenceError,
+                                                  check_defined_in_project, check_file,
+                                                  check_module, project_root, trusted_root)
 from dpaudit.util.hints import did_you_mean
-
-#: files or directories that mark a project's root (pytest's rootdir markers, plus .git)
-ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini", ".git")
+from dpaudit.util.user_code import user_code
 
 # sys.path is process-wide: one import with a temporary path at a time
 _PATH_LOCK = threading.RLock()
@@ -85,18 +94,6 @@ def is_file_reference(left: str) -> bool:
     return left.endswith(".py") or "/" in left or "\\" in left
 
 
-def project_root(start: str | Path) -> Path | None:
-    """The nearest ancestor of ``start`` (itself included, a file's directory for a file)
-    that holds one of :data:`ROOT_MARKERS`; None when no ancestor does."""
-    here = Path(start).resolve()
-    if not here.is_dir():
-        here = here.parent
-    for directory in (here, *here.parents):
-        if any((directory / marker).exists() for marker in ROOT_MARKERS):
-            return directory
-    return None
-
-
 def import_directories(left: str, base_dir: str | Path | None = None) -> tuple[str, ...]:
     """The directories put first on ``sys.path`` while the module of ``left`` is imported (see
     the module docstring), first to last, without repeats.
@@ -123,7 +120,9 @@ def load_reference(text: str, base_dir: str | Path | None = None):
     Args:
       text: ``"package.module:Attr"`` or ``"path/to/file.py:Attr"``.
       base_dir: directory that relative file paths (and top-level modules) resolve against,
-        e.g. the suite file's directory; default the current directory.
+        e.g. the suite file's directory; default the current directory.  Given (a suite's
+        reference), the reference must name code of the project
+        (:mod:`~dpaudit.mechanisms.reference_policy`).
 
     Returns:
       The attribute (a class, a function, any object).
@@ -133,6 +132,16 @@ def load_reference(text: str, base_dir: str | Path | None = None):
         raised while importing, or the attribute does not exist.
     """
     left, attr = split_reference(text)
+    # no base_dir: the caller's own code or command line names it (its trust); else a suite
+    root = trusted_root(base_dir) if base_dir else None
+    try:
+        if root is not None and is_file_reference(left):
+            check_file(_file_path(left, base_dir), root)
+        elif root is not None:
+            top = left.split(".")[0]
+            check_module(top, _find_top_level(top, base_dir), root)
+    except UntrustedReferenceError as exc:
+        raise CodeReferenceError(f"{text!r}: {exc}") from None
     module = _import_file(left, text, base_dir) if is_file_reference(left) else \
         _import_module(left, text, base_dir)
     obj = module
@@ -141,7 +150,27 @@ def load_reference(text: str, base_dir: str | Path | None = None):
             raise CodeReferenceError(f"{text!r}: module {left!r} has no attribute {attr!r}"
                                      f"{_did_you_mean(part, obj)}")
         obj = getattr(obj, part)
+    try:
+        if root is not None:
+            check_defined_in_project(obj, root)
+    except UntrustedReferenceError as exc:
+        raise CodeReferenceError(f"{text!r}: {exc}") from None
     return obj
+
+
+def _file_path(left: str, base_dir) -> Path:
+    path = Path(left)
+    return path if path.is_absolute() else Path(base_dir or Path.cwd()) / path
+
+
+def _find_top_level(top: str, base_dir):
+    """The spec of the top-level module ``top`` as the import would find it (nothing is
+    imported), or None."""
+    with temporary_path(import_directories(top, base_dir)):
+        try:
+            return importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            return None
 
 
 def locate_module(left: str, base_dir: str | Path | None = None) -> str | None:
@@ -205,10 +234,7 @@ def _path_entry(module) -> str | None:
 
 
 def _import_file(left: str, text: str, base_dir) -> object:
-    path = Path(left)
-    if not path.is_absolute():
-        path = Path(base_dir or Path.cwd()) / path
-    path = path.resolve()
+    path = _file_path(left, base_dir).resolve()
     if not path.is_file():
         raise CodeReferenceError(f"{text!r}: no such file: {path}")
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
@@ -221,7 +247,7 @@ def _import_file(left: str, text: str, base_dir) -> object:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        with temporary_path(import_directories(str(path))):
+        with temporary_path(import_directories(str(path))), user_code(f"importing {path}"):
             spec.loader.exec_module(module)
     except BaseException as exc:
         del sys.modules[name]
@@ -237,7 +263,7 @@ def _import_file(left: str, text: str, base_dir) -> object:
 def _import_module(left: str, text: str, base_dir) -> object:
     directories = import_directories(left, base_dir)
     try:
-        with temporary_path(directories):
+        with temporary_path(directories), user_code(f"importing module {left}"):
             return importlib.import_module(left)
     except ModuleNotFoundError as exc:
         raise CodeReferenceError(f"{text!r}: cannot import module {left!r}: {exc} (searched "

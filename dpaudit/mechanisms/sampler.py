@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.util.user_code import user_code
+
 from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.callbacks import checked_outputs
@@ -163,8 +165,9 @@ class SamplerMechanism(Mechanism):
         self._pairs = None if pairs is None else list(pairs)
 
     def sample(self, dataset, n: int, rng: np.random.Generator) -> np.ndarray:
-        return checked_outputs(self._sampler(dataset, n, rng, **self._kwargs), n,
-                               f"sampler {self.name}")
+        with user_code(f"sampler {self.name}"):
+            out = self._sampler(dataset, n, rng, **self._kwargs)
+        return checked_outputs(out, n, f"sampler {self.name}")
 
     def claim(self):
         return self._claim

@@ -63,9 +63,12 @@ GLOSSARY: tuple[Term, ...] = (
                          "budget without being able to catch a leak that size, so "
                          "'consistent' says little. It fails its audit point only with "
                          "require_power = true."),
-    Term("budget", "a suite's samples per side: the most a test may draw. Tests draw in looks "
-                   "of growing size and stop at a certified violation or at their power "
-                   "target (sequential certification); --fixed-n draws the whole budget."),
+    Term("budget", "a suite's samples per side: the size of a test's largest (and last) look. "
+                   "Tests draw in looks of growing size, each from fresh samples, and stop at "
+                   "a certified violation or at their power target (sequential "
+                   "certification); a test that reaches its budget has drawn about 1.14× it "
+                   "in all and always less than 2× it. --fixed-n draws exactly the budget, "
+                   "in one look."),
 )
 
 

@@ -25,7 +25,10 @@ Figures.  The curve, sweep and series figures are the PNGs ``dpaudit run`` alrea
 otherwise they are drawn here as inline SVG (:mod:`dpaudit.report.svg`, by the same drawing
 functions).  The power figures — one per pair with a consistent ε(δ) certificate — are inline
 SVG drawn on one reused figure (:class:`dpaudit.report.power_figure.PowerPlot`).  Drawing
-each figure once is what keeps writing the page of the default run to a few seconds.
+each figure once is what keeps writing the page of the default run to a few seconds.  Evidence
+that draws a figure of itself (:meth:`~dpaudit.evidence.base.Evidence.figure`, e.g. a canary
+audit's in/out score histogram) is inlined as SVG in its audit's section, captioned with its
+description; the page never asks what kind of evidence it is.
 
 Without matplotlib (the ``report`` extra) the page is complete except for the figures, and
 says that they need ``dpaudit[report]``.
@@ -139,6 +142,22 @@ def _attach_power(sections: list[dict], svg: _SvgMaker) -> None:
             pair["power_caption"] = power_caption(curves)
 
 
+def _attach_evidence_figures(sections: list[dict], svg: _SvgMaker) -> None:
+    """Put the figure each piece of evidence draws of itself
+    (:meth:`~dpaudit.evidence.base.Evidence.figure`: a canary audit's score histogram, …)
+    into its audit's section, captioned with its description; evidence without one adds
+    nothing."""
+    for section in sections:
+        for pair in section["pairs"]:
+            for certificate in pair["test"].certificates:
+                for evidence in certificate.evidence:
+                    drawn, error = svg(lambda e: e.figure(), evidence)
+                    if drawn is not None or error is not None:
+                        section["figures"].append({"caption": evidence.describe(),
+                                                   "svg": drawn, "img": None,
+                                                   "error": error})
+
+
 def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker,
                     figure_dir) -> list[dict]:
     """Put each curve's figure into its audit's section and each pair's power figure into
@@ -159,6 +178,7 @@ def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker,
                 if sweep else "")
             entry = _figure(curve_figure, curve, svg, figure_dir)
         section["figures"].append({"caption": caption, **entry})
+    _attach_evidence_figures(sections, svg)
     _attach_power(sections, svg)
     series = []
     for s in report.series_json():

@@ -100,7 +100,9 @@ def _testcase(parent: ET.Element, point, test) -> str | None:
     if point.sweep is not None:
         name += f" [{point.sweep.parameter}={_value(point.sweep.value)}]"
     case = ET.SubElement(parent, "testcase", {
-        "classname": point.suite, "name": f"{name} / {test.pair_name}",
+        # a test without a pair (a canary test; a point whose pairs could not be built) is
+        # named by its procedure
+        "classname": point.suite, "name": f"{name} / {test.pair_name or test.procedure}",
         "time": f"{test.seconds:.3f}", "file": point.suite_file})
     props = ET.SubElement(case, "properties")
     for c in test.certificates:

@@ -61,7 +61,9 @@ applicable".  The JSON Schema is :data:`dpaudit.results.records.SCHEMA_FILE`::
                   "floating_point", "value_epsilon", "floating_point_finding",
                   "certification": {"$shared": 7}},    # method, counts, events
                  {"kind": "exact-curve", "delta", "alpha", "lower", "upper", "method",
-                  "tolerance"}]}],
+                  "tolerance"},
+                 {"kind": "canary", "delta", "claimed", "bound", "results", "plan",
+                  "stopped_after", "claim", "histogram", "notes", "text"}]}],
             "curve": null | {...}}]}],             # the pair's figure data
       "curves": [...],                             # figure data (+ "figure": its PNG path)
       "series": [...],                             # closed-form [[series]] entries
@@ -69,7 +71,7 @@ applicable".  The JSON Schema is :data:`dpaudit.results.records.SCHEMA_FILE`::
     }
 
 Each evidence kind documents its own fields (:mod:`dpaudit.distinguish.result`,
-:mod:`dpaudit.evidence.exact_curve`, …); the flat records of the API and ``dpaudit diff`` are a
+:mod:`dpaudit.evidence.exact_curve`, :mod:`dpaudit.mechanisms.canaries.evidence`, …); the flat records of the API and ``dpaudit diff`` are a
 view of this tree (:class:`~dpaudit.results.records.CertificateRecord`).  Schema 3 (flat records
 stored compactly: :mod:`dpaudit.report.compact`) and schema 2 (flat records) are read through
 :mod:`dpaudit.results.legacy`.

@@ -22,7 +22,18 @@ ENTRY_POINT_GROUP = "dpaudit.evidence"
 
 _KINDS: dict[str, type[Evidence]] = {cls.kind: cls for cls in (
     EpsilonLowerBound, RenyiLowerBound, ExactCurveEvidence)}
+#: built-in kinds whose modules import the statistics' scipy: loaded when a file holds one
+#: (so that reading no canary evidence — and the CLI's start — costs none of it)
+_LAZY_KINDS = {"canary": ("dpaudit.mechanisms.canaries.evidence", "CanaryEvidence")}
 _PLUGINS_LOADED = False
+
+
+def _load_lazy(kind: str) -> None:
+    if kind in _LAZY_KINDS and kind not in _KINDS:
+        import importlib
+
+        module, name = _LAZY_KINDS[kind]
+        register_evidence(getattr(importlib.import_module(module), name))
 
 
 def register_evidence(cls: type[Evidence]) -> type[Evidence]:
@@ -62,18 +73,21 @@ def evidence_class(kind: str) -> type[Evidence]:
     Raises:
       ValueError: no class has that kind.
     """
+    _load_lazy(kind)
     if kind not in _KINDS:
         _load_plugins()
     try:
         return _KINDS[kind]
     except KeyError:
         raise ValueError(f"unknown evidence kind {kind!r} (known: "
-                         f"{', '.join(sorted(_KINDS))}); is the plug-in that wrote it "
+                         f"{', '.join(sorted({*_KINDS, *_LAZY_KINDS}))}); is the plug-in that wrote it "
                          f"installed?") from None
 
 
 def evidence_kinds() -> dict[str, type[Evidence]]:
     """Every known kind → its class (plug-ins included)."""
+    for kind in _LAZY_KINDS:
+        _load_lazy(kind)
     _load_plugins()
     return dict(_KINDS)
 

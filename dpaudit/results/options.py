@@ -15,6 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from dpaudit.util import validation
+from dpaudit.util.time_limit import check_time_limit
 from dpaudit.util.sizes import parse_memory_size
 from dpaudit.stats.sequential import StoppingRule
 
@@ -34,6 +35,8 @@ class RunOptions:
       only: ``--only`` glob patterns (:mod:`dpaudit.audit.select`); empty: every audit.
       memory_limit: bytes, replacing every suite's ``memory_limit`` (``--memory-limit``), or
         None; a size such as ``"16GB"`` is parsed (:func:`dpaudit.util.sizes.parse_memory_size`).
+      time_limit: seconds, replacing every suite's ``time_limit`` (``--time-limit``), or None:
+        a test still running then ends as an ``error`` (:mod:`dpaudit.util.time_limit`).
       fixed_n: every test draws its whole budget in one look (``--fixed-n``), replacing the
         suites' ``sequential`` (:mod:`dpaudit.stats.sequential`).
       power: the power target replacing every suite's ``power`` (``--power``), or None.
@@ -48,6 +51,7 @@ class RunOptions:
     seed: int | None = None
     only: tuple[str, ...] = ()
     memory_limit: int | None = None
+    time_limit: float | None = None
     fixed_n: bool = False
     power: float | None = None
     require_power: bool = False
@@ -68,6 +72,8 @@ class RunOptions:
                 object.__setattr__(self, "memory_limit", parse_memory_size(self.memory_limit))
             except ValueError as exc:
                 raise ValueError(f"memory_limit: {exc}") from None
+        if self.time_limit is not None:
+            object.__setattr__(self, "time_limit", check_time_limit(self.time_limit))
         for name in ("fixed_n", "require_power"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected true or false, got {getattr(self, name)!r}")

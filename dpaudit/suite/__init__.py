@@ -2,7 +2,8 @@
 
 * :mod:`dpaudit.suite.spec` — a suite file parsed and validated into frozen
   :class:`~dpaudit.suite.spec.Suite` / :class:`~dpaudit.suite.spec.AuditSpec` values;
-* :mod:`dpaudit.suite.fields` — typed readers of its values and :class:`SuiteError`;
+* :mod:`dpaudit.suite.fields` — :class:`SuiteError` (the readers of an audit's values are the
+  spec's: :mod:`dpaudit.spec.fields`, :mod:`dpaudit.spec.audit`);
 * :mod:`dpaudit.suite.target_keys` and :mod:`dpaudit.suite.targets` — what an audit audits
   (a registered mechanism, user code, a plain sampler) as a picklable
   :class:`~dpaudit.suite.targets.Target`;

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dpaudit.mechanisms.capabilities import ClosedFormSeries
-from dpaudit.suite.fields import (Sweep, Where, check_keys, delta_value, parse_sweep,
+from dpaudit.spec.fields import (Sweep, Where, check_keys, delta_value, parse_sweep,
                                   read_string)
 from dpaudit.suite.target_keys import check_mechanism
 from dpaudit.suite.targets import Target

@@ -23,6 +23,8 @@ Format::
                                      # the number of tests the file plans
     samples = 200000                 # per side; default for the audits below
     seed = 20261122                  # default 0
+    time_limit = 600                 # optional: seconds a test may run before it ends as an
+                                     # error (default 1800; dpaudit.util.time_limit)
     memory_limit = "16GB"            # optional: refuse a task whose estimated peak memory
                                      # exceeds this (default 4 GiB; dpaudit.audit.memory)
     requires = ["diffprivlib"]       # optional: libraries that must import, else the suite
@@ -110,75 +112,29 @@ runs, so a bad dataset makes that one audit an ``error`` while the others still 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from dpaudit.claims import has_renyi_claim
-from dpaudit.spec.coverage import SearchBudget
-from dpaudit.util.hints import did_you_mean
-from dpaudit.suite.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES, SuiteError,
-                                  Sweep, Where, check_keys, combined_error, delta_value, is_int,
-                                  is_number,
-                                  parse_sweep, read_min_samples, read_samples, read_string)
-from dpaudit.util.sizes import SIZE_FORMAT, parse_memory_size
-from dpaudit.suite.audit_keys import (PairSpec, parse_pairs, parse_representation,
-                                      parse_search)
+from dpaudit.spec.audit import (AUDIT_KEYS, DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED,
+                                EXPECTATIONS, TARGET_KEYS, AuditSpec, PairSpec, read_audit)
+from dpaudit.spec.fields import (MAX_GRID_VALUES, MAX_SWEEP_VALUES, MIN_SAMPLES, Sweep, Where,
+                                 check_keys, is_int, is_number, read_samples, read_string)
+from dpaudit.spec.stopping_keys import STOPPING_KEYS, parse_stopping
+from dpaudit.stats.sequential import StoppingRule
+from dpaudit.suite.code_loading import (ALL, NO_USER_CODE, USER_CODE_ONLY, deferring_code,
+                                        mode as code_mode, reading)
+from dpaudit.suite.fields import SuiteError, combined_error
 from dpaudit.suite.requires import check_requires
 from dpaudit.suite.series_keys import SeriesSpec, parse_series as _parse_series
-from dpaudit.suite.stopping_keys import STOPPING_KEYS, parse_stopping
-from dpaudit.stats.sequential import StoppingRule
-from dpaudit.suite.target_keys import check_mechanism, parse_target
+from dpaudit.suite.target_keys import check_audit_code, parse_target
 from dpaudit.suite.toml_file import read_toml
-from dpaudit.suite.targets import Target
-from dpaudit.spec.kinds import DEFAULT_KIND, known_kinds
-
-EXPECTATIONS = ("consistent", "violation")
-DEFAULT_CONFIDENCE = 0.95
-DEFAULT_SAMPLES = 200_000
-DEFAULT_SEED = 0
+from dpaudit.util.sizes import SIZE_FORMAT, parse_memory_size
+from dpaudit.util.time_limit import check_time_limit
 
 _TOP_KEYS = {"suite", "audit", "series"}
 _SUITE_KEYS = {"name", "confidence", "family_size", "samples", "seed", "description",
-               "requires", "memory_limit"} | STOPPING_KEYS
-_AUDIT_KEYS = {"name", "kind", "options", "mechanism", "sampler", "claim", "params", "delta", "pairs", "samples", "expect", "note",
-               "min_samples", "alphas", "distinguisher", "white_box", "sweep", "exact_points",
-               "search", "representation"} | STOPPING_KEYS
-
-
-
-@dataclass(frozen=True)
-class AuditSpec:
-    """One ``[[audit]]`` entry.  ``pairs`` is ``"worst-case"`` or a tuple of :class:`PairSpec`."""
-
-    index: int
-    name: str
-    mechanism: str
-    params: dict = field(default_factory=dict)
-    deltas: tuple[float, ...] = (0.0,)
-    target: "Target | None" = None  # None: the registered mechanism named ``mechanism``
-    pairs: str | tuple[PairSpec, ...] = "worst-case"
-    samples: int = DEFAULT_SAMPLES
-    expect: str = "consistent"
-    note: str = ""
-    alphas: tuple[float, ...] = ()
-    distinguisher: str = "auto"
-    white_box: bool = True
-    sweep: "Sweep | None" = None
-    expects: tuple[str, ...] = ()
-    exact_points: int = 0
-    min_samples: int | None = None  # floor of samples under a scaled-down profile
-    search: SearchBudget | None = SearchBudget()  # None: no pair search (dpaudit.spec.coverage)
-    representation: bool | None = None  # None: representation_default(mechanism)
-    stopping: StoppingRule | None = None  # None: the suite's (dpaudit.suite.stopping_keys)
-    kind: str = DEFAULT_KIND  # the audit procedure (dpaudit.audit.procedures)
-    options: dict = field(default_factory=dict)  # the procedure's own options (its check())
-
-    def points(self) -> list[tuple[int | None, dict, str]]:
-        """(sweep index or None, mechanism parameters, expectation) of every audit point."""
-        if self.sweep is None:
-            return [(None, dict(self.params), self.expect)]
-        return [(i, {**self.params, self.sweep.parameter: v}, self.expects[i])
-                for i, v in enumerate(self.sweep.values)]
+               "requires", "memory_limit", "time_limit"} | STOPPING_KEYS
+_AUDIT_KEYS = set(AUDIT_KEYS) | set(TARGET_KEYS) | STOPPING_KEYS
 
 
 
@@ -196,23 +152,35 @@ class Suite:
     series: tuple[SeriesSpec, ...] = ()
     family_size: int | None = None  # fixed number of error-budget shares, or None: one per test
     memory_limit: int | None = None  # bytes per task (dpaudit.audit.memory), or None: default
+    time_limit: float | None = None  # seconds per test (dpaudit.util.time_limit), or None
     stopping: StoppingRule = StoppingRule()  # every audit's, unless it sets its own
 
 
 # -- parsing ----------------------------------------------------------------------------------
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path, *, load_code: bool = True) -> Suite:
     """Read and validate one suite file; raise :class:`SuiteError` if it is malformed — and
-    nothing else, whatever the file holds (see :func:`dpaudit.suite.toml_file.read_toml`)."""
+    nothing else, whatever the file holds (see :func:`dpaudit.suite.toml_file.read_toml`).
+    ``load_code=False`` reads it without importing or building the code it names (for
+    collection: :mod:`dpaudit.suite.code_loading`)."""
     data = read_toml(path)
     try:
+        if not load_code:
+            with deferring_code():
+                return parse_suite(data, str(path))
         return parse_suite(data, str(path))
     except RecursionError:
         raise SuiteError(f"{path}: a value is nested too deeply to check") from None
 
 
 def parse_suite(data: dict, path: str = "<suite>") -> Suite:
-    """Validate an already-decoded TOML document (``path`` is used in messages only)."""
+    """Validate an already-decoded TOML document (``path`` is used in messages only).  The
+    whole file is checked without its code first, so a malformed file runs none of it."""
+    if code_mode() == ALL:  # every problem but user code's first: a bad file runs none of it
+        with reading(NO_USER_CODE):
+            parse_suite(data, path)
+        with reading(USER_CODE_ONLY):
+            return parse_suite(data, path)
     top = Where(path)
     check_keys(data, _TOP_KEYS, top, "top-level")
 
@@ -243,6 +211,12 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
             memory_limit = parse_memory_size(memory_limit)
         except ValueError:
             raise where.error("memory_limit", SIZE_FORMAT, memory_limit) from None
+    time_limit = suite_table.get("time_limit")
+    if time_limit is not None:
+        try:
+            time_limit = check_time_limit(time_limit)
+        except ValueError:
+            raise where.error("time_limit", "a number of seconds > 0", time_limit) from None
     stopping = parse_stopping(suite_table, where, StoppingRule())
 
     audits_raw = data.get("audit")
@@ -257,10 +231,7 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     seen: dict[str, int] = {}
     for index, table in enumerate(audits_raw):
         try:
-            audit = _parse_audit(table, index, path, samples)
-            if STOPPING_KEYS & set(table):  # an audit's own stopping keys, over the suite's
-                audit = replace(audit, stopping=parse_stopping(
-                    table, Where(path, f"audit #{index} {audit.name!r}"), stopping))
+            audit = _parse_audit(table, index, path, samples, stopping)
         except SuiteError as exc:
             problems.append(exc)
             name = table.get("name") if isinstance(table, dict) else None
@@ -297,118 +268,26 @@ def parse_suite(data: dict, path: str = "<suite>") -> Suite:
     return Suite(path=path, name=name, confidence=float(confidence), samples=samples,
                  seed=seed, audits=tuple(audits), description=description,
                  series=tuple(series), family_size=family_size, memory_limit=memory_limit,
+                 time_limit=time_limit,
                  stopping=stopping)
 
 
-def _parse_audit(table, index: int, path: str, default_samples: int) -> AuditSpec:
+def _parse_audit(table, index: int, path: str, default_samples: int,
+                 stopping: StoppingRule) -> AuditSpec:
+    """One ``[[audit]]`` row: its keys (the suite's own check), the keys every route shares
+    (:func:`dpaudit.spec.audit.read_audit`), its target under the file's code policy, and the
+    checks that build its code (:func:`dpaudit.suite.target_keys.check_audit_code`)."""
     where = Where(path, f"audit #{index}")
     if not isinstance(table, dict):
         raise where.error(None, "an [[audit]] table", table)
     if isinstance(table.get("name"), str) and table["name"].strip():
         where = Where(path, f"audit #{index} {table['name']!r}")
     check_keys(table, _AUDIT_KEYS, where, "[[audit]]")
-    name = read_string(table, "name", where, required=True)
-    kind = table.get("kind", DEFAULT_KIND)
-    kinds = known_kinds()
-    if kind not in kinds:
-        raise where.error("kind", "one of " + ", ".join(map(repr, kinds))
-                          + (did_you_mean(kind, kinds) if isinstance(kind, str) else ""), kind)
-    options = table.get("options", {})
-    if not isinstance(options, dict):
-        raise where.error("options", f"a table of options of the {kind!r} audit", options)
-    target = parse_target(table, where, path)
-    mechanism = target.reference
-
-    params = table.get("params", {})
-    if not isinstance(params, dict):
-        raise where.error("params", "a table of mechanism parameters, e.g. { epsilon = 1.0 }",
-                          params)
-
-    raw_delta = table.get("delta", 0.0)
-    if isinstance(raw_delta, list):
-        if not raw_delta:
-            raise where.error("delta", "a number in [0, 1) or a non-empty list of them", raw_delta)
-        if len(raw_delta) > MAX_GRID_VALUES:
-            raise where.error("delta", f"at most {MAX_GRID_VALUES} values", len(raw_delta))
-        deltas = tuple(delta_value(d, where, "delta") for d in raw_delta)
-        if len(set(deltas)) != len(deltas):
-            raise where.error("delta", "a list of distinct values", raw_delta)
-    else:
-        deltas = (delta_value(raw_delta, where, "delta"),)
-
-    pairs = parse_pairs(table.get("pairs", "worst-case"), where)
-    samples = read_samples(table, "samples", where, default_samples)
-    min_samples = read_min_samples(table, where, samples)
-    sweep = None
-    if "sweep" in table:
-        sweep = parse_sweep(table["sweep"], where)
-        if sweep.parameter in params:
-            raise where.error("sweep", f"a parameter not also given in params "
-                                       f"({sweep.parameter!r} is in both)", table["sweep"])
-    expect = table.get("expect", "consistent")
-    expects: tuple[str, ...] = ()
-    if isinstance(expect, list):
-        if sweep is None:
-            raise where.error("expect", "one of 'consistent', 'violation' (a list needs a "
-                                        "sweep)", expect)
-        if len(expect) != len(sweep.values) or any(e not in EXPECTATIONS for e in expect):
-            raise where.error("expect", f"'consistent', 'violation' or a list of them with "
-                                        f"one entry per swept value ({len(sweep.values)})",
-                              expect)
-        expects = tuple(expect)
-        expect = "violation" if "violation" in expects else "consistent"
-    elif expect not in EXPECTATIONS:
-        raise where.error("expect", f"one of {', '.join(repr(e) for e in EXPECTATIONS)}"
-                                    f"{did_you_mean(expect, EXPECTATIONS)}", expect)
-    elif sweep is not None:
-        expects = (expect,) * len(sweep.values)
-    exact_points = table.get("exact_points", 0)
-    if not is_int(exact_points) or not 0 <= exact_points <= 1000:
-        raise where.error("exact_points", "an integer between 0 and 1000", exact_points)
-    if exact_points and sweep is None:
-        raise where.error("exact_points", "a sweep (exact_points only adds values of a swept "
-                                          "parameter)", exact_points)
-    note = read_string(table, "note", where)
-
-    raw_alphas = table.get("alphas", [])
-    if isinstance(raw_alphas, list) and len(raw_alphas) > MAX_GRID_VALUES:
-        raise where.error("alphas", f"at most {MAX_GRID_VALUES} values", len(raw_alphas))
-    if not isinstance(raw_alphas, list) or not all(
-            isinstance(a, (int, float)) and not isinstance(a, bool) and 1 < a < float("inf")
-            for a in raw_alphas):
-        raise where.error("alphas", "a list of Rényi orders α > 1 (finite)", raw_alphas)
-    alphas = tuple(float(a) for a in raw_alphas)
-    from dpaudit.distinguish.distinguisher import distinguisher_names
-    distinguisher = table.get("distinguisher", "auto")
-    allowed = list(distinguisher_names(selectable=True))
-    if distinguisher not in allowed:
-        raise where.error("distinguisher", "one of " + ", ".join(map(repr, allowed))
-                          + did_you_mean(distinguisher, allowed)
-                          + " (the white-box audit is controlled by white_box)", distinguisher)
-    white_box = table.get("white_box", True)
-    if not isinstance(white_box, bool):
-        raise where.error("white_box", "true or false", white_box)
-
-    if sweep is None:
-        check_mechanism(target, params, where)
-    else:
-        for i, value in enumerate(sweep.values):
-            check_mechanism(target, {**params, sweep.parameter: value},
-                            where, f" at sweep value {sweep.label(i)}")
-    if alphas:
-        first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
-        claim = target.build(first).claim()
-        if not has_renyi_claim(claim):
-            raise where.error("alphas", f"a mechanism with a Rényi claim (the claim of "
-                                        f"{mechanism} is {claim.describe()}, which has no rdp(α))",
-                              raw_alphas)
-    return AuditSpec(index=index, name=name, mechanism=mechanism, params=dict(params),
-                     deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note,
-                     alphas=alphas, distinguisher=distinguisher, white_box=white_box,
-                     sweep=sweep, expects=expects, exact_points=exact_points, target=target,
-                     min_samples=min_samples, search=parse_search(table, where),
-                     representation=parse_representation(table, where), kind=kind,
-                     options=dict(options))
+    audit = read_audit(table, where, index=index,
+                       read_target=lambda: parse_target(table, where, path),
+                       default_samples=default_samples, default_stopping=stopping)
+    check_audit_code(audit, where)
+    return audit
 
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "EXPECTATIONS",

@@ -14,7 +14,8 @@
   ``sweep`` are its keyword arguments, and a claim key left out of ``claim`` is read from
   them (``claim = { notion = "pure-dp" }`` with ``sweep = { epsilon = [0.5, 1, 2] }``).
 
-:func:`parse_target` checks all of this at parse time — the code is imported, a class must be
+:func:`parse_target` checks all of this at parse time (after a syntax pass that imports
+nothing, :mod:`dpaudit.suite.code_loading`) — the code is imported, a class must be
 a Mechanism subclass built with the audit's params, a sampler must accept three positional
 arguments and the audit's params as keywords — and raises :class:`SuiteError` naming the file, the audit and the key.  Whether a
 sampler returns ``n`` outputs is checked when the audit runs (an ``error`` record of that audit).
@@ -29,7 +30,9 @@ from pathlib import Path
 from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.callbacks import CallbackError
 from dpaudit.mechanisms.references import CodeReferenceError, load_reference
-from dpaudit.suite.fields import SuiteError, Where, read_string
+from dpaudit.suite.code_loading import checks, code_deferred
+from dpaudit.spec.fields import Where, read_string
+from dpaudit.suite.fields import SuiteError
 from dpaudit.claims.tables import claim_notions
 from dpaudit.suite.targets import (MECHANISM, SAMPLER, ClaimTableError, NotAMechanismError,
                                    Target, check_sampler, claim_template)
@@ -59,7 +62,8 @@ def parse_target(table: dict, where: Where, suite_path: str) -> Target:
             raise where.error("pairs", "explicit [[audit.pairs]] (a sampler has no worst-case "
                                        "pairs)", table.get("pairs", "worst-case"))
         try:
-            check_sampler(load_reference(reference, base_dir), reference)
+            if not code_deferred():  # in USER_CODE_ONLY mode too: a sampler is user code
+                check_sampler(load_reference(reference, base_dir), reference)
         except (CodeReferenceError, ValueError) as exc:
             raise where.error("sampler", f"a function (dataset, n, rng, **params) -> n "
                                          f"outputs ({exc})", reference) from None
@@ -81,13 +85,16 @@ def check_mechanism(target: Target, params: dict, where: Where, at: str = "") ->
     cannot state → SuiteError (at parse time, not at run time)."""
     from dpaudit.mechanisms.registry import mechanism_names
 
-    if target.kind == MECHANISM and ":" not in target.reference:
+    if (target.kind == MECHANISM and target.obj is None and ":" not in target.reference
+            and checks(target)):
         names = mechanism_names()
         if target.reference not in names:
             raise where.error("mechanism", f"a registered mechanism"
                                            f"{did_you_mean(target.reference, names, n=3)} (see "
                                            f"`dpaudit list`), or module:Class or "
                                            f"path/file.py:Class", target.reference)
+    if not checks(target):  # the syntax pass builds no user code; the second, only user code
+        return
     try:
         mech = target.build(params)
         mech.claim()
@@ -103,6 +110,32 @@ def check_mechanism(target: Target, params: dict, where: Where, at: str = "") ->
     except Exception as exc:  # any rejection of the parameters is a malformed suite
         raise where.error("params", f"parameters {target.reference!r} accepts{at} "
                                     f"({_parameter_hint(target, exc)})", params) from None
+
+
+def check_audit_code(audit, where: Where) -> None:
+    """The checks of an audit that need its code built, in every route (a suite row, the API,
+    ``dpaudit check``): the mechanism builds with the params of every audit point and states
+    its claim; an audit with ``alphas`` has a claim with a Rényi curve.
+
+    Raises:
+      SuiteError: naming ``where``, the key and — in a sweep — the value that fails.
+    """
+    from dpaudit.claims import has_renyi_claim
+
+    target, params, sweep = audit.target, audit.params, audit.sweep
+    if sweep is None:
+        check_mechanism(target, params, where)
+    else:
+        for i, value in enumerate(sweep.values):
+            check_mechanism(target, {**params, sweep.parameter: value},
+                            where, f" at sweep value {sweep.label(i)}")
+    if audit.alphas and checks(target):
+        first = params if sweep is None else {**params, sweep.parameter: sweep.values[0]}
+        claim = target.build(first).claim()
+        if not has_renyi_claim(claim):
+            raise where.error("alphas", f"a mechanism with a Rényi claim (the claim of "
+                                        f"{audit.mechanism} is {claim.describe()}, which has "
+                                        f"no rdp(α))", list(audit.alphas))
 
 
 def _parameter_hint(target: Target, exc: Exception) -> str:
@@ -124,4 +157,4 @@ def _parameter_hint(target: Target, exc: Exception) -> str:
     return text + did_you_mean(match.group(1), names)
 
 
-__all__ = ["SuiteError", "check_mechanism", "parse_target"]
+__all__ = ["SuiteError", "check_audit_code", "check_mechanism", "parse_target"]

@@ -174,7 +174,8 @@ def test_large_datasets_are_summarised_in_results_json_and_report_reads_them(tmp
     main(["run", str(path), "--out", str(out), "--workers", "1"])
     document = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert (out / "results.json").stat().st_size < 1_000_000  # in full: ~1.2 MB per dataset
-    summaries = [d["dataset_summary"] for d in document["datasets"]]
+    summaries = [d["dataset_summary"] for d in document["shared"]
+                 if isinstance(d, dict) and "dataset_summary" in d]
     assert len(summaries) == 2
     assert all(s["values"] == 320 * 320 > MAX_INLINE_DATASET_VALUES and s["shape"] == [320, 320]
                and s["dtype"] == "float64" and len(s["sha256"]) == 64 for s in summaries)
@@ -183,3 +184,59 @@ def test_large_datasets_are_summarised_in_results_json_and_report_reads_them(tmp
     assert report.records and report.records[0].pair.d0 == {"dataset_summary": summaries[0]}
     assert main(["report", str(out / "results.json")]) == 0
     assert main(["diff", str(out / "results.json"), str(out / "results.json")]) == 0
+
+
+# issue 39, item 6: the guards that still missed
+@pytest.mark.parametrize("mechanism, params, names", [
+    ("sparse-vector", {"num_queries": 10**8}, "num_queries = 100000000"),  # 6.3 GB, > 120 s
+    ("svt-lyu5", {"num_queries": 10**8}, "num_queries = 100000000"),
+    ("linear-mixing", {"dim": 20_000}, "dim = 20000"),
+    ("linear-mixing", {"copies": 10**7}, "copies = 10000000"),
+    ("adassp", {"dim": 20_000}, "dim = 20000"),
+    ("dpsc-out", {"n": 30_000, "T": 30_000}, "n = 30000, T = 30000"),  # 6.7 GiB
+])
+def test_pairs_that_grow_with_a_parameter_are_refused_before_they_are_built(mechanism, params,
+                                                                            names):
+    import time
+
+    from dpaudit.api import audit_mechanism
+
+    start = time.perf_counter()
+    records = audit_mechanism(mechanism, params=params, samples=2000).records
+    assert time.perf_counter() - start < 60  # refused, not built (each took minutes or GBs)
+    assert records and all(r.verdict == "error" for r in records)
+    assert "exceeds the memory limit" in records[0].error and names in records[0].error
+
+
+def test_explicit_pairs_too_large_for_the_limit_are_refused_before_they_are_held():
+    """A 10⁸-value dataset given to the API peaked at 10.4 GB and ended in a bare MemoryError;
+    the same guard at a small limit, on 10⁶ values."""
+    import numpy as np
+
+    from dpaudit.api import audit_sampler
+
+    d0 = np.zeros(10**6)
+    d1 = d0.copy()
+    d1[0] = 1.0
+    (record,) = audit_sampler(lambda d, n, rng: float(d[0]) + rng.laplace(size=n), epsilon=1.0,
+                              pairs=[(d0, d1)], samples=2000, memory_limit="300MB").records
+    assert record.verdict == "error" and "exceeds the memory limit" in record.error
+    assert "holds more than" in record.error
+
+
+@pytest.mark.parametrize("mechanism, params", [
+    ("sparse-vector", {"num_queries": 5}), ("svt-lyu6", {"num_queries": 7}),
+    ("linear-mixing", {"dim": 3, "copies": 2}), ("adassp", {"dim": 4}),
+    ("dpsc-out", {"n": 3, "T": 5}), ("dpsc-obj", {"n": 4, "T": 6}),
+])
+def test_new_stated_pair_sizes_bound_the_values_built(mechanism, params):
+    """Sizes that are bounds over a family's pair shapes: never below what is built, and
+    within 1.5× of it (plus the n × n Gram matrix of synthetic control's search)."""
+    from dpaudit.audit.memory import dataset_values
+    from dpaudit.mechanisms.registry import create_mechanism
+
+    mech = create_mechanism(mechanism, **params)
+    built = sum(dataset_values(p.d0) + dataset_values(p.d1) for p in mech.worst_case_pairs())
+    stated = mech.pairs_size()[0]
+    extra = params.get("n", 0) ** 2
+    assert built <= stated <= 1.5 * built + extra

@@ -134,3 +134,17 @@ def test_cli_plain_lines_and_quiet(tiny_suite, tmp_path, capsys):
     # the headline is the run's last line
     assert lines[-1] == "PASS — 2/2 expectations met — 1 known bug detected, 0 unexpected " \
                         "violations"
+
+
+def test_a_certificate_against_an_infinite_claim_is_not_called_consistent():
+    """Issue 39, item 12: a vacuous audit's progress line said "consistent"."""
+    import dataclasses
+
+    from dpaudit.api import audit_mechanism
+    from dpaudit.audit.progress import format_progress
+
+    (record,) = audit_mechanism("gaussian", params={"epsilon": 1.0, "delta": 1e-5},
+                                samples=2000, search=False).records
+    assert record.claimed_epsilon == float("inf")
+    line = format_progress(dataclasses.replace(record, verdict="consistent"))
+    assert "vacuous (claim ε = ∞" in line and " consistent " not in line

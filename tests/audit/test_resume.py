@@ -307,3 +307,24 @@ def test_a_journal_entry_is_not_trusted_as_written(suite, tmp_path, tamper):
     resumed = run_suites([suite], journal=journal, resume=True)
     assert records(resumed) == records(run_suites([suite]))
     assert all(r.epsilon_lower_bound != 42.0 for r in resumed.records)
+
+
+def test_resume_refuses_a_journal_when_a_module_the_named_file_imports_changed(tmp_path):
+    """Issue 39, item 8: only the named file was fingerprinted; a helper module it imports
+    changed between the interrupt and --resume and the run mixed two versions (10/16 points
+    met against 0/16 fresh)."""
+    import uuid
+
+    helper = f"noise_{uuid.uuid4().hex[:8]}"  # a module name no other test imported
+    (tmp_path / f"{helper}.py").write_text("SCALE = 1.0\n", encoding="utf-8")
+    path = slow_suite(tmp_path, audits=3)
+    (tmp_path / "slow.py").write_text(
+        f"from {helper} import SCALE\n" + SLOW_SAMPLER.replace("1.0, size=n", "SCALE, size=n"),
+        encoding="utf-8")
+    journal = tmp_path / "out" / JOURNAL_NAME
+    with pytest.raises(RunInterrupted):
+        run_suites([path], progress=StopAfter(1), journal=journal)
+    (tmp_path / f"{helper}.py").write_text("SCALE = 0.01\n", encoding="utf-8")
+    changed = re.escape(str((tmp_path / f"{helper}.py").resolve()))
+    with pytest.raises(ResumeError, match=f"{changed} changed since it was interrupted"):
+        run_suites([path], journal=journal, resume=True)

@@ -449,3 +449,19 @@ def test_user_code_imported_through_the_project_root_runs_on_dask(tmp_path, clus
     remote = run_suites([str(suite)], backend=DaskBackend(client))
     assert numbers(remote.records) == numbers(local.records)
     assert all(r.error is None for r in remote.records)
+
+
+@pytest.mark.slow  # a local scheduler's start and stop: about 15 s
+def test_a_scheduler_with_no_workers_is_an_error_not_a_wait(tmp_path, monkeypatch):
+    """Issue 39, item 9: a Dask scheduler with 0 workers made a run wait forever."""
+    import distributed
+
+    (tmp_path / "s.toml").write_text('[suite]\nsamples = 2000\n[[audit]]\nname = "lap"\n'
+                                     'mechanism = "laplace"\nsearch = false\n')
+    monkeypatch.setattr(DaskBackend, "worker_wait", 2.0)
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as lc, \
+            distributed.Client(lc) as client:
+        start = time.monotonic()
+        with pytest.raises(BackendError, match="has no workers"):
+            run_suites([tmp_path / "s.toml"], backend=DaskBackend(client))
+        assert time.monotonic() - start < 60

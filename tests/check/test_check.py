@@ -59,7 +59,7 @@ CORRECT = [
 def test_correct_mechanisms_pass_every_step(name, params):
     result = run(create_mechanism(name, **params))
     expected = {"claim": "consistent", "sensitivity": "consistent", "calibration": "consistent",
-                "exact": "consistent", "black-box": "consistent"}
+                "exact": "consistent", "canary": "skipped", "black-box": "consistent"}
     if name == "randomized-response":  # local DP: no query sensitivity to search
         expected["sensitivity"] = "skipped"
     if name in ("noisy-max-laplace", "noisy-max-exponential", "sparse-vector"):
@@ -301,7 +301,7 @@ class MinimalCoin(Mechanism):
 def test_missing_declarations_are_skipped_with_reasons():
     result = run(MinimalCoin())
     assert verdicts(result) == {"claim": "consistent", "sensitivity": "skipped", "calibration": "skipped",
-                                "exact": "skipped", "black-box": "consistent"}
+                                "exact": "skipped", "canary": "skipped", "black-box": "consistent"}
     assert "query" in result.step("sensitivity").summary
     assert "noise()" in result.step("calibration").summary
     assert result.exit_status == 0
@@ -317,7 +317,7 @@ def test_a_check_that_only_looked_at_the_claim_is_an_error_not_a_pass():
     result = run(ClaimOnly())
     assert verdicts(result) == {"claim": "consistent", "sensitivity": "skipped",
                                 "calibration": "skipped", "exact": "skipped",
-                                "black-box": "skipped"}
+                                "canary": "skipped", "black-box": "skipped"}
     assert result.vacuous and result.verdict == "error" and result.exit_status == 2
     assert result.to_dict()["vacuous"] is True
     assert not run(MinimalCoin()).vacuous
@@ -390,7 +390,7 @@ def test_parse_params():
 def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
     assert main(["check", "laplace", "--params", "epsilon=0.5", "--samples", "20000"]) == 0
     out = capsys.readouterr().out
-    assert "[1/5] claim        consistent" in out and "[5/5] black-box    consistent" in out
+    assert "[1/6] claim        consistent" in out and "[6/6] black-box    consistent" in out
     assert "exit status 0" in out
 
     path = tmp_path / "out" / "check.json"
@@ -398,7 +398,7 @@ def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
                    "--seed", "3", "--json", str(path)])
     out = capsys.readouterr().out
     assert status == 1
-    assert "[3/5] calibration  violation" in out and "OUTSIDE" in out
+    assert "[3/6] calibration  violation" in out and "OUTSIDE" in out
     doc = json.loads(path.read_text())
     assert doc["exit_status"] == 1 and doc["seed"] == 3 and doc["verdict"] == "violation"
     assert [s["step"] for s in doc["steps"]] == ["claim", "sensitivity", "calibration",
@@ -408,7 +408,7 @@ def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
     assert main(["check", "dpaudit.check.examples:WrongSensitivitySum", "--samples",
                  "20000"]) == 1
     out = capsys.readouterr().out
-    assert "[2/5] sensitivity  violation" in out and "violating pair" in out
+    assert "[2/6] sensitivity  violation" in out and "violating pair" in out
 
 
 @pytest.mark.parametrize("argv,message", [

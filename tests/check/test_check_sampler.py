@@ -37,13 +37,13 @@ def test_a_sampler_is_checked_against_the_claim_given(project, capsys):
                    "4000", "--json", str(out)])
     text = capsys.readouterr().out
     assert status == 0, text
-    assert "[1/5] claim        consistent pure-dp(epsilon=0.5)" in text
-    assert "[5/5] black-box    consistent" in text and "pair 'pair-0'" in text
+    assert "[1/6] claim        consistent pure-dp(epsilon=0.5)" in text
+    assert "[6/6] black-box    consistent" in text and "pair 'pair-0'" in text
     doc = json.loads(out.read_text())
     assert doc["parameters"] == {"epsilon": 0.5}
     assert main(["check", "samplers.py:leaky_sum", "--epsilon", "1", "--pair", "[0, 0]",
                  "[0, 1]", "--samples", "4000"]) == 1
-    assert "[5/5] black-box    violation" in capsys.readouterr().out
+    assert "[6/6] black-box    violation" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -21,7 +21,10 @@ def test_suite_parses_and_is_in_the_default_run():
                                                    "dpsgd-deterministic"}
     paths, _ = expand_suite_paths([str(SUITE.parent)])      # what `dpaudit run audits/` runs
     assert SUITE in [Path(p).resolve() for p in paths]
-    assert 2 * len(suite.audits) <= suite.family_size
+    # two tests per pair audit (black-box, white-box), one per canary audit
+    assert sum(1 if a.kind == "canary" else 2 for a in suite.audits) <= suite.family_size
+    assert [a.name for a in suite.audits if a.kind == "canary"] == [
+        "canary-deterministic-poisson-claim", "canary-deterministic-gaussian-claim"]
 
 
 @pytest.mark.slow
@@ -50,6 +53,12 @@ def test_suite_verdicts(tmp_path):
     # where the exact value is the pair's ε (deterministic: closed form; Poisson: the lower end
     # of a 5e-4-wide PLD bracket), no certified bound exceeds it; the shuffle and
     # balls-and-bins values are lower bounds (max statistic) and are not compared
+    # the canary audits: the same deterministic pipeline from one run of 10 000 canaries,
+    # a violation of the Poisson claim, and below the exact ε of its own claim (4.15)
+    canary = records["canary-deterministic-poisson-claim"]
+    assert canary["verdict"] == "violation" and canary["samples"] == 10_000
+    own = records["canary-deterministic-gaussian-claim"]
+    assert own["verdict"] == "consistent" and 0 < own["epsilon_lower_bound"] < 4.15
     for r in (v for k, v in records.items() if k.startswith(("poisson", "deterministic"))):
         bounds = [b for b in (r["epsilon_lower_bound"], r["white_box_epsilon_lower_bound"])
                   if b is not None]

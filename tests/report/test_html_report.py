@@ -194,6 +194,26 @@ def test_claim_math_is_mathml_and_parsing_is_restricted():
     assert claim_math({"expression": "<callable>"}) == []
 
 
+@pytest.mark.parametrize("text, shown", [
+    ("factorial(factorial(20))", "<mo>!</mo>"), ("9**999999999", "999999999"),
+    ("(Eq(x, gamma(gamma(30))),)", "&#x393;"), ("binomial(10**30, 10**29)", "<mn>10</mn>")])
+def test_claim_math_computes_nothing(text, shown):
+    """Issue 39, item 11: a results.json whose claim text was ``factorial(factorial(20))`` made
+    ``dpaudit report`` hang, since the whitelisted name was evaluated; now an expression whose
+    evaluation could cost anything is printed as written."""
+    import time
+
+    start = time.perf_counter()
+    math = expression_mathml(text)
+    assert time.perf_counter() - start < 5.0
+    assert math and shown in math[0]
+
+
+def test_claim_math_keeps_sympys_rendering_of_ordinary_claims():
+    assert expression_mathml("x*(alpha/2 - 1/2)")[0].count("<mfrac>") == 2  # 1/2 is a Rational
+    assert "<mn>0.5</mn>" in expression_mathml("x + 0.5")[0]
+
+
 def test_write_html_is_atomic_and_readable(report, tmp_path):
     out = tmp_path / "out" / "report.html"
     assert write_html(report, out, figures=False) == out

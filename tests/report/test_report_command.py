@@ -232,3 +232,32 @@ def test_html_format(tmp_path, report, capsys):
         assert not (tmp_path / "summary.md").exists()  # checked before anything is written
     else:
         assert status == 0 and (tmp_path / "report.html").stat().st_size > 0
+
+
+def test_report_honours_the_run_lock_of_its_output_directory(tmp_path, capsys, monkeypatch):
+    """Issue 39, item 14: ``dpaudit report --out DIR`` wrote into a directory a run held."""
+    from dpaudit.cli.out_lock import OutputLock
+
+    monkeypatch.chdir(tmp_path)
+    Path("tiny.toml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    main(["run", "tiny.toml", "--out", "runs/a", "--workers", "1", "-q"])
+    capsys.readouterr()
+    with OutputLock.acquire("runs/b"):
+        assert main(["report", "runs/a", "--format", "md", "--out", "runs/b"]) == 2
+    assert "another dpaudit run" in capsys.readouterr().err
+    assert not Path("runs/b/summary.md").exists()
+    assert main(["report", "runs/a", "--format", "md", "--out", "runs/b"]) == 0  # released
+
+
+def test_a_committed_link_does_not_send_the_reports_elsewhere(tmp_path, capsys, monkeypatch):
+    """Issue 39, item 14: a ``reports/ci`` symbolic link sent every report outside."""
+    import os
+
+    (tmp_path / "repo" / "reports").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", tmp_path / "repo" / "reports" / "ci")
+    monkeypatch.chdir(tmp_path / "repo")
+    Path("tiny.toml").write_text(textwrap.dedent(SUITE), encoding="utf-8")
+    assert main(["run", "tiny.toml", "--out", "reports/ci", "-q"]) == 2
+    assert "outside the current directory" in capsys.readouterr().err
+    assert list((tmp_path / "elsewhere").iterdir()) == []

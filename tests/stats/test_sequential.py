@@ -80,3 +80,23 @@ def test_underpowered_is_a_consistent_dp_certificate_above_the_target():
         assert rule.is_underpowered(*args) is None
     assert StoppingRule(power=None).is_underpowered("consistent", "dp", 1.0, 9.0) is None
     assert StoppingRule.from_json(rule.to_json()) == rule and StoppingRule.from_json(None) is None
+
+
+@pytest.mark.parametrize("budget", [1_000, 2_000, 20_000, 200_000, 10**6, 10**9])
+def test_the_budget_is_the_last_look_and_a_test_draws_less_than_twice_it(budget):
+    """Issue 39, item 13: 29 000 drawn at a budget of 20 000.  The budget is the size of the
+    largest (last) look; every look draws fresh samples, so the total is the sum of the looks:
+    < 2 × the budget on every path the schedule allows (here the longest: 2× growth)."""
+    from dpaudit.report.glossary import GLOSSARY
+    from dpaudit.stats.sequential import Schedule
+
+    schedule = Schedule()
+    for predicted in (None, "slow"):
+        looks = [schedule.first_look(budget)]
+        while looks[-1] < budget:
+            wanted = 2 * looks[-1] if predicted == "slow" else None
+            looks.append(schedule.next_look(looks[-1], budget, wanted))
+        assert looks[-1] == budget and max(looks) == budget
+        assert sum(looks) < 2 * budget
+    (term,) = [t for t in GLOSSARY if t.word == "budget"]
+    assert "largest (and last) look" in term.meaning and "less than 2×" in term.meaning

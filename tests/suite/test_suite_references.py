@@ -51,6 +51,7 @@ PAIR = "[[audit.pairs]]\nd0 = [0, 1]\nd1 = [1, 1]\n"
 
 @pytest.fixture
 def code_dir(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("")  # the project: references stay inside it
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "my_mech.py").write_text(MECH)
     (tmp_path / "samplers.py").write_text(SAMPLERS)
@@ -128,9 +129,10 @@ def test_bad_references_are_suite_errors_naming_the_key(code_dir, body, key, wor
 
 def test_load_reference_forms(code_dir, monkeypatch):
     cls = load_reference("lib/my_mech.py:ClippedMean", code_dir)
-    assert cls is load_reference(str(code_dir / "lib" / "my_mech.py") + ":ClippedMean")
+    assert cls is load_reference(str(code_dir / "lib" / "my_mech.py") + ":ClippedMean",
+                                 code_dir / "suites")
     monkeypatch.syspath_prepend(str(code_dir))
-    assert callable(load_reference("samplers:noisy_count"))
+    assert callable(load_reference("samplers:noisy_count", code_dir))
     for bad in ("no-colon", "x.py:", "x.py:1bad"):
         with pytest.raises(CodeReferenceError):
             load_reference(bad, code_dir)

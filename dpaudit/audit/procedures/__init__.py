@@ -6,5 +6,7 @@
   measured by :mod:`~dpaudit.audit.procedures.pair_measure`;
 * :mod:`~dpaudit.audit.procedures.exact_curve` — the exact-curve check
   (``kind = "exact-curve"``);
+* :mod:`~dpaudit.audit.procedures.canary` — the canary audit (``kind = "canary"``), its
+  options read by :mod:`~dpaudit.audit.procedures.canary_settings`;
 * :mod:`~dpaudit.audit.procedures.table` — kind → procedure, with plug-ins.
 """

@@ -36,10 +36,11 @@ from dpaudit.results.hierarchy import AuditPoint, TestResult
 from dpaudit.results.provenance import Coverage, RecordedPair
 from dpaudit.stats.sequential import StoppingRule
 from dpaudit.util.sizes import DEFAULT_MEMORY_LIMIT
+from dpaudit.util.time_limit import DEFAULT_TIME_LIMIT
 
 if TYPE_CHECKING:
     from dpaudit.distinguish.counting import EventCounter
-    from dpaudit.suite.spec import AuditSpec
+    from dpaudit.spec.audit import AuditSpec
     from dpaudit.suite.targets import Target
 
 
@@ -69,6 +70,7 @@ class PointContext:
       samples: the per-side sample budget of each test (after ``--samples``/``--profile``).
       target: what builds the mechanism in any process.
       memory_limit: bytes; a task over it is refused (never changes a number).
+      time_limit: seconds a task may run before it ends as an error (never changes a number).
       stopping: how tests spend their budget and the power target.
     """
 
@@ -77,6 +79,7 @@ class PointContext:
     samples: int
     target: "Target"
     memory_limit: int = DEFAULT_MEMORY_LIMIT
+    time_limit: float = DEFAULT_TIME_LIMIT
     stopping: StoppingRule = StoppingRule()
 
 

@@ -29,6 +29,7 @@ from dpaudit.audit.procedures.pair import PairAudit, PairSetup
 from dpaudit.results.hierarchy import AuditPoint, TestResult
 from dpaudit.results.provenance import Coverage, RecordedPair
 from dpaudit.util.sizes import DEFAULT_MEMORY_LIMIT
+from dpaudit.util.time_limit import DEFAULT_TIME_LIMIT
 
 #: the procedure's kind
 EXACT_CURVE = "exact-curve"
@@ -70,6 +71,7 @@ class ExactCurveTask(Task):
     samples: int = 0
     setup_error: str | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
+    time_limit: float = DEFAULT_TIME_LIMIT
 
     @property
     def label(self) -> str:
@@ -161,7 +163,8 @@ class ExactCurveCheck(AuditProcedure):
                                       deltas=audit.deltas, alphas=audit.alphas,
                                       seed=task_seed(context.suite_seed, key),
                                       target=context.target, setup_error=setup.error,
-                                      memory_limit=context.memory_limit))
+                                      memory_limit=context.memory_limit,
+                                      time_limit=context.time_limit))
         return out
 
 

@@ -37,6 +37,7 @@ from dpaudit.results.provenance import Coverage, RecordedPair
 from dpaudit.results.records import describe_exception
 from dpaudit.spec.coverage import SearchBudget, no_search_reason, representation_default
 from dpaudit.util.sizes import DEFAULT_MEMORY_LIMIT
+from dpaudit.util.time_limit import DEFAULT_TIME_LIMIT
 
 #: the procedure's kind
 PAIR = "pair"
@@ -92,6 +93,7 @@ class PairTask(Task):
     white_box: bool = False
     setup_error: str | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
+    time_limit: float = DEFAULT_TIME_LIMIT
     representation: bool = False
     search: SearchedTest | None = None
 
@@ -156,7 +158,7 @@ class PairAudit(AuditProcedure):
                "pair, black-box and white-box, named pairs and a search of the dataset space")
 
     def setup(self, audit, params: dict, memory_limit: int) -> PairSetup:
-        from dpaudit.audit.memory import check_pairs_memory
+        from dpaudit.audit.memory import check_explicit_pairs_memory, check_pairs_memory
         from dpaudit.mechanisms.base import NeighbourPair
         from dpaudit.mechanisms.capabilities import LogDensity, SearchableDatasets
         from dpaudit.suite.targets import as_target
@@ -172,6 +174,7 @@ class PairAudit(AuditProcedure):
                                          if audit.representation is None
                                          else audit.representation))
             if audit.pairs != "worst-case":
+                check_explicit_pairs_memory(audit.pairs, memory_limit)
                 return PairSetup([NeighbourPair(p.name, p.d0, p.d1, p.description)
                                   for p in audit.pairs], None, defaulted, **reach)
             check_pairs_memory(mechanism, memory_limit)
@@ -207,7 +210,8 @@ class PairAudit(AuditProcedure):
 
         common = dict(point=point, deltas=audit.deltas, alphas=audit.alphas,
                       samples=context.samples, target=context.target, setup_error=setup.error,
-                      memory_limit=context.memory_limit, representation=setup.representation)
+                      memory_limit=context.memory_limit, time_limit=context.time_limit,
+                      representation=setup.representation)
         white = setup.white_box and audit.white_box
         pairs = setup.pairs or [None]
         out = []

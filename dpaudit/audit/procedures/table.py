@@ -1,7 +1,8 @@
 """The table of audit procedures: a suite's ``kind`` → the :class:`AuditProcedure` that runs it.
 
-Built in: ``pair`` (:class:`~dpaudit.audit.procedures.pair.PairAudit`, the default) and
-``exact-curve`` (:class:`~dpaudit.audit.procedures.exact_curve.ExactCurveCheck`).  A plug-in
+Built in: ``pair`` (:class:`~dpaudit.audit.procedures.pair.PairAudit`, the default),
+``exact-curve`` (:class:`~dpaudit.audit.procedures.exact_curve.ExactCurveCheck`) and ``canary``
+(:class:`~dpaudit.audit.procedures.canary.CanaryAudit`).  A plug-in
 adds a kind without editing dpaudit by declaring an entry point in the ``dpaudit.procedures``
 group whose name is the kind and whose value names an :class:`AuditProcedure` subclass (its
 ``kind`` must equal the name); :func:`register_procedure` does the same from Python.
@@ -11,12 +12,14 @@ group whose name is the kind and whose value names an :class:`AuditProcedure` su
 from __future__ import annotations
 
 from dpaudit.audit.procedures.base import AuditProcedure
+from dpaudit.audit.procedures.canary import CanaryAudit
 from dpaudit.audit.procedures.exact_curve import ExactCurveCheck
 from dpaudit.audit.procedures.pair import PairAudit
 
 from dpaudit.spec.kinds import DEFAULT_KIND, ENTRY_POINT_GROUP
 
-_TABLE: dict[str, AuditProcedure] = {p.kind: p for p in (PairAudit(), ExactCurveCheck())}
+_TABLE: dict[str, AuditProcedure] = {p.kind: p for p in (PairAudit(), ExactCurveCheck(),
+                                                         CanaryAudit())}
 _PLUGINS_LOADED = False
 
 

@@ -5,7 +5,6 @@ Conventions and certified formulas: :mod:`dpaudit.mechanisms.classic.common`.
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -87,8 +86,8 @@ class RandomizedResponse(LogDensity, CalibratedNoise, DeterministicQuery, Search
     def log_probabilities(self, dataset) -> np.ndarray:
         """ln P[output = j], j = 0..k−1, from the p_true / p_other formulas."""
         v = self.validate_dataset(dataset)
-        out = np.full(self.k, math.log(RR_P_OTHER(epsilon=self.epsilon, k=self.k)))
-        out[v] = math.log(self.p_true)
+        out = np.full(self.k, RR_P_OTHER.log_value(epsilon=self.epsilon, k=self.k))
+        out[v] = RR_P_TRUE.log_value(epsilon=self.epsilon, k=self.k)
         return out
 
     def output_space(self, d0, d1) -> OutputSpace:

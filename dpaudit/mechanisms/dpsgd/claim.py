@@ -46,6 +46,7 @@ import sympy as sp
 
 from dpaudit.util import validation
 from dpaudit.claims import GDP, RDP, Claim, claim_expression
+from dpaudit.claims.capabilities import ProfileCurve
 from dpaudit.claims.accountants import ACCOUNTANTS as LIBRARY_ACCOUNTANTS
 from dpaudit.claims.accountants import accountant_claim as library_accountant_claim
 from dpaudit.claims.certificates import load_formula
@@ -122,6 +123,24 @@ def dp_accounting_version() -> str:
         return "unknown"
 
 
+@functools.lru_cache(maxsize=16)
+def _composed_pld_accountant(sigma: float, q: float, steps: int, discretization: float):
+    dpa = require_dp_accounting()
+    from dp_accounting.pld import pld_privacy_accountant
+    acc = pld_privacy_accountant.PLDAccountant(
+        dpa.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=discretization)
+    acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), int(steps))
+    return acc
+
+
+@functools.lru_cache(maxsize=4096)
+def pld_accountant_delta(sigma: float, q: float, steps: int, eps: float,
+                         discretization: float = PLD_DISCRETIZATION) -> float:
+    """δ(ε) of the same composed ``PLDAccountant`` (pessimistic), its composition cached."""
+    return float(_composed_pld_accountant(sigma, q, int(steps), discretization)
+                 .get_delta(float(eps)))
+
+
 @functools.lru_cache(maxsize=256)
 def pld_accountant_epsilon(sigma: float, q: float, steps: int, delta: float,
                            discretization: float = PLD_DISCRETIZATION,
@@ -140,7 +159,7 @@ def pld_accountant_epsilon(sigma: float, q: float, steps: int, delta: float,
 
 
 @dataclass(frozen=True)
-class PLDAccountantClaim(Claim):
+class PLDAccountantClaim(ProfileCurve, Claim):
     """(ε(δ), δ)-DP for every δ, ε(δ) from dp_accounting's PLD accountant (module docstring).
 
     The accountant rounds the privacy loss pessimistically, so its ε(δ) is an upper bound on
@@ -161,6 +180,11 @@ class PLDAccountantClaim(Claim):
             return math.inf
         return pld_accountant_epsilon(self.noise_multiplier, self.sampling_prob, self.steps,
                                       float(delta), self.discretization, self.relation)
+
+    def delta(self, eps: float) -> float:
+        """δ(ε) of the same accountant (pessimistic: an upper bound)."""
+        return pld_accountant_delta(self.noise_multiplier, self.sampling_prob, self.steps,
+                                    float(eps), self.discretization)
 
     def parameters(self) -> dict:
         out = {"noise_multiplier": self.noise_multiplier, "sampling_prob": self.sampling_prob,

@@ -65,6 +65,7 @@ from dpaudit.exact.shuffle_epochs import shuffle_epochs_bracket
 from dpaudit.exact.subsampled_gaussian import subsampled_gaussian_bracket
 from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.evidence.exact_curve import EpsilonBracket
+from dpaudit.mechanisms.canaries.source import CanaryRuns, CanarySource
 from dpaudit.mechanisms.capabilities import BracketedEpsilon, LogDensity
 from dpaudit.mechanisms.dpsgd.datasets import (canary_structure, expand_gradients,
                                                gradient_dataset, one_record_replaced,
@@ -91,12 +92,17 @@ def _optional(check):
     return optional
 
 
-class ABLQ(BracketedEpsilon, LogDensity, Mechanism):
+class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
     """Adaptive batch linear queries with a batch sampler (module docstring).  The
-    registered subclasses fix ``sampler``."""
+    registered subclasses fix ``sampler``.  Its one-run canary mode (``kind = "canary"``):
+    m Dirac gradient canaries, each on its own coordinate, scored by their log-likelihood
+    ratio under the mechanism's own sampler and view
+    (:class:`~dpaudit.mechanisms.canaries.simulated.DPSGDCanaryRun`)."""
 
     family = "dpsgd"
     batch_sampler = "abstract"
+    #: every canary has its own coordinate and noise: scores independent given the bits
+    independent_canary_scores = True
 
     n = count_parameter(1000, "dataset size n", 2)
     batch_size = count_parameter(10, "batch size b (divides n; T = n/b steps per epoch)", 1)
@@ -184,6 +190,13 @@ class ABLQ(BracketedEpsilon, LogDensity, Mechanism):
 
     def pairs_size(self):
         return None
+
+    def canary_source(self, plan, options: dict) -> CanarySource:
+        from dpaudit.mechanisms.canaries.simulated import DPSGDCanaryRun
+
+        return CanarySource(DPSGDCanaryRun(plan, self), None,
+                            f"Dirac gradient canaries, {self.batch_sampler} batches, view "
+                            f"{self.view}")
 
     def sample(self, dataset, n, rng) -> np.ndarray:
         size = validation.draw_request(n, rng)

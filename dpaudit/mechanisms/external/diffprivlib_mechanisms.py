@@ -22,6 +22,7 @@ Neighbouring relations, as diffprivlib documents them:
 from __future__ import annotations
 
 import math
+import sys
 from typing import ClassVar
 
 import numpy as np
@@ -32,6 +33,10 @@ from dpaudit.exact import discrete_epsilon
 from dpaudit.mechanisms.base import NeighbourPair, Parameter
 from dpaudit.mechanisms.external.common import ExternalMechanism, seed_from, shift_pair
 from dpaudit.neighbours import NeighbourRelation, any_single_record, linf
+
+
+#: ln of the largest float64: e^ε overflows above it
+MAX_FLOAT_EXP = math.log(sys.float_info.max)
 
 
 def _claim(epsilon: float, delta: float):
@@ -167,6 +172,17 @@ class DplGaussianDiscrete(DplGaussianAnalytic):
         out = dict(self.params)
         out["sensitivity"] = int(out["sensitivity"])
         return out
+
+    def check_parameters(self) -> None:
+        """diffprivlib 0.6.6's ``GaussianDiscrete._find_scale`` evaluates ``np.exp(ε)`` in
+        float64: at ε > ln(float64 max) ≈ 709.78 its objective is NaN and its bracketing loop
+        never ends (a constructor that hangs, issue 39 item 7), so such an ε is refused here,
+        before diffprivlib is called."""
+        if self.epsilon > MAX_FLOAT_EXP:
+            raise ValueError(f"diffprivlib GaussianDiscrete cannot be built at epsilon = "
+                             f"{self.epsilon:g}: its scale search computes e^epsilon in float64, "
+                             f"which overflows above {MAX_FLOAT_EXP:.2f}, and then never stops")
+        super().check_parameters()
 
 
 class DplGeometric(DiffprivlibMechanism):

@@ -119,6 +119,14 @@ class RegressionMechanism(Mechanism):
     def relation(self) -> NeighbourRelation:
         return NeighbourRelation("zero-out-record", NEIGHBOURING, zero_out_one_row)
 
+    def pairs_size(self) -> tuple[int, str]:
+        """``joint-basis``: two ((d+1)·m) × (d+1) datasets; ``influential-row``: two
+        (m + d) × (d+1) datasets (issue 39, item 6: ``dim = 20000`` and ``copies = 10⁷`` ran
+        out of memory building them)."""
+        d, m = self.dim, self.copies
+        return (2 * (d + 1) ** 2 * m + 2 * (m + d) * (d + 1),
+                f"dim = {d}, copies = {m}")
+
     def worst_case_pairs(self) -> list[NeighbourPair]:
         """Two pairs: ``joint-basis`` — m copies of a basis of the joint rows (C_X eⱼ, 0) and
         (0, C_Y) (Gram m·diag(C_X², …, C_Y²), the sketch's tightness construction on [X, Y]) with

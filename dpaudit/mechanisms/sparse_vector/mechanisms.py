@@ -171,6 +171,11 @@ class SVTBase(CalibratedNoise, AnswerVectorQuery, SearchableDatasets, Mechanism)
         return exact.svt_pattern_epsilon(q0, q1, self.threshold, self.b_rho, self.b_nu,
                                          self.c, delta)
 
+    def pairs_size(self) -> tuple[int, str]:
+        """At most 3 worst-case pairs, two datasets of m answers each (issue 39, item 6:
+        ``num_queries = 10⁸`` built 6.3 GB of pairs before this was stated)."""
+        return 3 * 2 * self.num_queries, f"num_queries = {self.num_queries}"
+
     # -- worst-case pair families (T = 0, c = 1; see the module docstring) -----------------------
     def _last_drops(self, s: float, g: float):
         """m−1 answers at s rise by Δ while the last, at s − g, falls by Δ."""

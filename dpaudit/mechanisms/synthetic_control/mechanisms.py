@@ -102,6 +102,13 @@ class SyntheticControlMechanism(SearchableDatasets, Mechanism):
     def dataset_space(self) -> DonorPools:
         return DonorPools(self.n, self.T)
 
+    def pairs_size(self) -> tuple[int, str]:
+        """Two worst-case pairs of two donor pools (X: n × T, y: T) each, and the n × n Gram
+        matrix the extremal regression pair is computed with (issue 39, item 6: n = T = 3·10⁴
+        asked for 6.7 GiB while planning)."""
+        n, T = self.n, self.T
+        return 2 * 2 * (n * T + T) + n * n, f"n = {n}, T = {T}"
+
     def _pre(self, dataset) -> tuple[np.ndarray, np.ndarray]:
         pool = self.validate_dataset(dataset)
         return pool.X[:, :self.T0], pool.y[:self.T0]

@@ -17,7 +17,7 @@ from typing import Any
 
 from dpaudit.spec.coverage import SearchBudget, search_budget
 from dpaudit.util.hints import did_you_mean
-from dpaudit.suite.fields import Where, check_keys
+from dpaudit.spec.fields import Where, check_keys
 
 _PAIR_KEYS = {"name", "d0", "d1", "description"}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 
 from dpaudit.stats.sequential import StoppingRule
-from dpaudit.suite.fields import Where
+from dpaudit.spec.fields import Where
 
 #: the keys this module reads, in [suite] and in [[audit]]
 STOPPING_KEYS = frozenset(("sequential", "power", "require_power"))
