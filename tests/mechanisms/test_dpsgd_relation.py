@@ -41,15 +41,15 @@ def test_replace_one_pair_is_c_against_minus_c_and_is_checked_positionally():
 def test_poisson_replace_one_bracket_is_the_replace_adjacency_pair():
     from dpaudit.exact.subsampled_gaussian import subsampled_gaussian_bracket
 
-    m = create_mechanism("dpsgd-poisson", n=10, batch_size=1, steps=2, noise_multiplier=2.0,
+    m = create_mechanism("dpsgd-poisson", n=10, batch_size=1, steps=1, noise_multiplier=3.0,
                          relation="replace-one")
     d0, d1 = _pair(m)
     bracket = m.epsilon_bracket(d0, d1, 1e-5)
-    expected = subsampled_gaussian_bracket(2.0, 0.1, 2, 1e-5, "replace-one")
+    expected = subsampled_gaussian_bracket(3.0, 0.1, 1, 1e-5, "replace-one")
     assert (bracket.lower, bracket.upper) == (expected.lower, expected.upper)
     assert "replace-one" in bracket.method
-    added = subsampled_gaussian_bracket(2.0, 0.1, 2, 1e-5, "add-remove")
-    assert bracket.lower > added.upper + 0.1            # a different, larger pair
+    added = subsampled_gaussian_bracket(3.0, 0.1, 1, 1e-5, "add-remove")
+    assert bracket.lower > added.upper + 0.05           # a different, larger pair (0.250 vs 0.175)
     # the pair's exact ε: the optimistic end at a finer discretisation
     assert bracket.lower - 1e-3 <= m.exact_epsilon(d0, d1, 1e-5) <= bracket.upper
 
