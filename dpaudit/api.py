@@ -12,6 +12,20 @@
   so closures and lambdas work and the numbers do not depend on where they run) and the
   points' judgement — and return an :class:`AuditResult`.
 
+Where user code runs.  By default (``workers=1``) every test runs in the calling process, as
+the calling code expects of a function call: a debugger's breakpoints work, nothing is
+pickled, and a small audit takes no process start-up.  The price: ``sys.exit`` in user code
+is an ``error`` of its audit (:mod:`dpaudit.util.user_code`), but ``os._exit`` or a fatal
+signal (SIGKILL, a segfault in a C extension) ends the calling process — a script, a
+notebook's kernel, pytest — with whatever status it gives.  ``isolate=True`` runs the tests
+in worker processes instead (one, or ``workers``; even a single test): such an end is then an
+``error`` of that test ("worker process died …", after one retry alone) and the caller goes
+on, at the cost of a fork-server worker's start-up per call — 3.16 s → 11.87 s for a small
+audit (``benchmarks/out_of_process.py``, a loaded machine).  ``workers`` ≥ 2 runs the tests
+in worker processes too, except an audit of a single test.  Either way the audit is
+*planned* in the calling process: the mechanism's constructor, its claim and its
+``worst_case_pairs()`` (and a ``"file.py:fn"`` reference's import) run there.
+
 Bad arguments raise ``ValueError`` with a one-line message.
 """
 
@@ -102,7 +116,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     power: float | None = DEFAULT_POWER,
                     require_power: bool = False, kind: str = DEFAULT_KIND,
                     options: dict | None = None, claim=None, sweep: dict | None = None,
-                    note: str = "") -> AuditResult:
+                    note: str = "", isolate: bool = False) -> AuditResult:
     """Audit a mechanism against its own claim (or ``claim``): its named pairs, a pair search
     of its dataset space, and — for code that is the implementation — its outputs' float64
     representation (:mod:`dpaudit.spec.coverage`), exactly as ``dpaudit run`` audits a suite.
@@ -119,6 +133,10 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       alphas: Rényi orders to audit as well (claims with an RDP curve).
       samples, confidence, seed: per side; family-wise over the pairs; the run's seed.
       workers: processes (1: in this process); the numbers do not depend on it.
+      isolate: run the tests in worker processes even with ``workers=1`` (and for a single
+        test), so that user code ending its process (``os._exit``, a fatal signal) is an
+        ``error`` of its test instead of the end of the caller; slower (a worker's start-up
+        per call; see the module docstring).  Not with ``backend``.
       expect: ``"consistent"`` or ``"violation"`` (with a ``sweep``, a list of them, one
         per value).
       backend: where to run instead of ``workers`` local processes: a
@@ -167,7 +185,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                       power=power, require_power=require_power, kind=kind, options=options,
                       sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
-                     backend=backend, memory_limit=memory_limit)
+                     backend=backend, memory_limit=memory_limit, isolate=isolate)
 
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
@@ -181,7 +199,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False, kind: str = DEFAULT_KIND,
                   options: dict | None = None, sweep: dict | None = None,
-                  note: str = "") -> AuditResult:
+                  note: str = "", isolate: bool = False) -> AuditResult:
     """Audit a plain sampler ``sampler(dataset, n, rng, **params) -> n outputs`` against a
     claim, on its pairs and — by default — on its outputs' float64 representation: the
     sampler is the code you ship.  A sampler has no dataset space, so only the given pairs
@@ -201,8 +219,8 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
       epsilon: shorthand claim: ε-DP, or (ε, δ)-DP when ``delta`` is a positive number.
       params: keyword arguments of the sampler (:mod:`dpaudit.mechanisms.sampler`); those
         left out take the function's defaults (``result.defaulted_parameters``).
-      delta, samples, confidence, seed, workers, expect, backend, memory_limit: as in
-        :func:`audit_mechanism`.
+      delta, samples, confidence, seed, workers, expect, backend, memory_limit, isolate: as
+        in :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
       sequential, power, require_power, kind, options, sweep, note: as for
@@ -227,7 +245,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                       require_power=require_power, kind=kind, options=options, sweep=sweep,
                       note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
-                     backend=backend, memory_limit=memory_limit)
+                     backend=backend, memory_limit=memory_limit, isolate=isolate)
 
 
 def audit_spec(mechanism=None, *, sampler=None, claim=None, samples: int = DEFAULT_SAMPLES,
@@ -296,10 +314,10 @@ def audit_spec(mechanism=None, *, sampler=None, claim=None, samples: int = DEFAU
 
 def run_audit(spec: AuditSpec, *, confidence: float = DEFAULT_CONFIDENCE,
               seed: int = DEFAULT_SEED, workers: int = 1, backend=None,
-              memory_limit: int | str | None = None) -> AuditResult:
+              memory_limit: int | str | None = None, isolate: bool = False) -> AuditResult:
     """Run one audit (:func:`audit_spec`; a suite's ``[[audit]]`` row) as a suite of one:
     checked again as a suite row is, planned as one Bonferroni family at ``confidence``,
-    run on the backend chosen by ``workers`` and ``backend`` (as for
+    run on the backend chosen by ``workers``, ``backend`` and ``isolate`` (as for
     :func:`audit_mechanism`), and judged.
 
     Raises:
@@ -318,7 +336,7 @@ def run_audit(spec: AuditSpec, *, confidence: float = DEFAULT_CONFIDENCE,
                                confidence=confidence, seed=seed,
                                memory_limit=options.memory_limit, caller="run_audit()",
                                **keys)
-    runner, owned = resolve_backend(backend, workers)
+    runner, owned = resolve_backend(backend, workers, isolate=_flag("isolate", isolate))
     try:
         points, info = run_single(suite, runner, options)
     finally:
@@ -326,6 +344,12 @@ def run_audit(spec: AuditSpec, *, confidence: float = DEFAULT_CONFIDENCE,
             runner.close()
     return AuditResult(tuple(r for p in points for r in p.records()),
                        tuple(p.outcome() for p in points), info, tuple(points))
+
+
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: expected True or False, got {value!r}")
+    return value
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -351,7 +375,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
                resume: bool = False, on_started=None,
                memory_limit: int | str | None = None, fixed_n: bool = False,
                power: float | None = None, require_power: bool = False,
-               time_limit: float | None = None) -> AuditRun:
+               time_limit: float | None = None, isolate: bool = False) -> AuditRun:
     """Run suite files, as ``dpaudit run`` does, and return the judged run.
 
     Args:
@@ -370,6 +394,8 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
         or ``"local:N"``, :func:`dpaudit.backends.resolve_backend`), which replaces
         ``workers``; no number depends on either.  A backend given as an object is not
         closed; one created here from a string is.
+      isolate: every test in a worker process, even with ``workers=1`` (as for
+        :func:`audit_mechanism`); the suites' code is still imported and planned here.
       progress: a :class:`~dpaudit.audit.progress.RunProgress` or a per-record callable
         (None, the default, is silent).
       on_suite_error, on_suite_skipped, journal, resume, on_started: as
@@ -385,7 +411,7 @@ def run_suites(paths: Iterable[str], *, samples: int | None = None, profile: str
     options = RunOptions(samples=samples, profile=profile, seed=seed, only=tuple(only),
                          memory_limit=memory_limit, fixed_n=fixed_n, power=power,
                          require_power=require_power, time_limit=time_limit)
-    runner, owned = resolve_backend(backend, workers)
+    runner, owned = resolve_backend(backend, workers, isolate=_flag("isolate", isolate))
     try:
         run = run_audits(paths, options, backend=runner, progress=progress,
                          on_suite_error=on_suite_error, on_suite_skipped=on_suite_skipped,

@@ -30,6 +30,23 @@ Two things:
   sets the worker processes (default 1; the numbers do not depend on it) and
   ``--dpaudit-profile quick|default|deep`` scales the samples as ``dpaudit run --profile``.
 
+  The suite files run in a worker process of their own, one per session, reused from file to
+  file (:class:`dpaudit.util.worker_process.WorkerProcess`; its start costs a few seconds
+  once): user code that ends its process — ``os._exit(0)`` or a fatal signal at the import of
+  a suite's file, in a sampler, in a mechanism's method — ended pytest itself with exit status
+  0, no report and no junit.xml (issue 39, item 2).  Now it ends that worker: every item of
+  the file errors with one message saying so, the next file gets a fresh worker, and pytest
+  reports as usual.  ``sys.exit`` there is already an error of its audit
+  (:mod:`dpaudit.util.user_code`).  With ``--dpaudit-workers 2`` or more, a file's tests run
+  in worker processes of their own (even a file of one test; a test whose worker dies is
+  retried once alone), so such an end costs only its own audit.  ``--dpaudit-in-process`` runs the files in pytest's process instead (a
+  debugger's breakpoints work there; user code that ends the process then ends pytest).
+
+  **The fixture stays in the test's process**, as the Python API does by default: a test
+  whose audited code calls ``os._exit`` ends pytest.  ``isolate=True``
+  (``dpaudit_audit.mechanism(..., isolate=True)``, :func:`dpaudit.api.audit_mechanism`)
+  runs its tests in worker processes, where such an end is an ``error`` of the audit.
+
 Both routes issue every distinct warning the audit recorded (e.g. a sampler that ignores its
 ``rng``) as a :class:`dpaudit.DpauditWarning` naming the audit and the pair, from inside the
 test's call, so pytest's "warnings summary" lists it under that test.
@@ -61,6 +78,10 @@ def pytest_addoption(parser):
     group.addoption("--dpaudit-require-power", action="store_true", default=False,
                     help="fail an audit whose certificate is underpowered, as "
                          "`dpaudit run --require-power`")
+    group.addoption("--dpaudit-in-process", action="store_true", default=False,
+                    help="run collected suite files in pytest's own process, not in the "
+                         "session's worker process (user code that ends the process then "
+                         "ends pytest)")
     parser.addini("dpaudit_suites", type="bool", default=False,
                   help="collect *.toml files with [[audit]] tables as tests")
 
@@ -112,15 +133,68 @@ class SuiteFile(pytest.File):
                 yield AuditItem.from_parent(self, name=name, audit=audit.name, point=point)
 
     def run(self):
-        """The judged run of the whole file (computed once per session)."""
-        if self._run is None:
-            from dpaudit.api import run_suites
+        """The judged run of the whole file (computed once per session, in the session's
+        worker process unless ``--dpaudit-in-process``).
 
-            self._run = run_suites([str(self.path)],
-                                   workers=self.config.getoption("dpaudit_workers"),
-                                   profile=self.config.getoption("dpaudit_profile"),
-                                   **_stopping_options(self.config))
+        Raises:
+          SuiteRunEnded: user code ended the worker process before the file's run finished
+            (raised again for every item of the file).
+        """
+        if self._run is None:
+            import functools
+
+            from dpaudit.api import run_suites
+            from dpaudit.util.processes import describe_exit
+            from dpaudit.util.worker_process import WorkerEnded
+
+            workers = self.config.getoption("dpaudit_workers")
+            run = functools.partial(run_suites, [str(self.path)], workers=workers,
+                                    isolate=workers >= 2,  # even a file of a single test
+                                    profile=self.config.getoption("dpaudit_profile"),
+                                    **_stopping_options(self.config))
+            if self.config.getoption("dpaudit_in_process"):
+                self._run = run()
+            else:
+                try:
+                    self._run = _session_worker(self.config).call(run)
+                except WorkerEnded as exc:
+                    where = ("the suite's code at import, a sampler or a mechanism's method; "
+                             "with --dpaudit-workers 2 each test runs in a process of its "
+                             "own, where this is an error of its audit and the file's other "
+                             "audits run") if workers < 2 else (
+                             "the suite's code at import or a mechanism's constructor, claim "
+                             "or worst_case_pairs() while the file was planned (its tests "
+                             "run in processes of their own)")
+                    self._run = SuiteRunEnded(
+                        f"{self.path.name}: user code ended the worker process that ran this "
+                        f"suite file ({describe_exit(exc.exit_code)}) before its run "
+                        f"finished: {where}")
+        if isinstance(self._run, SuiteRunEnded):
+            raise self._run
         return self._run
+
+
+class SuiteRunEnded(Exception):
+    """User code ended the process that ran a suite file: the message says so."""
+
+
+_WORKER = pytest.StashKey["object"]()
+
+
+def _session_worker(config):
+    """The session's :class:`~dpaudit.util.worker_process.WorkerProcess` (made on first use,
+    closed by :func:`pytest_unconfigure`)."""
+    if _WORKER not in config.stash:
+        from dpaudit.util.worker_process import WorkerProcess
+
+        config.stash[_WORKER] = WorkerProcess()
+    return config.stash[_WORKER]
+
+
+def pytest_unconfigure(config):
+    worker = config.stash.get(_WORKER, None)
+    if worker is not None:
+        worker.close()
 
 
 class AuditFailed(Exception):
@@ -156,10 +230,16 @@ class AuditItem(pytest.Item):
     def setup(self):
         from dpaudit.report.explain import explain_point
 
-        found = [p for p in self.parent.run().points if p.audit == self.audit
+        try:
+            run, ended = self.parent.run(), None
+        except SuiteRunEnded as exc:
+            run, ended = None, str(exc)
+        if ended:  # in setup: reported as an error, not a failure (outside the except: no
+            pytest.fail(ended, pytrace=False)  # "during handling of …" context)
+        found = [p for p in run.points if p.audit == self.audit
                  and (None if p.sweep is None else p.sweep.index) == self.point]
         if not found:  # e.g. its code failed to load when the file ran
-            errors = "; ".join(s.error for s in self.parent.run().suites if s.error)
+            errors = "; ".join(s.error for s in run.suites if s.error)
             pytest.fail(errors or f"{self.path.name}::{self.name}: the run has no outcome for "
                                   f"this audit point", pytrace=False)
         self.judged = point = found[0]

@@ -118,3 +118,43 @@ def test_delta_and_alpha_grids_are_capped_as_in_a_suite():
     with pytest.raises(ValueError, match=f"'alphas': expected at most {MAX_GRID_VALUES} values"):
         audit_mechanism("gaussian", delta=1e-5, alphas=[2.0 + i for i in range(1001)],
                         samples=1000)
+
+
+#: a script auditing a sampler that ends its process, with isolate=True: it must go on
+ISOLATED = """
+import os
+from dpaudit.api import audit_sampler
+
+def ender(d, n, rng):
+    os._exit(0)
+
+(record,) = audit_sampler(ender, epsilon=1.0, pairs=[([0.0], [1.0])], samples=2000,
+                          isolate=True).records
+print("STILL HERE", record.verdict, record.error)
+"""
+
+
+@pytest.mark.slow  # ~3 s: a Python subprocess whose one-worker pool starts twice
+def test_isolate_makes_a_sampler_that_ends_its_process_an_error_of_its_audit():
+    """Issue 39, item 2: ``os._exit(0)`` in a sampler ended the caller of ``audit_sampler``
+    with status 0; with ``isolate=True`` the audit runs in a worker process and such an end
+    is an ``error`` of that audit (a subprocess, so that a regression cannot end pytest; a
+    fatal signal's end takes the same path: tests/backends/test_worker_retry.py)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", ISOLATED], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "STILL HERE error" in done.stdout, done.stdout + done.stderr[-3000:]
+    assert "worker process died while running this test, and again when retried alone" \
+        in done.stdout
+    assert "exit code 0" in done.stdout
+
+
+def test_isolate_is_a_flag_for_local_processes():
+    with pytest.raises(ValueError, match="isolate: expected True or False"):
+        audit_sampler(lambda d, n, rng: rng.laplace(size=n), epsilon=1.0,
+                      pairs=[([0.0], [1.0])], isolate="yes")
+    with pytest.raises(ValueError, match="give one or the other"):
+        audit_mechanism("laplace", isolate=True, backend="local:1")

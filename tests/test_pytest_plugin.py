@@ -84,16 +84,20 @@ def _properties(xml_path) -> dict:
 
 @pytest.mark.slow
 def test_k_and_x_do_not_change_the_family(suite_dir):
+    # in pytest's process: three sessions would start three worker processes, and where the
+    # file runs is not what this pins (the worker: the tests above and below)
     full_xml, selected_xml = suite_dir.path / "full.xml", suite_dir.path / "k.xml"
-    full = suite_dir.runpytest("--dpaudit-suites", f"--junitxml={full_xml}")
+    full = suite_dir.runpytest("--dpaudit-suites", "--dpaudit-in-process",
+                               f"--junitxml={full_xml}")
     assert full.ret == pytest.ExitCode.TESTS_FAILED
-    selected = suite_dir.runpytest("--dpaudit-suites", "-k", "laplace-ok",
+    selected = suite_dir.runpytest("--dpaudit-suites", "--dpaudit-in-process", "-k",
+                                   "laplace-ok",
                                    f"--junitxml={selected_xml}")
     selected.assert_outcomes(passed=1)
     chosen = _properties(selected_xml)
     assert chosen and all(name == "laplace-ok" for name, _ in chosen)
     assert chosen == {k: v for k, v in _properties(full_xml).items() if k[0] == "laplace-ok"}
-    stop = suite_dir.runpytest("--dpaudit-suites", "-x")
+    stop = suite_dir.runpytest("--dpaudit-suites", "--dpaudit-in-process", "-x")
     stop.assert_outcomes(passed=1, failed=1)
 
 
@@ -172,6 +176,34 @@ def test_suites_import_the_project_like_pytest_and_list_every_bad_audit(pytester
                                  "*- audit #0 'a': key 'mechanism'*did you mean 'laplace'*",
                                  "*- audit #1 'b': key 'distinguisher'*did you mean "
                                  "'logistic'*"])
+
+
+@pytest.mark.slow  # ~4 s: a pytest subprocess, and its worker process started twice
+def test_a_suite_whose_sampler_ends_its_process_errors_and_the_next_file_runs(pytester):
+    """Issue 39, item 2: ``os._exit(0)`` in a sampler of a collected suite file ended pytest
+    itself with exit status 0, no report and no junit.xml.  The files run in the session's
+    worker process: its end is an error of every item of that file, the next file runs in a
+    fresh worker, and pytest reports as usual.  (A pytest subprocess: a regression must not
+    end the pytest running this test.)"""
+    pytester.makefile(".toml", pyproject="[project]\nname = 'mine'\n")
+    pytester.makepyfile(enders="import os\ndef os_exit(d, n, rng):\n    os._exit(0)\n")
+    pytester.makefile(".toml", a_ender='[suite]\nsamples = 2000\n[[audit]]\nname = "ender"\n'
+                                       'sampler = "enders.py:os_exit"\n'
+                                       'claim = { notion = "pure-dp", epsilon = 1.0 }\n'
+                                       'search = false\n[[audit.pairs]]\nd0 = [0]\nd1 = [1]\n')
+    pytester.makefile(".toml", z_ok='[suite]\nsamples = 2000\n[[audit]]\nname = "ok"\n'
+                                    'mechanism = "laplace"\nsearch = false\n'
+                                    'white_box = false\n')
+    xml = pytester.path / "out.xml"
+    result = pytester.runpytest_subprocess("--dpaudit-suites", "a_ender.toml", "z_ok.toml",
+                                           f"--junitxml={xml}", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        "*a_ender.toml: user code ended the worker process that ran this suite file (exit "
+        "code 0) before its run finished*--dpaudit-workers 2*"])
+    text = xml.read_text()
+    assert 'name="ender"' in text and 'name="ok"' in text
 
 
 @pytest.mark.slow

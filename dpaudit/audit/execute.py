@@ -23,6 +23,7 @@ from typing import Callable
 
 from dpaudit.results.certificate import Certificate
 from dpaudit.results.hierarchy import TestResult
+from dpaudit.results.privacy_curve import PrivacyCurveFigure
 from dpaudit.results.provenance import BudgetUse, RecordedPair, SearchProvenance
 from dpaudit.results.records import describe_exception
 from dpaudit.util.threads import one_numerical_thread
@@ -59,7 +60,7 @@ class Measured:
     pair: RecordedPair | None = None  # the pair certified (a searched test's once found)
     search: SearchProvenance | None = None  # a searched test's provenance
     sequential: BudgetUse | None = None  # the test's looks, once certified
-    curve: dict | None = None  # the figure's data
+    curve: PrivacyCurveFigure | None = None  # the figure's data
 
 
 def run_guarded(task, measure: Callable[[Measured], None]) -> TestResult:

@@ -98,6 +98,8 @@ def format_progress(record: CertificateRecord) -> str:
         line += (f" floating point: value-level ε_LB="
                  f"{_display_number(record.value_epsilon_lower_bound)} — "
                  f"{record.floating_point_finding}")
+    if record.rejection_reason:
+        line += f" — {record.rejection_reason}"
     line += power_text(record)
     line += looks_text(record.sequential)
     if record.exact_verdict == "violation" and record.verdict != "violation":

@@ -44,6 +44,7 @@ from dpaudit.results.hierarchy import AuditPoint, TestResult
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import SuiteSummary
 from dpaudit.results.run import AuditRun, Incomplete
+from dpaudit.results.series import SeriesResult
 from dpaudit.util.stopping import stop_signal
 from dpaudit.suite.requires import SuiteSkipped
 from dpaudit.suite.spec import Suite, SuiteError, load_suite
@@ -211,8 +212,7 @@ def _execute(run: AuditRun, tasks: list[Task], jobs: list, backend, reporter: Ru
     curves = [done[test_key(t)].curve for t in tasks if done[test_key(t)].curve is not None]
     return dataclasses.replace(
         run, points=points, curves=curves + sweep_curves(points, dense),
-        series=[r for job, r in zip(jobs, job_results) if isinstance(job, SeriesJob)],
-        seconds=time.perf_counter() - start)
+        series=_series(jobs, job_results), seconds=time.perf_counter() - start)
 
 
 def judged_points(tasks: list[Task], results: list[TestResult]) -> list[AuditPoint]:
@@ -271,6 +271,14 @@ def _selected(suite: Suite, selection: AuditFilter) -> Suite:
     return dataclasses.replace(
         suite, audits=tuple(a for a in suite.audits if selection.matches(suite.name, a.name)),
         series=tuple(x for x in suite.series if selection.matches(suite.name, x.name)))
+
+
+def _series(jobs: list, job_results: list) -> list[SeriesResult]:
+    """The ``[[series]]`` results, in plan order: a job whose worker failed (the backend's
+    ``{"error": message}``) is the entry's result with that error."""
+    return [result if isinstance(result, SeriesResult) else job.failed(
+                str(result.get("error") if isinstance(result, dict) else result))
+            for job, result in zip(jobs, job_results) if isinstance(job, SeriesJob)]
 
 
 def _dense_rows(jobs: list, job_results: list) -> dict[tuple, dict]:

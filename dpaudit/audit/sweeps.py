@@ -7,21 +7,27 @@
   (computed by :func:`dense_exact_job` in the worker pool).
 * :func:`series_job` — one ``[[series]]`` entry: ``mechanism.series(quantity, d0, d1,
   values, delta=delta, **options)`` on the mechanism's first worst-case pair, with the claim
-  and its ε at ``delta``.  The method returns ``{"y": [...], "label", "ylabel", "markers":
-  [{"x", "label"}], "facts": {name: value}}``.
+  and its ε at ``delta``, as a :class:`~dpaudit.results.series.SeriesResult`.  The method
+  returns ``{"y": [...], "label", "ylabel", "markers": [{"x", "label"}], "facts": {name:
+  value}}``.
 
 Jobs are plain picklable tuples of names and numbers; they never raise (an error is recorded
-and the rest of the run goes on).
+and the rest of the run goes on).  The curves are typed values of :mod:`dpaudit.results`
+(:class:`~dpaudit.results.sweep_curve.SweepCurve`, :class:`~dpaudit.results.series.SeriesResult`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from dpaudit.results.series import Marker, SeriesResult
+from dpaudit.results.sweep_curve import DenseRow, SweepCurve, SweepValue
 
 
 def _numeric(values) -> bool:
@@ -96,9 +102,13 @@ class SeriesJob:
     suite_file: str
     spec: Any  # a dpaudit.suite.spec.SeriesSpec
 
-    def run(self) -> dict:
-        """The series' result dict; never raises (a failure is its ``error``)."""
+    def run(self) -> SeriesResult:
+        """The series' result; never raises (a failure is its ``error``)."""
         return series_job(self.suite, self.suite_file, self.spec)
+
+    def failed(self, error: str) -> SeriesResult:
+        """The result when the worker running this job failed with ``error``."""
+        return failed_series(self.suite, self.suite_file, self.spec, error)
 
 
 def dense_exact_job(mechanism, params: dict, parameter: str, values: list, pair_index: int,
@@ -136,10 +146,11 @@ def _finite(x):
     return x if math.isfinite(x) else None
 
 
-def sweep_curves(points: list, dense: dict | None = None) -> list[dict]:
+def sweep_curves(points: list, dense: dict | None = None) -> list[SweepCurve]:
     """One ε-over-sweep curve per (swept audit, pair, δ): for every swept value (audit point,
     :class:`~dpaudit.results.hierarchy.AuditPoint`) the claimed ε, the certified black- and
-    white-box lower bounds, the exact ε, the verdict and the point's own expectation.
+    white-box lower bounds, the exact ε, the verdict and the point's own expectation
+    (:class:`~dpaudit.results.sweep_curve.SweepCurve`).
 
     ``dense`` maps (suite_file, audit_index, pair_index) to the merged rows of
     :class:`DenseExactJob` (``{"deltas", "rows", "errors"}``)."""
@@ -156,65 +167,86 @@ def sweep_curves(points: list, dense: dict | None = None) -> list[dict]:
     for (suite_file, audit_index, pair_index, delta), rows in groups.items():
         rows = sorted(rows, key=lambda row: row[0].sweep.index)
         point, test, _ = rows[0]
-        values = [{"value": p.sweep.value, "claimed": c.claimed_epsilon,
-                   "certified": c.epsilon_lower_bound,
-                   "white_box": c.white_box_epsilon_lower_bound,
-                   "exact": c.exact_epsilon, "verdict": c.verdict,
-                   "expect": p.expect,
-                   # computed evidence (an exact-curve check) is no sampled bound
-                   "computed": c.black_box is not None and not c.black_box.certified}
+        values = [SweepValue(value=p.sweep.value, claimed=c.claimed_epsilon,
+                             certified=c.epsilon_lower_bound,
+                             white_box=c.white_box_epsilon_lower_bound,
+                             exact=c.exact_epsilon, verdict=c.verdict, expect=p.expect,
+                             # computed evidence (an exact-curve check) is no sampled bound
+                             computed=c.black_box is not None and not c.black_box.certified)
                   for p, _, c in rows]
-        curve = {"kind": "sweep", "suite": point.suite, "suite_file": suite_file,
-                 "audit": point.audit, "audit_index": audit_index,
-                 "pair": test.pair_name or f"pair-{pair_index}",
-                 "pair_index": pair_index, "mechanism": point.mechanism,
-                 "parameter": point.sweep.parameter, "delta": delta,
-                 "confidence": point.confidence,
-                 "per_certificate_confidence": point.per_certificate_confidence,
-                 "samples": test.samples, "points": values,
-                 "dense": [], "dense_errors": []}
+        dense_rows, dense_errors = [], []
         extra = (dense or {}).get((suite_file, audit_index, pair_index))
         if extra:
             deltas = extra["deltas"]
             if delta in deltas:
                 k = deltas.index(delta)
-                curve["dense"] = sorted(
-                    ({"value": v, "claimed": c[k], "exact": e[k]} for v, c, e in extra["rows"]),
-                    key=lambda p: p["value"])
-            curve["dense_errors"] = extra["errors"]
-        curves.append(curve)
+                dense_rows = sorted((DenseRow(value=v, claimed=c[k], exact=e[k])
+                                     for v, c, e in extra["rows"]), key=lambda row: row.value)
+            dense_errors = extra["errors"]
+        curves.append(SweepCurve(
+            suite=point.suite, suite_file=suite_file, audit=point.audit,
+            audit_index=audit_index, pair=test.pair_name or f"pair-{pair_index}",
+            pair_index=pair_index, mechanism=point.mechanism,
+            parameter=point.sweep.parameter, delta=delta, confidence=point.confidence,
+            per_certificate_confidence=point.per_certificate_confidence,
+            samples=test.samples, points=values, dense=dense_rows,
+            dense_errors=dense_errors))
     return curves
 
 
-def series_job(suite: str, suite_file: str, spec) -> dict:
-    """Compute one ``[[series]]`` entry (never raises)."""
+def series_job(suite: str, suite_file: str, spec) -> SeriesResult:
+    """Compute one ``[[series]]`` entry (never raises: a failure is the result's ``error``,
+    with what was read before it)."""
     from dpaudit.mechanisms.registry import create_mechanism
 
     start = time.perf_counter()
-    out = {"suite": suite, "suite_file": suite_file, "name": spec.name,
-           "mechanism": spec.mechanism, "params": dict(spec.params), "quantity": spec.quantity,
-           "parameter": spec.sweep.parameter, "values": list(spec.sweep.values), "y": None,
-           "label": "", "ylabel": spec.quantity, "markers": [], "claim": None,
-           "delta": spec.delta, "claimed_epsilon": None, "note": spec.note, "error": None,
-           "options": dict(spec.options)}
+    read: dict = {}  # what the entry has read so far: the pair, the claim, the mechanism's answer
     try:
         mech = create_mechanism(spec.mechanism, **spec.params)
         pair = mech.worst_case_pairs()[0]
         d0, d1 = mech.validate_dataset(pair.d0), mech.validate_dataset(pair.d1)
-        out["pair"] = pair.name
+        read["pair"] = pair.name
         claim = mech.claim()
-        out["claim"] = claim.to_dict()
+        read["claim"] = claim.to_dict()
         if spec.delta is not None:
-            out["claimed_epsilon"] = float(claim.epsilon(spec.delta))
-        result = mech.series(spec.quantity, d0, d1, list(spec.sweep.values),
+            read["claimed_epsilon"] = float(claim.epsilon(spec.delta))
+        answer = mech.series(spec.quantity, d0, d1, list(spec.sweep.values),
                              delta=spec.delta, **spec.options)
-        out.update({k: v for k, v in result.items() if k in ("y", "label", "ylabel",
-                                                               "markers", "facts")})
+        answer = {k: v for k, v in answer.items() if k in ANSWER_KEYS}
+        if "markers" in answer:
+            answer["markers"] = [Marker.from_json(m) for m in answer["markers"] or ()]
+        read.update(answer)
+        return _series_result(suite, suite_file, spec, read, None, start)
     except Exception as exc:
-        out["error"] = f"{type(exc).__name__}: {exc}"
-    out["seconds"] = time.perf_counter() - start
-    return out
+        error = f"{type(exc).__name__}: {exc}"
+        # a result that failed on the mechanism's answer keeps none of it
+        read = {k: v for k, v in read.items() if k not in ANSWER_KEYS}
+        return _series_result(suite, suite_file, spec, read, error, start)
 
 
-__all__ = ["DenseExactJob", "SeriesJob", "dense_values", "dense_exact_job", "series_job",
-           "sweep_curves"]
+#: the entries of a mechanism's ``series()`` answer a result keeps
+ANSWER_KEYS = ("y", "label", "ylabel", "markers", "facts")
+
+
+def _series_result(suite: str, suite_file: str, spec, read: dict, error: str | None,
+                   start: float) -> SeriesResult:
+    return SeriesResult(
+        suite=suite, suite_file=suite_file, name=spec.name, mechanism=spec.mechanism,
+        params=dict(spec.params), quantity=spec.quantity, parameter=spec.sweep.parameter,
+        values=list(spec.sweep.values), y=read.get("y"), label=read.get("label", ""),
+        ylabel=read.get("ylabel", spec.quantity), markers=read.get("markers", ()),
+        claim=read.get("claim"), delta=spec.delta,
+        claimed_epsilon=read.get("claimed_epsilon"), note=spec.note, error=error,
+        options=dict(spec.options), pair=read.get("pair"), facts=read.get("facts"),
+        seconds=time.perf_counter() - start)
+
+
+def failed_series(suite: str, suite_file: str, spec, error: str) -> SeriesResult:
+    """The result of a ``[[series]]`` entry whose worker failed (the backend's ``{"error":
+    message}``): what was asked, and the error; no time."""
+    result = _series_result(suite, suite_file, spec, {}, error, time.perf_counter())
+    return dataclasses.replace(result, seconds=None)
+
+
+__all__ = ["ANSWER_KEYS", "DenseExactJob", "SeriesJob", "dense_values", "dense_exact_job",
+           "failed_series", "series_job", "sweep_curves"]

@@ -32,12 +32,14 @@ TaskDone = Callable[[int, "TestResult"], None]
 
 class Job(Protocol):
     """Non-certifying work of a run (:class:`~dpaudit.audit.sweeps.DenseExactJob`,
-    :class:`~dpaudit.audit.sweeps.SeriesJob`): ``run()`` returns a plain dict, never raises."""
+    :class:`~dpaudit.audit.sweeps.SeriesJob`): ``run()`` returns a picklable result (a plain
+    dict, or a typed value such as :class:`~dpaudit.results.series.SeriesResult`), never
+    raises."""
 
-    def run(self) -> dict: ...
+    def run(self) -> object: ...
 
 
-def run_job(job: Job) -> dict:
+def run_job(job: Job) -> object:
     """``job.run()``: the module-level function a worker process calls."""
     return job.run()
 
@@ -60,7 +62,7 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def run(self, tasks: list[Task], jobs: list[Job], on_task: TaskDone | None = None
-            ) -> tuple[list[TestResult], list[dict]]:
+            ) -> tuple[list[TestResult], list]:
         """Run ``tasks`` and ``jobs``.
 
         Args:

@@ -82,17 +82,24 @@ def make_backend(*, scheduler: str | None = None, cluster: str | None = None,
     return LocalBackend(workers)
 
 
-def resolve_backend(backend, workers: int = 1) -> tuple[Backend, bool]:
+def resolve_backend(backend, workers: int = 1, *, isolate: bool = False
+                    ) -> tuple[Backend, bool]:
     """(backend, owned) for the Python API's ``backend=`` argument: ``owned`` is true when
-    this call created it and must close it.
+    this call created it and must close it.  ``isolate``: local worker processes even for
+    ``workers == 1`` (:class:`~dpaudit.backends.local.LocalBackend`); only without
+    ``backend``.
 
     Raises:
       BackendError: an unusable value (with what is accepted), dask missing, an unreachable
         scheduler.
+      ValueError: ``isolate`` with a ``backend``.
     """
+    if isolate and backend is not None:
+        raise ValueError("isolate=True runs the tests in local worker processes; a backend= "
+                         "runs them where it runs them: give one or the other")
     if backend is None:  # as before backends existed: workers <= 1 runs in-process
         from dpaudit.backends.local import LocalBackend
-        return LocalBackend(max(1, int(workers))), True
+        return LocalBackend(max(1, int(workers)), isolate=isolate), True
     if isinstance(backend, Backend):
         return backend, False
     if isinstance(backend, str):

@@ -1,6 +1,7 @@
 """The local backend: this process, or a pool of local worker processes.
 
-With one worker every task and job runs in this process, in plan order.  With more, they run in
+With one worker every task and job runs in this process, in plan order (unless ``isolate``:
+then in one worker process).  With more, they run in
 a :func:`dpaudit.util.processes.process_pool` (fork-server workers, safe beside threaded BLAS), one
 at a time per process, larger tasks first so that a long one does not start last; results come
 back in plan order whatever the completion order, so the number of workers cannot change a
@@ -24,6 +25,9 @@ class LocalBackend(Backend):
 
     Args:
       workers: local processes (>= 1).
+      isolate: run every task in a worker process, even with one worker or one task (a task
+        whose user code ends its process — ``os._exit``, a fatal signal — is then an
+        ``error`` of that task, never the end of this process).
 
     Raises:
       ValueError: ``workers`` is not a positive integer.
@@ -31,17 +35,18 @@ class LocalBackend(Backend):
 
     kind = "local"
 
-    def __init__(self, workers: int = 1):
+    def __init__(self, workers: int = 1, *, isolate: bool = False):
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers: expected a positive integer, got {workers!r}")
         self._workers = workers
+        self._isolate = bool(isolate)
 
     @property
     def workers(self) -> int:
         return self._workers
 
     def run(self, tasks, jobs: list[Job], on_task: TaskDone | None = None
-            ) -> tuple[list[TestResult], list[dict]]:
+            ) -> tuple[list[TestResult], list]:
         results: list = [None] * len(tasks)
         job_results: list = [None] * len(jobs)
 
@@ -50,7 +55,7 @@ class LocalBackend(Backend):
             if on_task:
                 on_task(i, result)
 
-        if self._workers <= 1 or len(tasks) + len(jobs) <= 1:
+        if not self._isolate and (self._workers <= 1 or len(tasks) + len(jobs) <= 1):
             for i, task in enumerate(tasks):
                 finished(i, run_test(task))
             for k, job in enumerate(jobs):
@@ -73,8 +78,9 @@ class LocalBackend(Backend):
         return results, job_results
 
     def describe(self) -> str:
-        return ("local: in-process" if self._workers == 1
-                else f"local: {self._workers} processes")
+        if self._workers == 1:
+            return "local: 1 process" if self._isolate else "local: in-process"
+        return f"local: {self._workers} processes"
 
 
 def default_workers() -> int:

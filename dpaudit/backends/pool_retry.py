@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from dpaudit.util.processes import process_pool, stop_pool, submit, worker_processes
+from dpaudit.util.processes import (describe_exit, process_pool, stop_pool, submit,
+                                     worker_processes)
 
 #: ``done(index, result, error)``: ``error`` is None when ``calls[index]`` returned ``result``
 Done = Callable[[int, Any, "BaseException | None"], None]
@@ -55,20 +55,6 @@ class WorkerDied(RuntimeError):
         self.exit_code = exit_code
         super().__init__(f"worker process died while running it, and again when retried "
                          f"alone ({describe_exit(exit_code)})")
-
-
-def describe_exit(exit_code: int | None) -> str:
-    """How a worker process ended, e.g. ``"killed by SIGKILL: out of memory?"``."""
-    if exit_code is None:
-        return "exit status unknown"
-    if exit_code >= 0:
-        return f"exit code {exit_code}"
-    try:
-        name = signal.Signals(-exit_code).name
-    except ValueError:
-        name = f"signal {-exit_code}"
-    hint = ": out of memory?" if -exit_code == getattr(signal, "SIGKILL", 9) else ""
-    return f"killed by {name}{hint}"
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,10 @@
 Where the mechanism has canary runs (:class:`~dpaudit.mechanisms.canaries.source.CanaryRuns`:
 the ``dpsgd`` family's one-run mode), m = :data:`CHECK_CANARIES` canaries go into one run, each
 included by a fair coin, and the one-run f-DP and (ε, δ) tests certify a lower bound on ε at the
-δ the black-box step audits (:func:`dpaudit.check.blackbox.audit_delta`) — the audit
-``dpaudit run`` runs for a suite row of ``kind = "canary"``
+δ the black-box step audits (:func:`dpaudit.check.blackbox.audit_delta`; valid for any
+mechanism) and test the claim's whole trade-off curve (the verdict: a violation whose bound is
+not above the claim says why) — the audit ``dpaudit run`` runs for a suite row of
+``kind = "canary"``
 (:mod:`dpaudit.audit.procedures.canary`), through the same seam, at confidence 0.95.  A
 mechanism without canary runs skips the step, saying so.  One run is cheap and has a ceiling
 (about ε = 2 at m = 1000): a consistent step says little beside the black-box step, and its
@@ -49,13 +51,14 @@ def step_canary(mech, claim, seed: int) -> StepResult:
     lines = [r.describe() for r in evidence.results]
     data = {"delta": delta, "claimed_epsilon": certificate.claimed_epsilon,
             "evidence": evidence.to_json()}
-    head = (f"certified ε_LB = {fmt(certificate.bound)} "
-            f"{'>' if point.verdict == VIOLATION else '≤'} claimed "
+    above = certificate.bound > certificate.claimed_epsilon
+    head = (f"certified ε_LB = {fmt(certificate.bound)} {'>' if above else '≤'} claimed "
             f"ε({delta:g}) = {fmt(certificate.claimed_epsilon)} from one run of "
             f"{CHECK_CANARIES} canaries")
     if point.verdict == VIOLATION:
-        return StepResult("canary", VIOLATION, head + ": the mechanism leaks more than claimed",
-                          lines, data)
+        why = ("the mechanism leaks more than claimed" if above else
+               f"the claim is rejected: {certificate.rejection_reason}")
+        return StepResult("canary", VIOLATION, f"{head}: {why}", lines, data)
     detectable = certificate.detectable_epsilon
     reach = ("; no true ε this run could certify above the claim" if detectable is None
              or math.isinf(detectable) else f"; could detect ε ≥ {fmt(detectable)}")

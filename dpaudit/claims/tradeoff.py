@@ -18,19 +18,34 @@ nonincreasing on [0, 1] with f(α) ≤ 1 − α.
   claim's curve in the limit of a dense grid (their Prop. 2.12), which is how an accountant's
   privacy profile (PLD, PRV, RDP converted by CKS) becomes a trade-off curve.
 
-**Families** (:class:`TradeOffFamily`): a canary audit reports one number, the ε at the audit's
-δ of the weakest curve of a family it rejects.  A family t ↦ f_t is indexed by t = ε(δ) of
-its member, is pointwise nonincreasing in t (a larger t is a weaker claim, harder to reject),
-and passes through the claim at t = claim.epsilon(δ).  So "the bound exceeds the claimed ε" is
-exactly "the test rejects the claim's own curve", whatever the family.
+**Families** (:class:`TradeOffFamily`).  A family t ↦ f_t is indexed by t = ε(δ) of its
+member at the audit's δ and is pointwise nonincreasing in t (a larger t is a weaker curve,
+harder to reject), so the t a test rejects form an interval [0, t*]; ``weakest()`` is the
+limit of f_t as t → ∞ where that is not the trivial curve, and a point below it rejects
+*every* member (t* = ∞).
 
-* GDP claims: the GDP family (μ(t) the μ whose ε(δ) is t) — the family of Mahloujifar, Melis &
-  Chaudhuri 2024 and of ``jax_privacy.auditing``;
-* any other claim: the *scaled profile* f_t = curve of {(εᵢ·t/ε_c, δᵢ)} with ε_c the claim's
-  ε(δ): at t = ε_c the claim's own profile curve, weaker as t grows.
+* :class:`ApproxDPFamily` — f_t = f_{t,δ}, the curve of (t, δ)-DP.  Every mechanism whose
+  ε(δ) is t is f_{t,δ}-DP, so a rejected t is a **lower bound on ε(δ) valid for any
+  mechanism**: the number a canary audit reports as its ε_LB.
+* :class:`GaussianFamily` — μ-GDP curves (μ(t) the μ whose ε(δ) is t): the family of
+  Mahloujifar, Melis & Chaudhuri 2024 and of ``jax_privacy.auditing``.  Rejecting G_μ is sound
+  for any mechanism ("it is not μ-GDP"), but t* = ε_μ*(δ) is a lower bound on ε(δ) only if the
+  mechanism's curve is Gaussian: a non-GDP mechanism can fail G_μ at one point while its ε(δ)
+  lies far below ε_μ(δ).  A canary audit reports it as a labelled figure, never as ε_LB.
+* :class:`ScaledProfileFamily` — for any other claim, f_t = curve of {(εᵢ·t/ε_c, δᵢ)} with ε_c
+  the claim's ε(δ): at t = ε_c the claim's own (conservative) curve, weaker as t grows.  Its
+  t* is an ε(δ) only for a mechanism whose curve is the claim's profile with ε scaled; and the
+  members never drop below 1 − δ(0) − α (the claim's points at ε = 0 do not scale), so a
+  certified point below that line rejects every member.  Also a labelled figure only.
 
-This module imports scipy, :mod:`dpaudit.claims` and the capability
-:class:`~dpaudit.stats.threshold_tradeoff.ClosedFormRule`.
+Whatever the family, "t* > the claimed ε" is "the test rejects the claim's own curve": the
+verdict of a canary audit is that rejection (:mod:`dpaudit.mechanisms.canaries.evidence`).
+
+Curves are evaluated in log space (e^ε is never formed), so a large t (a weak member) gives
+no overflow.
+
+This module imports scipy, :mod:`dpaudit.claims`, the capability
+:class:`~dpaudit.stats.threshold_tradeoff.ClosedFormRule` and its (ε, δ) conversion.
 """
 
 from __future__ import annotations
@@ -47,7 +62,8 @@ from dpaudit.claims.base import Claim
 from dpaudit.claims.capabilities import ProfileCurve
 from dpaudit.claims.conversions import gdp_to_dp_epsilon
 from dpaudit.claims.notions import GDP
-from dpaudit.stats.threshold_tradeoff import ClosedFormRule
+from dpaudit.exact.gaussian import gaussian_log_delta
+from dpaudit.stats.threshold_tradeoff import ClosedFormRule, approx_dp_epsilon
 
 _NORMAL = NormalDist()
 #: δ grid of :func:`claim_profile_points` (log-spaced, plus the audit's own δ)
@@ -99,13 +115,15 @@ class ProfileTradeOff(TradeOffCurve):
             raise ValueError("a profile curve needs one δ per ε, at least one point")
         if np.any(~np.isfinite(eps)) or np.any(eps < 0) or np.any(dl < 0) or np.any(dl >= 1):
             raise ValueError("profile points need finite ε ≥ 0 and δ in [0, 1)")
-        object.__setattr__(self, "_e", np.exp(eps))
+        object.__setattr__(self, "_eps", eps)
         object.__setattr__(self, "_one_minus_delta", 1.0 - dl)
 
     def __call__(self, alpha: float) -> float:
         a = min(max(float(alpha), 0.0), 1.0)
-        first = self._one_minus_delta - self._e * a
-        second = (self._one_minus_delta - a) / self._e
+        # 1 − δᵢ − e^{εᵢ}α ≥ 0 needs εᵢ + ln α ≤ ln(1 − δᵢ) ≤ 0: exp of a clipped exponent
+        first = (self._one_minus_delta - np.exp(np.minimum(self._eps + math.log(a), 1.0))
+                 if a > 0 else self._one_minus_delta)
+        second = (self._one_minus_delta - a) * np.exp(-self._eps)
         return float(max(0.0, first.max(), second.max()))
 
     def describe(self) -> str:
@@ -156,6 +174,33 @@ class TradeOffFamily(abc.ABC):
     def curve(self, t: float) -> TradeOffCurve:
         """The member whose ε at the audit's δ is ``t`` (t ≥ 0)."""
 
+    def weakest(self) -> TradeOffCurve | None:
+        """The pointwise limit of f_t as t → ∞, below every member; None when it is the
+        trivial curve (0 on (0, 1]), which no certified point lies below."""
+        return None
+
+    def describe_member(self, t: float) -> str:
+        """What rejecting every member up to ``t`` says, in words."""
+        return f"every {self.name} curve up to ε(δ) = {t:.4g} rejected"
+
+
+@dataclass(frozen=True)
+class ApproxDPFamily(ClosedFormRule, TradeOffFamily):
+    """f_t = f_{t,δ}, the trade-off curve of (t, δ)-DP: its t* is a lower bound on ε(δ)
+    valid for any mechanism (module docstring)."""
+
+    delta: float
+    claimed: float = math.nan
+    name: str = "eps-delta"
+
+    def curve(self, t: float) -> TradeOffCurve:
+        return ProfileTradeOff((max(float(t), 0.0),), (self.delta,))
+
+    def largest_rejecting(self, alpha: float, beta: float) -> float:
+        """sup{t : β < f_{t,δ}(α)} = max(0, ln((1 − δ − α)/β), ln((1 − δ − β)/α))
+        (:func:`~dpaudit.stats.threshold_tradeoff.approx_dp_epsilon`)."""
+        return float(approx_dp_epsilon(alpha, beta, self.delta))
+
 
 @dataclass(frozen=True)
 class GaussianFamily(ClosedFormRule, TradeOffFamily):
@@ -167,16 +212,27 @@ class GaussianFamily(ClosedFormRule, TradeOffFamily):
     name: str = "gdp"
 
     def mu(self, t: float) -> float:
-        if t <= 0.0:
+        """The μ whose ε(δ) is ``t``: the root of ln δ_μ(t) = ln δ, δ_μ(t) the μ-GDP curve's
+        δ at ε = t (Dong, Roth & Su 2022, Cor. 2.13), increasing in μ — one root-find in
+        log space, not a root-find over ε(δ)'s own root-find; 0 at t ≤ 0 or δ = 0 (every
+        μ > 0 has ε(0) = ∞)."""
+        if t <= 0.0 or self.delta <= 0.0:
             return 0.0
-        g = lambda mu: gdp_to_dp_epsilon(mu, self.delta) - t  # noqa: E731 (increasing in μ)
+        target = math.log(self.delta)
+
+        def g(mu: float) -> float:  # increasing in μ; −∞ (δ underflows) clipped for brentq
+            return max(gaussian_log_delta(t, mu), -1e300) - target
+
         hi = 1.0
         while g(hi) < 0:
             hi *= 2.0
             if hi > 1e4:
                 return math.inf
-        mu = float(brentq(g, 1e-9, hi, xtol=1e-13, maxiter=300))
-        return mu * (1.0 + 1e-12)
+        lo = hi / 2.0
+        while g(lo) >= 0:
+            lo /= 2.0
+        mu = float(brentq(g, lo, hi, xtol=1e-13, maxiter=300))
+        return mu * (1.0 + 1e-12) + 2e-13  # above the root whatever brentq's side
 
     def curve(self, t: float) -> TradeOffCurve:
         return GaussianTradeOff(self.mu(t))
@@ -191,6 +247,10 @@ class GaussianFamily(ClosedFormRule, TradeOffFamily):
         mu = _NORMAL.inv_cdf(1.0 - alpha) - _NORMAL.inv_cdf(beta)
         return 0.0 if mu <= 0 else gdp_to_dp_epsilon(mu, self.delta)
 
+    def describe_member(self, t: float) -> str:
+        return (f"not μ-GDP for any μ ≤ {self.mu(t):.4g} (ε(δ) ≥ {t:.4g} if the curve is "
+                f"Gaussian)")
+
 
 @dataclass(frozen=True)
 class ScaledProfileFamily(TradeOffFamily):
@@ -204,6 +264,21 @@ class ScaledProfileFamily(TradeOffFamily):
     def curve(self, t: float) -> TradeOffCurve:
         scale = max(float(t), 0.0) / self.claimed
         return ProfileTradeOff(tuple(e * scale for e in self.epsilons), self.deltas)
+
+    @property
+    def floor_delta(self) -> float | None:
+        """δ(0): the smallest δ of the claim's points at ε = 0 (None without one)."""
+        zeros = [d for e, d in zip(self.epsilons, self.deltas) if e == 0.0]
+        return min(zeros) if zeros else None
+
+    def weakest(self) -> TradeOffCurve | None:
+        """max(0, 1 − δ(0) − α): the points at ε = 0 do not scale (module docstring)."""
+        floor = self.floor_delta
+        return None if floor is None else ProfileTradeOff((0.0,), (floor,))
+
+    def describe_member(self, t: float) -> str:
+        return (f"the claim's profile with ε scaled to ε(δ) ≤ {t:.4g} rejected (ε(δ) ≥ "
+                f"{t:.4g} if the curve has that shape)")
 
 
 def claim_family(claim: Claim, delta: float) -> TradeOffFamily:
@@ -222,6 +297,6 @@ def claim_family(claim: Claim, delta: float) -> TradeOffFamily:
     return ScaledProfileFamily(epsilons, deltas, float(claimed))
 
 
-__all__ = ["GaussianFamily", "GaussianTradeOff", "PROFILE_DELTAS", "ProfileTradeOff",
+__all__ = ["ApproxDPFamily", "GaussianFamily", "GaussianTradeOff", "PROFILE_DELTAS", "ProfileTradeOff",
            "ScaledProfileFamily", "TradeOffCurve", "TradeOffFamily", "claim_family",
            "claim_profile_points"]

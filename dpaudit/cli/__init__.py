@@ -1,5 +1,9 @@
 """The command line, ``dpaudit``: one module per concern.
 
+* :mod:`dpaudit.cli.supervisor` — the ``dpaudit`` console script (and ``python -m
+  dpaudit.cli``): the command runs in a child process it supervises, so that user code that
+  ends that process (``os._exit``, a fatal signal) is an error (exit status 2), never the
+  command's outcome; :mod:`dpaudit.cli.announce` is what the child tells it;
 * :mod:`dpaudit.cli.commands` — the argument parser and the small commands (``list``,
   ``prove``, ``init``); the ``dpaudit`` console script is :func:`main`;
 * :mod:`dpaudit.cli.run` — ``dpaudit run``: builds one

@@ -1,8 +1,9 @@
-"""``python -m dpaudit.cli`` is the ``dpaudit`` command."""
+"""``python -m dpaudit.cli`` is the ``dpaudit`` command (supervised, as the console script:
+:mod:`dpaudit.cli.supervisor`)."""
 
 import sys
 
-from dpaudit.cli.commands import main
+from dpaudit.cli.supervisor import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -48,6 +48,7 @@ import json
 import sys
 from pathlib import Path
 
+from dpaudit.cli.announce import announce
 from dpaudit.cli.arguments import (add_stopping_arguments, int_at_least, memory_size,
                                    output_directory, seconds)
 from dpaudit.cli.run import expand_suite_paths
@@ -240,6 +241,7 @@ def _main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help (0) or bad usage (2)
         return int(exc.code) if isinstance(exc.code, int) else 2
+    announce(args)  # to the console script's supervising process, if any
     if args.command == "run":
         from dpaudit.cli.run import cmd_run
 
@@ -380,5 +382,3 @@ def _cmd_prove(args) -> int:
 
 
 __all__ = ["build_parser", "describe_mechanisms", "expand_suite_paths", "main"]
-
-

@@ -277,9 +277,9 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
             print(f"  unmet: {point.suite}/{point.audit}{at}: expected {point.expect}, "
                   f"got {got}")
     for series in run.series:  # a series is not a certificate: say here that it failed
-        if isinstance(series, dict) and series.get("error"):
-            print(f"dpaudit: error: {series.get('suite')}/series {series.get('name')}: "
-                  f"{series['error']}", file=sys.stderr)
+        if series.error:
+            print(f"dpaudit: error: {series.suite}/series {series.name}: {series.error}",
+                  file=sys.stderr)
     from dpaudit.report.glossary import plural
 
     exact_only = len(report.summary.exact_only_violations)

@@ -7,8 +7,13 @@ and the power read it through this contract only (no string keys):
 * :attr:`Evidence.bound` — the number a verdict compares with the claimed ε: for sampled
   evidence a lower bound on the true ε(δ) (or on D_α) that holds with the test's confidence;
   for computed evidence (an exact or numerically bracketed curve) the lower end of the value's
-  bracket, which holds without sampling error.  The certificate is a **violation** iff the
-  largest bound of its evidence exceeds the claim.
+  bracket, which holds without sampling error.  The certificate is a **violation** iff some
+  piece of its evidence :meth:`Evidence.rejects` the claim: by default, its bound exceeds the
+  claimed ε.
+* :meth:`Evidence.rejects` / :meth:`Evidence.rejection_reason` — a kind that tests the claim's
+  whole privacy curve (the canary audit's trade-off tests) may reject a claim whose ε at this
+  δ its bound does not exceed; it then says why, in words, and every report prints the reason
+  beside the bound.
 * :attr:`Evidence.certified` — True for a bound that holds with a stated confidence (it spends
   a share of the suite's Bonferroni family), False for a computed one.
 * :attr:`Evidence.role` — a short name of what produced it, shown beside the number
@@ -74,6 +79,16 @@ class Evidence(abc.ABC):
     @property
     def floating_point_finding(self) -> str | None:
         """The certifying representation event in words, when :attr:`floating_point`."""
+        return None
+
+    def rejects(self, claimed: float) -> bool:
+        """Whether this evidence rejects a claim whose ε here is ``claimed`` (default: its
+        bound exceeds it)."""
+        return self.bound > claimed
+
+    def rejection_reason(self, claimed: float) -> str | None:
+        """Why :meth:`rejects` holds although the bound does not exceed ``claimed``, in
+        words; None otherwise (the default: never)."""
         return None
 
     def detectable_epsilon(self, claimed: float | None) -> float | None:

@@ -149,7 +149,9 @@ class RunDiff:
         out += [f"new error: {e}" for e in self.new_errors]
         unmet = {p.where for p in self.newly_unmet}  # already counted once, per audit point
         out += [f"new violation of an audit expected consistent: {c.where}: ε_LB "
-                f"{_num(_bound(c.new))} > claimed {_num(c.new.claimed_epsilon)}"
+                f"{_num(_bound(c.new))} "
+                + (f"vs claimed {_num(c.new.claimed_epsilon)}: {c.new.rejection_reason}"
+                   if c.new.rejection_reason else f"> claimed {_num(c.new.claimed_epsilon)}")
                 for c in self.new_violations if c.expect == "consistent"
                 and c.point not in unmet]
         return tuple(out)

@@ -68,12 +68,16 @@ def explain_record(record: CertificateRecord) -> str:
     if record.error:
         return f"{where}: ERROR: {record.error}"
     claim = (record.claim or {}).get("text", "?")
-    relation = ">" if record.verdict == "violation" else "≤"
+    bound, claimed_eps = record.bound, record.claimed_epsilon
+    relation = (">" if bound is not None and claimed_eps is not None and bound > claimed_eps
+                else "≤")
     verdict = "FLOATING-POINT VIOLATION" if record.floating_point else record.verdict.upper()
     strongest = max(record.evidence, key=lambda e: e.bound, default=None)
     which = "" if strongest is None or len(record.evidence) < 2 else f" ({strongest.role})"
     lines = [f"{where}: {verdict}: ε_LB = {_num(record.bound)}{which} "
              f"{relation} claimed ε = {_num(record.claimed_epsilon)} ({claim})"]
+    if record.rejection_reason:  # a violation the bound alone does not show
+        lines.append(f"  the claim is rejected: {record.rejection_reason}")
     if record.floating_point:
         lines.append(f"  {record.floating_point_finding}; value-level ε_LB = "
                      f"{_num(record.value_epsilon_lower_bound)} (within the claim)")

@@ -1,10 +1,12 @@
-"""Figures of a run's ``curves`` and ``series`` (as results.json holds them).
+"""Figures of a run's ``curves`` and ``series`` (the typed values of :mod:`dpaudit.results`:
+:class:`~dpaudit.results.privacy_curve.PrivacyCurveFigure`,
+:class:`~dpaudit.results.sweep_curve.SweepCurve`, :class:`~dpaudit.results.series.SeriesResult`).
 
 * One PNG per (audit, pair) that certified a δ grid or Rényi orders: the claimed ε(δ) as a
   line, the exact ε(δ) of the pair when known, and the certified black-box and white-box lower
   bounds as markers (all holding jointly at the suite's confidence); a second panel does the
   same for the RDP curve ε(α).
-* One PNG per swept audit, pair and δ (``kind = "sweep"``): ε over the swept parameter — the
+* One PNG per swept audit, pair and δ (a sweep curve): ε over the swept parameter — the
   claimed ε as a line, the exact ε (a line through the dense values and the swept ones), and
   the certified lower bounds as upward-pointing markers (each says "the true ε is above this",
   jointly for every point at the suite's family-wise confidence); points where the bound is
@@ -25,13 +27,19 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from dpaudit.util.atomic import write_bytes_atomic
+from dpaudit.evidence.vocabulary import Verdict
+from dpaudit.results.figure_data import CurveFigure
+from dpaudit.results.privacy_curve import PrivacyCurveFigure
 from dpaudit.results.run import AuditRun
+from dpaudit.results.series import SeriesResult
+from dpaudit.results.sweep_curve import SweepCurve
+from dpaudit.util.atomic import write_bytes_atomic
 from dpaudit.util.jsonable import to_jsonable
 
 
@@ -48,8 +56,13 @@ def _slug(text: str) -> str:
     return slug
 
 
+def _plottable(value) -> bool:
+    """Whether ``value`` is drawn: a finite number (∞, NaN and None are not)."""
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
 def _pairs(xs, ys):
-    pts = [(x, y) for x, y in zip(xs, ys) if x is not None and isinstance(y, (int, float))]
+    pts = [(x, y) for x, y in zip(xs, ys) if x is not None and _plottable(y)]
     return [p[0] for p in pts], [p[1] for p in pts]
 
 
@@ -60,63 +73,66 @@ def save_png(figure, path: Path) -> Path:
     return write_bytes_atomic(path, buffer.getvalue())
 
 
-def curve_figure(curve: dict):
-    """The :class:`matplotlib.figure.Figure` of one ``curves`` entry with a δ grid or Rényi
-    orders (see the module docstring); the PNG of :func:`draw_curve` and the inline SVG of the
+def curve_figure(curve: PrivacyCurveFigure):
+    """The :class:`matplotlib.figure.Figure` of one pair's privacy curve (a δ grid or Rényi
+    orders, see the module docstring); the PNG of :func:`draw_curve` and the inline SVG of the
     HTML report are both drawn by it."""
     from matplotlib.figure import Figure
 
-    panels = [k for k in ("certified", "renyi_certified") if curve.get(k)]
+    panels = [p for p in ("dp", "rdp") if (curve.certified if p == "dp"
+                                             else curve.renyi_certified)]
     fig = Figure(figsize=(6.2 * len(panels), 4.2))
     axes = fig.subplots(1, len(panels), squeeze=False)
-    for ax, key in zip(axes[0], panels):
-        if key == "certified":
+    for ax, panel in zip(axes[0], panels):
+        if panel == "dp":
             ax.set_xscale("log")
             ax.set_xlabel("δ")
             ax.set_ylabel("ε(δ)")
-            if curve.get("dense_delta"):
-                ax.plot(*_pairs(curve["dense_delta"], curve.get("claimed", [])), "-",
+            dense = curve.dense_delta
+            if dense is not None and dense.grid:
+                ax.plot(*_pairs(dense.grid, dense.claimed), "-",
                         color="tab:red", label="claimed ε(δ)")
-                ax.plot(*_pairs(curve["dense_delta"], curve.get("exact", [])), "--",
+                ax.plot(*_pairs(dense.grid, dense.exact or ()), "--",
                         color="black", label="exact ε(δ) of the pair")
-            pts = [p for p in curve["certified"] if p[0] and p[0] > 0]
-            zero = [p for p in curve["certified"] if not p[0]]
+            pts = [p for p in curve.certified if p.at and p.at > 0]
+            zero = [p for p in curve.certified if not p.at]
             rows = [(pts, "o")] + ([(zero, "s")] if zero else [])
             for points, marker in rows:
-                xs = [p[0] if p[0] else min((q[0] for q in pts), default=1e-6) / 10
+                xs = [p.at if p.at else min((q.at for q in pts), default=1e-6) / 10
                       for p in points]
-                ax.plot(xs, [p[1] for p in points], marker, color="tab:blue",
+                ax.plot(xs, [p.black_box for p in points], marker, color="tab:blue",
                         label="certified ε_LB (black-box)" + (" at δ=0" if marker == "s" else ""))
-                white = [(x, p[2]) for x, p in zip(xs, points) if p[2] is not None]
+                white = [(x, p.white_box) for x, p in zip(xs, points) if p.white_box is not None]
                 if white:
-                    ax.plot([w[0] for w in white], [w[1] for w in white], marker + "",
+                    ax.plot([x for x, _ in white], [y for _, y in white], marker + "",
                             mfc="none", color="tab:green", label="certified ε_LB (white-box)"
                             + (" at δ=0" if marker == "s" else ""))
         else:
             ax.set_xlabel("Rényi order α")
             ax.set_ylabel("ε(α)")
-            if curve.get("dense_alpha"):
-                ax.plot(*_pairs(curve["dense_alpha"], curve.get("claimed_renyi", [])), "-",
+            dense = curve.dense_alpha
+            if dense is not None and dense.grid:
+                ax.plot(*_pairs(dense.grid, dense.claimed), "-",
                         color="tab:red", label="claimed RDP ε(α)")
-                if curve.get("exact_renyi"):
-                    ax.plot(*_pairs(curve["dense_alpha"], curve["exact_renyi"]), "--",
+                if dense.exact:
+                    ax.plot(*_pairs(dense.grid, dense.exact), "--",
                             color="black", label="exact D_α of the pair")
-            pts = curve["renyi_certified"]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o", color="tab:blue",
+            pts = curve.renyi_certified
+            ax.plot([p.at for p in pts], [p.black_box for p in pts], "o", color="tab:blue",
                     label="certified lower bound (black-box)")
-            white = [p for p in pts if p[2] is not None]
+            white = [p for p in pts if p.white_box is not None]
             if white:
-                ax.plot([p[0] for p in white], [p[2] for p in white], "o", mfc="none",
+                ax.plot([p.at for p in white], [p.white_box for p in white], "o", mfc="none",
                         color="tab:green", label="certified lower bound (white-box)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"{curve['suite']} / {curve['audit']} / pair {curve['pair']} "
-                 f"({curve['mechanism']})", fontsize=10, parse_math=False)
+    fig.suptitle(f"{curve.suite} / {curve.audit} / pair {curve.pair} "
+                 f"({curve.mechanism})", fontsize=10, parse_math=False)
     fig.tight_layout()
     return fig
 
 
-def draw_curve(curve: dict, path: Path) -> Path:
+def draw_curve(curve: PrivacyCurveFigure, path: Path) -> Path:
     """Draw one curve figure (:func:`curve_figure`) to ``path`` as a PNG."""
     return save_png(curve_figure(curve), path)
 
@@ -132,98 +148,96 @@ def _symlog_axis(ax, values):
             ax.set_xscale("log")
 
 
-def sweep_figure(curve: dict):
-    """The figure of a ``kind = "sweep"`` curve: ε over the swept parameter (see the module
+def sweep_figure(curve: SweepCurve):
+    """The figure of an ε-over-sweep curve: ε over the swept parameter (see the module
     docstring)."""
     from matplotlib.figure import Figure
 
-    points = curve["points"]
-    numeric = all(isinstance(p["value"], (int, float)) and not isinstance(p["value"], bool)
+    points = curve.points
+    numeric = all(isinstance(p.value, (int, float)) and not isinstance(p.value, bool)
                   for p in points)
-    xs = [p["value"] for p in points] if numeric else list(range(len(points)))
+    xs = [p.value for p in points] if numeric else list(range(len(points)))
     fig = Figure(figsize=(7.4, 4.4))
     ax = fig.subplots()
-    dense = curve.get("dense") or []
-    line = sorted([(x, p["claimed"]) for x, p in zip(xs, points)]
-                  + ([(d["value"], d["claimed"]) for d in dense] if numeric else []))
-    claimed = [b for _, b in line if isinstance(b, (int, float))]
+    dense = curve.dense
+    line = sorted([(x, p.claimed) for x, p in zip(xs, points)]
+                  + ([(d.value, d.claimed) for d in dense] if numeric else []))
+    claimed = [b for _, b in line if _plottable(b)]
     same = claimed and max(claimed) - min(claimed) <= 1e-9 * max(1.0, abs(max(claimed)))
     ax.plot(*_pairs([a for a, _ in line], [b for _, b in line]), "-", color="tab:red",
             label=f"claimed ε = {claimed[0]:.3g}" if same else "claimed ε")
-    exact = sorted([(x, p["exact"]) for x, p in zip(xs, points)]
-                   + ([(d["value"], d["exact"]) for d in dense] if numeric else []))
-    if any(isinstance(e, (int, float)) for _, e in exact):
+    exact = sorted([(x, p.exact) for x, p in zip(xs, points)]
+                   + ([(d.value, d.exact) for d in dense] if numeric else []))
+    if any(_plottable(e) for _, e in exact):
         ax.plot(*_pairs([a for a, _ in exact], [b for _, b in exact]), "--", color="black",
                 label="exact ε of the pair")
-    conf = curve.get("confidence")
-    for key, colour, marker, label in (("certified", "tab:blue", "^", "black-box"),
-                                       ("white_box", "tab:green", "d", "white-box")):
-        pts = [(x, p[key], p["verdict"]) for x, p in zip(xs, points)
-               if isinstance(p.get(key), (int, float))]
+    conf = curve.confidence
+    for bound, colour, marker, label in ((lambda p: p.certified, "tab:blue", "^", "black-box"),
+                                         (lambda p: p.white_box, "tab:green", "d", "white-box")):
+        pts = [(x, bound(p)) for x, p in zip(xs, points) if _plottable(bound(p))]
         if not pts:
             continue
-        computed = all(p.get("computed") for x, p in zip(xs, points)
-                       if isinstance(p.get(key), (int, float)))
+        computed = all(p.computed for p in points if _plottable(bound(p)))
         text = ("the pair's exact ε (its bracket's lower end; no sampling)" if computed
-                else f"certified ε_LB ({label}; true ε ≥ it, jointly at {conf:g} "
-                     f"confidence)" if conf else f"certified ε_LB ({label})")
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker, mfc="none", color=colour,
+                else f"certified ε_LB ({label}; true ε ≥ it, jointly at {conf:g} confidence)"
+                if conf else f"certified ε_LB ({label})")
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker, mfc="none", color=colour,
                 ms=8, label=text)
-        above = [(x, y) for x, y, _ in pts
-                 if y > (next(p["claimed"] for xx, p in zip(xs, points) if xx == x) or 0)]
+        above = [(x, y) for x, y in pts
+                 if y > (next(p.claimed for xx, p in zip(xs, points) if xx == x) or 0)]
         if above:
             ax.plot([a for a, _ in above], [b for _, b in above], marker, color="tab:red",
                     ms=8)
-    if any(p["verdict"] == "violation" for p in points):
-        what = "ε" if all(p.get("computed") for p in points) else "ε_LB"
+    if any(p.verdict == Verdict.VIOLATION for p in points):
+        what = "ε" if all(p.computed for p in points) else "ε_LB"
         ax.plot([], [], "^", color="tab:red", label=f"{what} above the claim: violation")
     if numeric:
         _symlog_axis(ax, xs)
     else:
-        ax.set_xticks(xs, [str(p["value"]) for p in points])
-    ax.set_xlabel(curve["parameter"])
-    ax.set_ylabel(f"ε at δ = {curve['delta']:g}")
+        ax.set_xticks(xs, [str(p.value) for p in points])
+    ax.set_xlabel(curve.parameter)
+    ax.set_ylabel(f"ε at δ = {curve.delta:g}")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7.5)
-    ax.set_title(f"{curve['suite']} / {curve['audit']} / pair {curve['pair']} "
-                 f"({curve['mechanism']}): ε over {curve['parameter']}", fontsize=9.5,
+    ax.set_title(f"{curve.suite} / {curve.audit} / pair {curve.pair} "
+                 f"({curve.mechanism}): ε over {curve.parameter}", fontsize=9.5,
                  parse_math=False)
     fig.tight_layout()
     return fig
 
 
-def draw_sweep(curve: dict, path: Path) -> Path:
+def draw_sweep(curve: SweepCurve, path: Path) -> Path:
     """Draw :func:`sweep_figure` to ``path`` as a PNG."""
     return save_png(sweep_figure(curve), path)
 
 
-def series_figure(series: dict):
+def series_figure(series: SeriesResult):
     """The figure of a closed-form series over its swept parameter (see the module
     docstring)."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7.4, 4.2))
     ax = fig.subplots()
-    xs, ys = _pairs(series["values"], series.get("y") or [])
-    ax.plot(xs, ys, "-", color="tab:purple", label=series.get("label") or series["quantity"])
-    for m in series.get("markers") or []:
-        ax.axvline(m["x"], color="grey", ls=":", lw=1)
-        ax.annotate(m.get("label", ""), (m["x"], max(ys) if ys else 0), fontsize=7.5,
-                    rotation=90, va="top", ha="right")
-    ax.set_xlabel(series["parameter"])
-    ax.set_ylabel(series.get("ylabel") or series["quantity"])
+    xs, ys = _pairs(series.values, series.y or ())
+    ax.plot(xs, ys, "-", color="tab:purple", label=series.label or series.quantity)
+    for m in series.markers:
+        ax.axvline(m.x, color="grey", ls=":", lw=1)
+        ax.annotate(m.label if m.label is not None else "", (m.x, max(ys) if ys else 0),
+                    fontsize=7.5, rotation=90, va="top", ha="right")
+    ax.set_xlabel(series.parameter)
+    ax.set_ylabel(series.ylabel or series.quantity)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    title = f"{series['suite']} / {series['name']} ({series['mechanism']})"
-    if series.get("claimed_epsilon") is not None:
-        title += f"; claim ε = {series['claimed_epsilon']:.3g} at δ = {series['delta']:g}"
+    title = f"{series.suite} / {series.name} ({series.mechanism})"
+    if series.claimed_epsilon is not None:
+        title += f"; claim ε = {series.claimed_epsilon:.3g} at δ = {series.delta:g}"
     ax.set_title(title, fontsize=9.5, parse_math=False)
     fig.tight_layout()
     return fig
 
 
-def draw_series(series: dict, path: Path) -> Path:
+def draw_series(series: SeriesResult, path: Path) -> Path:
     """Draw :func:`series_figure` to ``path`` as a PNG."""
     return save_png(series_figure(series), path)
 
@@ -301,17 +315,26 @@ def figure_names(keys: list[tuple[str, tuple]]) -> list[str]:
     return names
 
 
-def _curve_key(curve: dict) -> tuple[str, tuple]:
-    exact = tuple(str(curve[k]) for k in ("suite", "audit", "pair"))
+def _curve_key(curve: CurveFigure) -> tuple[str, tuple]:
+    """(readable stem, exact names) of a curve's figure, from its names as results.json holds
+    them (:func:`figure_names`)."""
+    exact = tuple(str(to_jsonable(name)) for name in (curve.suite, curve.audit, curve.pair))
     parts = [_slug(x) for x in exact]
-    if curve.get("kind") == "sweep":
-        return "__".join(parts + [f"delta-{curve['delta']:g}", "sweep"]), (
-            "sweep", *exact, str(curve.get("parameter")), repr(curve["delta"]))
-    sweep = curve.get("sweep")
+    if isinstance(curve, SweepCurve):
+        return "__".join(parts + [f"delta-{curve.delta:g}", "sweep"]), (
+            "sweep", *exact, str(curve.parameter), repr(curve.delta))
+    sweep = curve.sweep
     if sweep:
-        parts.append(_slug(f"{sweep['parameter']}-{sweep['value']}"))
-        exact += (str(sweep["parameter"]), repr(sweep["value"]))
+        value = to_jsonable(sweep.value)
+        parts.append(_slug(f"{sweep.parameter}-{value}"))
+        exact += (str(sweep.parameter), repr(value))
     return "__".join(parts), ("curve", *exact)
+
+
+def _series_key(series: SeriesResult) -> tuple[str, tuple]:
+    """(readable stem, exact names) of a series' figure."""
+    return ("__".join(_slug(name) for name in (series.suite, series.name)) + "__series",
+            ("series", str(series.suite), str(series.name)))
 
 
 def write_figures(run: AuditRun, out_dir: str | Path,
@@ -330,25 +353,21 @@ def write_figures(run: AuditRun, out_dir: str | Path,
     if not matplotlib_available():
         remove_stale_figures(folder, ())
         return Figures()
-    curves = [to_jsonable(c) for c in run.curves]  # as results.json holds them: ∞ as "inf"
-    series_list = [to_jsonable(s) for s in run.series]
-    drawn = [s for s in series_list if not (s.get("error") or not s.get("y"))]
-    keys = [_curve_key(c) for c in curves] + [
-        ("__".join(_slug(s[k]) for k in ("suite", "name")) + "__series",
-         ("series", str(s["suite"]), str(s["name"]))) for s in drawn]
+    keys = ([_curve_key(c) for c in run.curves]
+            + [_series_key(s) for s in run.series if s.has_figure])
     names = iter(figure_names(keys))
     written, curve_paths, series_paths = [], [], []
-    for curve in curves:
-        draw = draw_sweep if curve.get("kind") == "sweep" else draw_curve
+    for curve in run.curves:
+        draw = draw_sweep if isinstance(curve, SweepCurve) else draw_curve
         path = draw(curve, folder / next(names))
         curve_paths.append(str(path.relative_to(out_dir)))
         written.append(path)
         if on_figure:
             on_figure()
-    for series in series_list:
+    for series in run.series:
         if on_figure:
             on_figure()
-        if series.get("error") or not series.get("y"):
+        if not series.has_figure:
             series_paths.append(None)
             continue
         path = draw_series(series, folder / next(names))

@@ -149,8 +149,7 @@ def headline(report) -> Headline:
     points = run.points
     errors = [f"suite file {s.file}" for s in run.suites if s.error]
     errors += [point_label(p) for p in points if p.verdict == "error"]
-    errors += [f"{s.get('suite')}/series {s.get('name')}" for s in run.series
-               if isinstance(s, dict) and s.get("error")]
+    errors += [f"{s.suite}/series {s.name}" for s in run.series if s.error]
     incomplete = run.incomplete
     status = (INCOMPLETE if incomplete is not None
               else PASS if summary.exit_status == 0 and not errors else FAIL)

@@ -41,9 +41,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dpaudit.results.records import describe_exception
+from dpaudit.results.series import SeriesResult
+from dpaudit.results.sweep_curve import SweepCurve
 from dpaudit.util.atomic import write_text_atomic
 from dpaudit.util.numbers import format_number
-from dpaudit.results.records import describe_exception
 from dpaudit.report import html_model
 from dpaudit.report.figures import (curve_figure, matplotlib_available, series_figure,
                                     sweep_figure)
@@ -113,10 +115,10 @@ def png_data_uri(figure_dir: str | os.PathLike | None, path: str | None) -> str 
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
-def _figure(draw, data, svg: _SvgMaker, figure_dir) -> dict:
-    """A figure entry: the PNG already drawn for it when ``figure_dir`` holds it, else drawn
-    here as SVG."""
-    image = png_data_uri(figure_dir, data.get("figure"))
+def _figure(draw, data, path: str | None, svg: _SvgMaker, figure_dir) -> dict:
+    """A figure entry: the PNG already drawn for it (``path``) when ``figure_dir`` holds it,
+    else drawn here as SVG."""
+    image = png_data_uri(figure_dir, path)
     if image is not None:
         return {"svg": None, "img": image, "error": None}
     drawn, error = svg(draw, data)
@@ -163,30 +165,34 @@ def _attach_figures(sections: list[dict], report: RunReport, svg: _SvgMaker,
     """Put each curve's figure into its audit's section and each pair's power figure into
     its pair's entry; return the series with their figures."""
     by_audit = {(s["suite_file"], s["audit"]): s for s in sections}
-    for curve in report.curves_json():
-        section = by_audit.get((curve.get("suite_file"), curve.get("audit")))
+    for curve, path in report.curve_figures():
+        section = by_audit.get((curve.suite_file, curve.audit))
         if section is None:
             continue
-        if curve.get("kind") == "sweep":
-            caption = (f"ε over {curve['parameter']} at δ = {format_number(curve['delta'])}, "
-                       f"pair {curve['pair']}")
-            entry = _figure(sweep_figure, curve, svg, figure_dir)
+        if isinstance(curve, SweepCurve):
+            caption = (f"ε over {curve.parameter} at δ = {format_number(curve.delta)}, "
+                       f"pair {curve.pair}")
+            entry = _figure(sweep_figure, curve, path, svg, figure_dir)
         else:
-            sweep = curve.get("sweep")
-            caption = f"privacy curve of pair {curve['pair']}" + (
-                f" at {sweep['parameter']} = {format_number(sweep['value'])}"
-                if sweep else "")
-            entry = _figure(curve_figure, curve, svg, figure_dir)
+            sweep = curve.sweep
+            caption = f"privacy curve of pair {curve.pair}" + (
+                f" at {sweep.parameter} = {format_number(sweep.value)}" if sweep else "")
+            entry = _figure(curve_figure, curve, path, svg, figure_dir)
         section["figures"].append({"caption": caption, **entry})
     _attach_evidence_figures(sections, svg)
     _attach_power(sections, svg)
     series = []
-    for s in report.series_json():
-        entry = ({"svg": None, "img": None, "error": None} if s.get("error") or not s.get("y")
-                 else _figure(series_figure, s, svg, figure_dir))
-        series.append({**s, "svg": entry["svg"], "img": entry["img"],
-                       "figure_error": entry["error"]})
+    for result, path in report.series_figures():
+        entry = (_figure(series_figure, result, path, svg, figure_dir) if result.has_figure
+                 else {"svg": None, "img": None, "error": None})
+        series.append(_series_entry(result, entry["svg"], entry["img"], entry["error"]))
     return series
+
+
+def _series_entry(result: SeriesResult, svg=None, img=None, error=None) -> dict:
+    """A series as the template shows it: the result, and its figure (inline SVG, an
+    embedded PNG, or why it could not be drawn)."""
+    return {"result": result, "svg": svg, "img": img, "figure_error": error}
 
 
 def render_html(report: RunReport, *, figures: bool = True,
@@ -206,8 +212,7 @@ def render_html(report: RunReport, *, figures: bool = True,
     sections = html_model.audit_sections(report)
     draw = figures and matplotlib_available()
     figures_error = None
-    series = [{**s, "svg": None, "img": None, "figure_error": None}
-              for s in report.series_json()]
+    series = [_series_entry(result) for result in report.run.series]
     if draw:
         try:
             series = _attach_figures(sections, report, _SvgMaker(), figure_dir)

@@ -71,6 +71,8 @@ def _verdict_text(point, c) -> str:
         return (f"floating-point violation{expected} (value-level ε_LB "
                 f"{format_number(c.value_epsilon_lower_bound)}): {c.floating_point_finding}. "
                 f"{FLOAT_FIXES}")
+    if c.rejection_reason:  # a violation whose ε_LB is not above the claim: say why
+        return f"{c.verdict}{expected}: {c.rejection_reason}"
     return c.verdict + expected
 
 
@@ -334,8 +336,7 @@ def error_lines(report: RunReport) -> list[str]:
     lines += [f"{point.suite} / {_audit_label(point)} / pair {test.pair_name} ({_at(c)}): "
               f"{test.error}" for point in report.run.points
               for test, c in point.certificates() if test.error]
-    lines += [f"{s.get('suite')} / series {s.get('name')}: {s['error']}"
-              for s in report.run.series if s.get("error")]
+    lines += [f"{s.suite} / series {s.name}: {s.error}" for s in report.run.series if s.error]
     return [" ".join(str(line).split()) for line in lines]
 
 

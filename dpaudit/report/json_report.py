@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpaudit.results.records import SCHEMA_VERSION, VERDICTS, AuditOutcome, CertificateRecord
+from dpaudit.results.figure_data import CurveFigure
 from dpaudit.results.run import AuditRun
+from dpaudit.results.series import SeriesResult
 from dpaudit.util.jsonable import to_jsonable
 from dpaudit.util.shared_json import SharedValues
 from dpaudit.report.figures import Figures
@@ -81,7 +83,7 @@ class RunSummary:
                 if c.exact_verdict == "violation":
                     exact.append(point.record(test, c))
         suite_errors = sum(1 for s in run.suites if s.error)
-        series_errors = sum(1 for s in run.series if isinstance(s, dict) and s.get("error"))
+        series_errors = sum(1 for s in run.series if s.error)
         return cls(certificates=sum(verdicts.values()), verdicts=verdicts,
                    exact_violations=tuple(exact),
                    exact_only_violations=tuple(r for r in exact if r.verdict != "violation"),
@@ -127,16 +129,21 @@ class RunReport:
     def records(self) -> list[CertificateRecord]:
         return self.run.records
 
+    def curve_figures(self) -> list[tuple[CurveFigure, str | None]]:
+        """Each curve of the run with the path of its figure (None: none was drawn)."""
+        return list(zip(self.run.curves, self.figures.for_curves(self.run.curves)))
+
+    def series_figures(self) -> list[tuple[SeriesResult, str | None]]:
+        """Each ``[[series]]`` result with the path of its figure (None: none was drawn)."""
+        return list(zip(self.run.series, self.figures.for_series(self.run.series)))
+
     def curves_json(self) -> list[dict]:
         """The ``curves`` of results.json, each with its ``figure`` when one was drawn."""
-        return [to_jsonable(c if path is None else {**c, "figure": path})
-                for c, path in zip(self.run.curves, self.figures.for_curves(self.run.curves))]
+        return [_with_figure(c.to_json(), path) for c, path in self.curve_figures()]
 
     def series_json(self) -> list[dict]:
         """The ``series`` of results.json, each with its ``figure`` when one was drawn."""
-        series = self.run.series
-        return [to_jsonable(s if path is None else {**s, "figure": path})
-                for s, path in zip(series, self.figures.for_series(series))]
+        return [_with_figure(s.to_json(), path) for s, path in self.series_figures()]
 
     def to_json(self) -> dict:
         """The run as one plain-JSON document: results.json (schema 4) — provenance, options,
@@ -170,6 +177,10 @@ class RunReport:
             "series": self.series_json(),
             "shared": shared.to_json(),
         })
+
+
+def _with_figure(entry: dict, path: str | None) -> dict:
+    return entry if path is None else {**entry, "figure": path}
 
 
 def build_report(run: AuditRun, *, command: str, exit_status: int,

@@ -70,6 +70,8 @@ def _numbers(c) -> str:
     if c.floating_point:
         return (text + f" → floating-point violation (value-level ε_LB "
                 f"{format_number(c.value_epsilon_lower_bound)}: {c.floating_point_finding})")
+    if c.rejection_reason:
+        return text + f" → {c.verdict}: {c.rejection_reason}"
     if c.underpowered:
         return (text + f" → consistent, underpowered (could detect ε ≥ "
                 f"{format_number(c.detectable_epsilon)})")

@@ -31,6 +31,7 @@ relative to it).  Without ``out_dir`` the links stay relative to summary.md's ow
 
 from __future__ import annotations
 
+import math
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -38,6 +39,7 @@ from dpaudit.util.atomic import write_text_atomic
 from dpaudit.spec.coverage import FLOAT_FIXES
 from dpaudit.util.numbers import format_number
 from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
+from dpaudit.results.sweep_curve import SweepCurve
 from dpaudit.report.glossary import GLOSSARY, ReportCounts, plural
 from dpaudit.report.headline import headline, verdict_counts, violation_kind
 from dpaudit.report.json_report import RunReport
@@ -201,7 +203,8 @@ def _violation_table(rows) -> list[str]:
     lines = ["| " + " | ".join(_VIOLATION_COLUMNS) + " |",
              "|" + "|".join("---" for _ in _VIOLATION_COLUMNS) + "|"]
     for point, test, c in rows:
-        bound = _num(c.bound) + (" (floating point)" if c.floating_point else "")
+        bound = (_num(c.bound) + (" (floating point)" if c.floating_point else "")
+                 + (f" ({_cell(c.rejection_reason)})" if c.rejection_reason else ""))
         lines.append("| " + " | ".join((
             "✓" if point.met_expectation else "✗", _audit_label(point),
             _cell(test.pair_name or "—"), _at(c), _num(c.claimed_epsilon), bound,
@@ -337,38 +340,39 @@ def _glossary() -> list[str]:
 
 def _figures_and_series(report: RunReport, out_dir) -> list[str]:
     lines = []
-    figures = [c for c in report.curves_json() if c.get("figure")]
+    figures = [(c, path) for c, path in report.curve_figures() if path]
     if figures:
         lines += ["### Figures", ""]
-        for c in figures:
-            what = (f" ε over {md_text(c['parameter'])} at δ = {_num(c['delta'])}"
-                    if c.get("kind") == "sweep" else "")
-            lines.append(f"- {md_code(c['audit'])} / {md_code(c['pair'])}{what}: "
-                         f"![{md_text(c['audit'])}]({figure_link(c['figure'], out_dir)})")
+        for c, path in figures:
+            what = (f" ε over {md_text(c.parameter)} at δ = {_num(c.delta)}"
+                    if isinstance(c, SweepCurve) else "")
+            lines.append(f"- {md_code(c.audit)} / {md_code(c.pair)}{what}: "
+                         f"![{md_text(c.audit)}]({figure_link(path, out_dir)})")
         lines.append("")
-    series = report.series_json()
+    series = report.series_figures()
     if series:
         lines += ["### Series (closed form, not certified)", ""]
-        for sr in series:
-            head = (f"- {md_code(sr['name'])} ({md_text(sr['mechanism'])}, "
-                    f"{md_text(sr['quantity'])} over {md_text(sr['parameter'])})")
-            if sr.get("error"):
-                lines.append(f"{head}: **error** {_cell(sr['error'])}")
+        for sr, path in series:
+            head = (f"- {md_code(sr.name)} ({md_text(sr.mechanism)}, "
+                    f"{md_text(sr.quantity)} over {md_text(sr.parameter)})")
+            if sr.error:
+                lines.append(f"{head}: **error** {_cell(sr.error)}")
                 continue
-            ys = [y for y in sr.get("y") or [] if isinstance(y, (int, float))]
-            if ys:
-                peak = max(range(len(ys)), key=lambda i: ys[i])
-                head += (f": peak {_num(ys[peak])} at {md_text(sr['parameter'])} = "
-                         f"{md_text(_num(sr['values'][peak]))}")
-            if sr.get("claimed_epsilon") is not None:
-                head += (f"; claim {md_text(sr['claim']['text']) if sr.get('claim') else ''} gives "
-                         f"ε = {_num(sr['claimed_epsilon'])} at δ = {_num(sr['delta'])}")
+            finite = [(y, i) for i, y in enumerate(sr.y or ())
+                      if isinstance(y, (int, float)) and math.isfinite(y)]
+            if finite:
+                peak, at = max(finite, key=lambda row: row[0])
+                head += (f": peak {_num(peak)} at {md_text(sr.parameter)} = "
+                         f"{md_text(_num(sr.values[at]))}")
+            if sr.claimed_epsilon is not None:
+                head += (f"; claim {md_text(sr.claim_text) if sr.claim else ''} gives "
+                         f"ε = {_num(sr.claimed_epsilon)} at δ = {_num(sr.delta)}")
             lines.append(head)
-            for key, value in (sr.get("facts") or {}).items():
+            for key, value in (sr.facts or {}).items():
                 lines.append(f"  - {md_text(key)}: "
                              f"{md_text(_num(value) if not isinstance(value, str) else value)}")
-            if sr.get("figure"):
-                lines.append(f"  ![{md_text(sr['name'])}]({figure_link(sr['figure'], out_dir)})")
+            if path:
+                lines.append(f"  ![{md_text(sr.name)}]({figure_link(path, out_dir)})")
         lines.append("")
     return lines
 

@@ -85,6 +85,7 @@ from pathlib import Path
 from dpaudit.report.compact import expand_records
 from dpaudit.report.figures import Figures
 from dpaudit.report.json_report import Provenance, RunReport, RunSummary
+from dpaudit.results.figure_data import curve_from_json, series_from_json
 from dpaudit.results.hierarchy import AuditPoint
 from dpaudit.results.legacy import record_from_json
 from dpaudit.results.options import RunOptions
@@ -228,14 +229,13 @@ def read_report(path: str | Path) -> RunReport:
         points, _ = _points(document)
         suites = [SuiteSummary.from_json(s) for s in document["suites"]]
         options = document.get("options") or {}
-        curves = list(document.get("curves") or [])
-        series = list(document.get("series") or [])
-        figures = Figures(curves=tuple(c.get("figure") for c in curves),
-                          series=tuple(s.get("figure") for s in series))
+        curves = [(curve_from_json(c), c.get("figure")) for c in document.get("curves") or []]
+        series = [(series_from_json(s), s.get("figure")) for s in document.get("series") or []]
+        figures = Figures(curves=tuple(path for _, path in curves),
+                          series=tuple(path for _, path in series))
         run = AuditRun(
-            points=points, suites=suites,
-            curves=[{k: v for k, v in c.items() if k != "figure"} for c in curves],
-            series=[{k: v for k, v in s.items() if k != "figure"} for s in series],
+            points=points, suites=suites, curves=[curve for curve, _ in curves],
+            series=[result for result, _ in series],
             seconds=float(document.get("seconds") or 0.0),
             options=RunOptions(samples=options.get("samples"),
                                profile=options.get("profile") or "default",

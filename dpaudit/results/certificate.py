@@ -6,7 +6,10 @@ exact-curve check's bracket, a canary audit's bounds — each an
 :class:`~dpaudit.evidence.base.Evidence`, and the pair's exact value where it is known (reported,
 never a gate).  Its judgement is computed once, from those numbers (:func:`judge_certificate`):
 
-* ``verdict``: ``violation`` iff the largest evidence bound b exceeds the claimed ε c, else
+* ``verdict``: ``violation`` iff some evidence rejects the claim
+  (:meth:`~dpaudit.evidence.base.Evidence.rejects`: by default its bound exceeds the claimed
+  ε c; a canary audit's test of the claim's whole trade-off curve, with its
+  :meth:`~dpaudit.evidence.base.Evidence.rejection_reason` when the bound does not), else
   ``consistent``; ``error`` when the test that should have produced it failed.
 * ``tightness`` = b/c when 0 < c < ∞.
 * ``exact_verdict``: ``violation`` iff the exact ε e satisfies e > c(1 + :data:`EXACT_SLACK`) +
@@ -76,7 +79,8 @@ def judge_certificate(evidence: tuple[Evidence, ...], exact_epsilon: float | Non
     share = (black.bound / white.bound if black is not None and white is not None
              and white.bound and math.isfinite(white.bound) and white.bound > 0 else None)
     return CertificateJudgement(
-        verdict=Verdict.VIOLATION if bound > claimed else Verdict.CONSISTENT,
+        verdict=(Verdict.VIOLATION if bound > claimed
+                 or any(e.rejects(claimed) for e in evidence) else Verdict.CONSISTENT),
         tightness=tightness, exact_verdict=exact_verdict, black_box_share=share)
 
 
@@ -111,6 +115,15 @@ class EvidenceReadings:
     def bound(self) -> float | None:
         """The bound the verdict compares with the claim: the largest of the evidence's."""
         return largest_bound(self.evidence)
+
+    @property
+    def rejection_reason(self) -> str | None:
+        """Why a violation's claim is rejected although no bound exceeds it (the first
+        evidence's :meth:`~dpaudit.evidence.base.Evidence.rejection_reason`); else None."""
+        if self.verdict != Verdict.VIOLATION or self.claimed_epsilon is None:
+            return None
+        return next((r for r in (e.rejection_reason(self.claimed_epsilon)
+                                 for e in self.evidence) if r), None)
 
     @property
     def value_epsilon_lower_bound(self) -> float | None:

@@ -38,6 +38,7 @@ from typing import Iterable, Iterator
 
 from dpaudit.evidence.vocabulary import Expectation, Verdict
 from dpaudit.results.certificate import Certificate
+from dpaudit.results.privacy_curve import PrivacyCurveFigure
 from dpaudit.results.provenance import BudgetUse, Coverage, RecordedPair, SearchProvenance
 from dpaudit.results.records import AuditOutcome, CertificateRecord, SweepPoint
 from dpaudit.stats.sequential import StoppingRule
@@ -72,8 +73,9 @@ class TestResult:
       seconds: wall time; warnings: the warnings raised while it ran, as text.
       error: why the test failed (``"ExceptionType: message"``), None when it did not.
       certificates: one per δ of the audit, then one per α.
-      curve: the figure's data (dense claimed and exact ε(δ) and ε(α) around the grid), None
-        when the test has no figure.
+      curve: the figure's data (:class:`~dpaudit.results.privacy_curve.PrivacyCurveFigure`:
+        the certified points, dense claimed and exact ε(δ) and ε(α) around them), None when
+        the test has no figure.
       search: how a searched test's pair was found, None for a named pair.
       sequential: how the test spent its budget, None when it failed before certifying or
         samples nothing.
@@ -94,7 +96,7 @@ class TestResult:
     warnings: tuple[str, ...]
     error: str | None
     certificates: tuple[Certificate, ...]
-    curve: dict | None = None
+    curve: PrivacyCurveFigure | None = None
     search: SearchProvenance | None = None
     sequential: BudgetUse | None = None
     procedure: str = PAIR
@@ -118,7 +120,7 @@ class TestResult:
                 "sequential": None if self.sequential is None else self.sequential.to_json(),
                 "certificates": [c.to_json(shared) for c in self.certificates]}
         if curve:
-            out["curve"] = None if self.curve is None else to_jsonable(self.curve)
+            out["curve"] = None if self.curve is None else self.curve.to_json()
         return out
 
     @classmethod
@@ -140,7 +142,8 @@ class TestResult:
                    error=data.get("error"),
                    certificates=tuple(Certificate.from_json(c, shared)
                                       for c in data["certificates"]),
-                   curve=data.get("curve"), search=SearchProvenance.from_json(data.get("search")),
+                   curve=PrivacyCurveFigure.from_json(data.get("curve")),
+                   search=SearchProvenance.from_json(data.get("search")),
                    sequential=BudgetUse.from_json(data.get("sequential")))
 
 

@@ -260,7 +260,7 @@ def exit_status(run) -> int:
     certificate or an erroring ``[[series]]`` entry (``run``: an
     :class:`dpaudit.results.run.AuditRun`)."""
     if (any(s.error for s in run.suites) or any(r.verdict == "error" for r in run.records)
-            or any(isinstance(s, dict) and s.get("error") for s in run.series)):
+            or any(s.error for s in run.series)):
         return 2
     if any(not o.met_expectation for o in run.outcomes):
         return 1

@@ -13,9 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from dpaudit.results.figure_data import CurveFigure
 from dpaudit.results.hierarchy import AuditPoint, points_from_records
 from dpaudit.results.options import RunOptions
 from dpaudit.results.records import AuditOutcome, CertificateRecord, SuiteSummary
+from dpaudit.results.series import SeriesResult
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,11 @@ class AuditRun:
     Attributes:
       suites: one entry per suite file, in the order given (malformed and skipped ones too).
       points: the judged audit points, in plan order (suite, audit, swept value).
-      curves: figure data, one per (audit point, pair) with a figure, then the ε-over-sweep
-        curves of swept audits.
-      series: the ``[[series]]`` results (a dict each, ``{"error": …}`` for a failed one).
+      curves: figure data, one per (audit point, pair) with a figure
+        (:class:`~dpaudit.results.privacy_curve.PrivacyCurveFigure`), then the ε-over-sweep
+        curves of swept audits (:class:`~dpaudit.results.sweep_curve.SweepCurve`).
+      series: the ``[[series]]`` results (:class:`~dpaudit.results.series.SeriesResult`; a
+        failed one has its ``error``).
       seconds: wall time of the run.
       options: what the run was asked (:class:`~dpaudit.results.options.RunOptions`).
       workers: how many workers ran its tests; backend: where (``Backend.describe()``).
@@ -61,8 +65,8 @@ class AuditRun:
 
     suites: list[SuiteSummary] = field(default_factory=list)
     points: list[AuditPoint] = field(default_factory=list)
-    curves: list[dict] = field(default_factory=list)
-    series: list[dict] = field(default_factory=list)
+    curves: list[CurveFigure] = field(default_factory=list)
+    series: list[SeriesResult] = field(default_factory=list)
     seconds: float = 0.0
     options: RunOptions = field(default_factory=RunOptions)
     workers: int = 1

@@ -24,9 +24,21 @@ number fixed in advance (Bonferroni over a grid of counts, as for the (ε, δ) t
 **The bound** (:func:`fdp_bound`).  A family t ↦ f_t (:mod:`dpaudit.claims.tradeoff`:
 pointwise nonincreasing in t, t = ε at the audit's δ) is tested member by member; a weaker
 curve is harder to reject, so the rejected t form an interval [0, t*], found by bisection and
-reported on its rejected side.  t* > the claim's ε(δ) iff the claim's own curve is rejected.
-For μ-GDP and the (ε, δ) of a Gaussian-like training this is markedly tighter than the
-(ε, δ) test on the same scores: f constrains every point of the curve, not one.
+reported on its rejected side (∞ when the family's limit curve ``weakest()`` is rejected:
+every member is; :data:`SEARCH_CAP` = 512 when every member up to 512 is rejected and the
+search stops there — a lower bound on t*, reported as "all rejected up to ε(δ) = 512", never
+as an estimate).  The recursion is monotone in f — a curve g ≤ f pointwise that is rejected
+makes f rejected too (by induction on i, each h_i and r_i only grow with f, since r_i is
+increasing in every h_j, j ≥ i, and h_i in r_{i+1}) — which is what makes [0, t*] an interval
+and lets the numbers read off one count hold jointly: every error is a rejection of a curve
+the mechanism satisfies, hence of its own.  Which t* means what:
+
+* the (ε, δ) family (f_t = f_{t,δ}): every mechanism with ε(δ) = t is f_{t,δ}-DP, so t* is a
+  lower bound on ε(δ) **for any mechanism** — the canary audit's ε_LB;
+* the GDP family: "not μ-GDP for μ ≤ μ*", sound for any mechanism; its ε(δ) is an ε(δ) bound
+  only for a Gaussian-shaped curve (the ε the paper and ``jax_privacy.auditing`` report: they
+  audit "the hypothesized f-DP curve of the mechanism");
+* the claim's curve itself: rejected = the claim is false (the canary audit's verdict).
 
 This is the recursion ``jax_privacy.auditing`` implements (``_epsilon_one_run_fdp``) for the
 GDP family; here the curve is any callable f (a claim's, or a GDP curve), the significance the
@@ -38,6 +50,18 @@ from __future__ import annotations
 
 import math
 from typing import Callable
+
+
+#: the largest t a family search tries: a search whose member at SEARCH_CAP is still rejected
+#: (while the family's limit curve is not) stops there and returns exactly SEARCH_CAP, which
+#: is a lower bound on t* (every member up to it is rejected), never an estimate of t*; the
+#: reports say "every member up to ε(δ) = 512 rejected" (:func:`capped`)
+SEARCH_CAP = 512.0
+
+
+def capped(t: float) -> bool:
+    """Whether ``t`` is a family search stopped at :data:`SEARCH_CAP` (finite, ≥ the cap)."""
+    return math.isfinite(t) and t >= SEARCH_CAP
 
 
 def fdp_rejects(curve: Callable[[float], float], m: int, guesses: int, correct: int,
@@ -64,24 +88,31 @@ def fdp_rejects(curve: Callable[[float], float], m: int, guesses: int, correct: 
 def fdp_bound(family, m: int, guesses: int, correct: int, *, significance: float,
               tolerance: float = 1e-4, at_least: float = 0.0) -> float:
     """max(``at_least``, t*), t* the largest t whose curve ``family.curve(t)``
-    :func:`fdp_rejects` rejects (to ``tolerance``, on the rejected side; 0 when nothing is).
-    ``at_least`` — a bound another guess count already certified — skips the search when
-    these counts do not reject it either (the caller keeps the larger bound anyway)."""
+    :func:`fdp_rejects` rejects (to ``tolerance``, on the rejected side; 0 when nothing is;
+    ∞ when ``family.weakest()`` is rejected; exactly :data:`SEARCH_CAP` when every member up
+    to the cap is rejected but the limit curve is not — "all rejected up to the cap").  ``at_least`` — a bound another guess count
+    already certified — skips the search when these counts do not reject it either (the
+    caller keeps the larger bound anyway)."""
     def rejected(t: float) -> bool:
         return fdp_rejects(family.curve(t), m, guesses, correct, significance)
 
     lo = float(at_least)
+    if math.isinf(lo):
+        return lo
     if not rejected(lo):
         return lo if lo > 0 else 0.0
-    hi = max(1.0, 2.0 * lo)
+    weakest = family.weakest() if hasattr(family, "weakest") else None
+    if weakest is not None and fdp_rejects(weakest, m, guesses, correct, significance):
+        return math.inf
+    hi = min(max(1.0, 2.0 * lo), SEARCH_CAP)
     while rejected(hi):
-        lo, hi = hi, 2.0 * hi
-        if hi > 1e3:  # pragma: no cover - a perfect guesser is capped far below
-            return lo
+        if hi >= SEARCH_CAP:  # every member up to the cap rejected: t* ≥ the cap, said so
+            return SEARCH_CAP
+        lo, hi = hi, min(2.0 * hi, SEARCH_CAP)
     while hi - lo > tolerance:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if rejected(mid) else (lo, mid)
-    return lo if math.isfinite(lo) else 0.0
+    return lo
 
 
-__all__ = ["fdp_bound", "fdp_rejects"]
+__all__ = ["SEARCH_CAP", "capped", "fdp_bound", "fdp_rejects"]

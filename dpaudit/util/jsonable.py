@@ -3,7 +3,8 @@
 JSON has no infinity: ``+∞``, ``−∞`` and NaN are written as the strings ``"inf"``, ``"-inf"``
 and ``"nan"``; numpy scalars become Python numbers, tuples and arrays become lists, dict keys
 become strings, and anything else becomes its ``str``.  Applying :func:`to_jsonable` twice
-gives the same value as applying it once.
+gives the same value as applying it once.  :func:`number_from_json` reads one such number
+back (an integer stays an integer, so that writing it again gives the same text).
 
 :func:`loads_json` is the one reader of JSON text for the files dpaudit reads back
 (results.json, the lines of a run journal): it refuses a document nested deeper than
@@ -41,6 +42,27 @@ def to_jsonable(value):
     if value is None or isinstance(value, str):
         return value
     return str(value)
+
+
+def number_from_json(value) -> int | float | None:
+    """A number as :func:`to_jsonable` writes it, back: None stays None, an integer stays an
+    integer, a float (or numpy scalar) is a float, ``"inf"``/``"-inf"``/``"nan"`` are ±∞/NaN;
+    so ``to_jsonable(number_from_json(x)) == x`` for every number ``x`` it writes.
+
+    Raises:
+      TypeError: anything else (a boolean, another string, a list …), naming it.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"expected a number, got {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    raise TypeError(f"expected a number, got {str(value)[:80]!r}")
 
 
 #: How deeply :func:`loads_json` lets arrays and objects nest (the outermost one is level 1).
@@ -94,4 +116,5 @@ def loads_json(text: str | bytes, max_depth: int = MAX_JSON_DEPTH):
     return value
 
 
-__all__ = ["MAX_JSON_DEPTH", "JsonNestingError", "json_depth", "loads_json", "to_jsonable"]
+__all__ = ["MAX_JSON_DEPTH", "JsonNestingError", "json_depth", "loads_json", "number_from_json",
+           "to_jsonable"]

@@ -71,7 +71,13 @@ def test_one_family_member_at_the_per_test_confidence_and_the_seed_of_its_name()
     assert poisson.verdict == "violation" and poisson.met_expectation  # one run finds it
     claimed = own.tests[0].certificates[0].claimed_epsilon
     assert claimed == pytest.approx(EXACT) and own.verdict == "consistent"
-    assert 0.5 < own.tests[0].certificates[0].bound < EXACT  # certified below the truth
+    # one run at δ = 1e-3 ≥ the tests' level: no sound ε(δ) > 0 exists (a mechanism revealing
+    # every canary with probability δ is (0, δ)-DP); the evidence says so, and its GDP
+    # figure — labelled, not the ε_LB — is below the truth
+    (evidence,) = own.tests[0].certificates[0].evidence
+    assert evidence.bound == 0 and "no one-run test at that level" in evidence.describe()
+    fdp = next(r for r in evidence.results if r.statistic == "one-run-fdp")
+    assert 0.5 < fdp.family.epsilon < EXACT and fdp.family.mu < 1.25
     # adding an audit leaves every other seed alone (seeds depend on names only)
     again, _, _ = run(suite(canary_row("poisson-claim", expect="violation")))
     assert again[0].seed == tasks[1].seed
@@ -185,6 +191,11 @@ expect = "violation"
     document = json.loads((out / "results.json").read_text(encoding="utf-8"))
     (evidence,) = document["points"][0]["tests"][0]["certificates"][0]["evidence"]
     assert evidence["kind"] == "canary" and evidence["violation"]
+    jsonschema = pytest.importorskip("jsonschema")
+    from dpaudit.results.records import SCHEMA_FILE
+
+    jsonschema.validate(document, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")),
+                        cls=jsonschema.Draft202012Validator)
     report = read_report(out / "results.json")  # typed again, through the evidence table
     (test,) = report.run.points[0].tests
     back = test.certificates[0].evidence[0]
@@ -194,12 +205,47 @@ expect = "violation"
         f"{evidence['bound']:.4g}" in (out / "summary.md").read_text(encoding="utf-8")
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "included canaries" in html and text.split(":")[0] in html  # the figure, captioned
+    assert "detected as expected: one-run-fdp rejects the claim" in html  # the verdict's why
     junit = (out / "junit.xml").read_text(encoding="utf-8")
     assert 'name="poisson-claim / canary"' in junit
+    # one run at δ = 1e-3: ε_LB (any mechanism) is below the claim, the verdict the rejection
+    # of the Poisson claim's curve — every report says why beside the bound, never
+    # "ε_LB > claimed"
+    from dpaudit.audit.progress import format_progress
+    from dpaudit.report.explain import explain_record
+
+    (record,) = report.run.records
+    reason = "one-run-fdp rejects the claim's trade-off curve: "
+    assert record.verdict == "violation" and record.bound <= record.claimed_epsilon
+    assert record.rejection_reason.startswith(reason)
+    assert reason in (out / "summary.md").read_text(encoding="utf-8")
+    from dpaudit.report.junit import _numbers  # what a failing testcase's message says
+
+    assert f"→ violation: {reason}" in _numbers(test.certificates[0])
+    explained = explain_record(record)
+    assert "VIOLATION: ε_LB = " in explained and " ≤ claimed ε = " in explained
+    assert f"the claim is rejected: {reason}" in explained
+    assert reason in format_progress(record)
     diff = tmp_path / "diff.md"
     assert main(["diff", str(out / "results.json"), str(out / "results.json"),
                  "--out", str(diff)]) == 0
     assert "no regression" in diff.read_text(encoding="utf-8")
+
+
+def test_the_api_result_says_why_a_violation_is_not_above_the_bound():
+    """δ = 3·10⁻³ with 500 canaries: 50 of 50 guesses reject the 0.5-GDP claim's curve, while
+    no ε(δ) > 0 holds for every mechanism at that δ and level — the API's record and text say
+    "ε_LB = 0 ≤ claimed" and why the claim is rejected (before, the GDP family's 3.3 was
+    printed as the certified ε_LB)."""
+    result = audit_mechanism(_Runs(), kind="canary", options={"canaries": 500}, delta=3e-3,
+                             seed=1, expect="violation")
+    (record,) = result.records
+    assert result.verdict == "violation" and result.epsilon_lower_bound == 0
+    assert record.rejection_reason.startswith("one-run-fdp rejects the claim's trade-off "
+                                              "curve: 50 of 50 guesses correct")
+    text = result.explain()
+    assert "VIOLATION: ε_LB = 0 ≤ claimed ε = 1.16" in text
+    assert "(ε(δ) ≥ 3.343 if the curve is Gaussian)" in text  # the family figure, labelled
 
 
 def test_the_evidence_kind_is_registered_and_round_trips():

@@ -178,7 +178,7 @@ import json, sys
 import numpy as np
 from dpaudit.audit.memory import estimate_task_memory
 from dpaudit.audit.plan import plan_suite
-from dpaudit.audit.execute import run_task
+
 from dpaudit.suite.spec import parse_suite
 kind, value = sys.argv[1], int(sys.argv[2])
 if kind == "sampler":
@@ -204,7 +204,7 @@ else:
     d0, d1 = mech.validate_dataset(task.pair.d0), mech.validate_dataset(task.pair.d1)
     est = estimate_task_memory(mech, d0, d1, samples=task.samples)
     for t in tasks:
-        result = run_task(t)
+        result = t.run()
         assert result.error is None, result.error
 # VmHWM, not getrusage: Linux carries ru_maxrss over execve from the forking process (a
 # large pytest), while the high-water mark of /proc/self/status is this image's own

@@ -69,7 +69,7 @@ def test_an_exact_curve_check_samples_nothing_and_spends_no_share_of_the_family(
         assert c.detectable_epsilon == pytest.approx(1.0 / (1 - 1e-6))
         assert c.underpowered is False
     assert test.certificates[0].bound == pytest.approx(1.0 - 1e-6, rel=1e-9)  # less tolerance
-    assert test.curve is not None and test.curve["exact"]  # the figure's dense curve
+    assert test.curve is not None and test.curve.dense_delta.exact  # the figure's dense curve
 
 
 def test_a_claim_below_the_exact_curve_is_a_violation_without_one_sample():

@@ -16,6 +16,7 @@ from dpaudit.audit.sweeps import dense_values
 from dpaudit.report.figures import write_figures
 from dpaudit.report.json_report import build_report
 from dpaudit.report.markdown import render_markdown
+from dpaudit.results.sweep_curve import SweepCurve
 from tests.support import REPO
 
 
@@ -138,13 +139,12 @@ def test_sweep_run_records_verdicts_curves_and_figures(tmp_path):
     assert all(r.parameters["epsilon"] == r.sweep.value for r in swept)
     # one outcome per audit point (three) plus the plain audit
     assert len(run.outcomes) == 4 and all(o.met_expectation for o in run.outcomes)
-    curves = [c for c in run.curves if c.get("kind") == "sweep"]
-    assert sorted(c["delta"] for c in curves) == [0.0, 0.01]
-    c0 = next(c for c in curves if c["delta"] == 0.0)
-    assert [p["claimed"] for p in c0["points"]] == [0.5, 1.0, 2.0]
-    assert [p["exact"] for p in c0["points"]] == pytest.approx([0.5, 1.0, 2.0])
-    assert len(c0["dense"]) == 4 and all(d["exact"] == pytest.approx(d["value"])
-                                         for d in c0["dense"])
+    curves = [c for c in run.curves if isinstance(c, SweepCurve)]
+    assert sorted(c.delta for c in curves) == [0.0, 0.01]
+    c0 = next(c for c in curves if c.delta == 0.0)
+    assert [p.claimed for p in c0.points] == [0.5, 1.0, 2.0]
+    assert [p.exact for p in c0.points] == pytest.approx([0.5, 1.0, 2.0])
+    assert len(c0.dense) == 4 and all(d.exact == pytest.approx(d.value) for d in c0.dense)
     figures = write_figures(run, tmp_path / "out")
     assert any(p.name.endswith("__sweep.png") for p in figures.written)
     report = build_report(run, command="test", exit_status=0, figures=figures)

@@ -49,13 +49,20 @@ params = { epsilon = 2.0 }
 def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig, reaped):
     """``reaped=False``: the killed run stays a zombie while its parent does not wait for it
     (a parent that reads the run's pipes to EOF first, issue 27 item 2): its workers must
-    notice anyway, or that parent waits for ever."""
+    notice anyway, or that parent waits for ever.  (The console script's supervising process
+    passes SIGTERM on and takes its child with it on SIGKILL: tests/cli/test_supervisor.py,
+    tests/util/test_supervise.py.)
+
+    Nothing is printed once the run is gone: the resource tracker, which unlinks the pool's
+    semaphores after a SIGKILL, printed "There appear to be 5 leaked semaphore objects"
+    (issue 39, item 12(d); :func:`dpaudit.util.processes._quiet_resource_tracker`)."""
     suite = tmp_path / "long.toml"
     suite.write_text(textwrap.dedent(SUITE), encoding="utf-8")
     code = "import sys; from dpaudit.cli.commands import main; sys.exit(main())"
     proc = subprocess.Popen(
         [sys.executable, "-c", code, "run", str(suite), "--out", str(tmp_path / "out"),
-         "--workers", "2", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+         "--workers", "2", "-q"], stdout=subprocess.DEVNULL,
+        stderr=(tmp_path / "stderr").open("w"),  # a file: nobody waits for its end
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline, family = time.monotonic() + 60, set()
@@ -72,6 +79,8 @@ def test_a_stopped_run_leaves_no_process_behind(tmp_path, sig, reaped):
         while alive(family) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not alive(family), f"left behind after {sig.name}: {sorted(alive(family))}"
+        stderr = (tmp_path / "stderr").read_text()
+        assert "resource_tracker" not in stderr and "Traceback" not in stderr, stderr
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -38,7 +38,7 @@ SCRIPT = textwrap.dedent('''
     closure = audit_sampler(lambda d, n, rng: sum(d) + rng.laplace(0, scale, size=n),
                             epsilon=1.0, pairs=[([0], [1])], samples=5000, workers=2,
                             representation=False)
-    print("VERDICTS", [o.verdict for o in run.outcomes], closure.verdict)
+    print("VERDICTS", [str(o.verdict) for o in run.outcomes], str(closure.verdict))
 ''')
 
 

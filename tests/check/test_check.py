@@ -402,7 +402,7 @@ def test_cli_check_exit_codes_output_and_json(tmp_path, capsys):
     doc = json.loads(path.read_text())
     assert doc["exit_status"] == 1 and doc["seed"] == 3 and doc["verdict"] == "violation"
     assert [s["step"] for s in doc["steps"]] == ["claim", "sensitivity", "calibration",
-                                                 "black-box"]
+                                                 "exact", "canary", "black-box"]
     assert doc["steps"][2]["data"]["intervals"][0]["inside"] is False
 
     assert main(["check", "dpaudit.check.examples:WrongSensitivitySum", "--samples",

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 from dpaudit.claims import GDP, ApproxDP, PureDP
 from dpaudit.claims.conversions import gdp_to_dp_epsilon
-from dpaudit.claims.tradeoff import (GaussianFamily, GaussianTradeOff, ProfileTradeOff,
-                                     ScaledProfileFamily, claim_family, claim_profile_points)
+from dpaudit.claims.tradeoff import (ApproxDPFamily, GaussianFamily, GaussianTradeOff,
+                                     ProfileTradeOff, ScaledProfileFamily, claim_family,
+                                     claim_profile_points)
 
 ALPHAS = np.linspace(0.0, 1.0, 101)
 
@@ -61,3 +63,37 @@ def test_other_claims_get_the_scaled_profile():
 class _ZeroClaim(PureDP):
     def epsilon(self, delta):
         return 0.0
+
+
+def test_the_eps_delta_family_is_the_curve_of_eps_delta_dp():
+    family = ApproxDPFamily(1e-3)
+    for t in (0.0, 0.7, 3.0):
+        f = family.curve(t)
+        for a in ALPHAS:
+            assert f(a) == pytest.approx(max(0.0, 1 - 1e-3 - math.exp(t) * a,
+                                             math.exp(-t) * (1 - 1e-3 - a)), abs=1e-12)
+    assert family.weakest() is None  # its limit is 0 on (0, 1]: no point lies below it
+
+
+def test_weak_members_are_evaluated_without_overflow():
+    """ε far beyond exp's range (a weak member of a scaled family): no warning, the value
+    the formula gives in the limit."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = ProfileTradeOff((0.0, 800.0, 5000.0), (0.07, 1e-6, 1e-12))
+        assert f(0.0) == pytest.approx(1 - 1e-12)
+        assert f(0.2) == pytest.approx(1 - 0.07 - 0.2)  # only the ε = 0 point is left
+        assert ApproxDPFamily(1e-5).curve(900.0)(1e-300) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_a_scaled_profile_keeps_its_floor():
+    """The points at ε = 0 do not scale: every member stays above 1 − δ(0) − α, the
+    family's weakest() curve."""
+    family = claim_family(GDP(1.0), 1e-5)
+    assert family.weakest() is None  # GDP: G_μ → 0 as μ → ∞
+    profile = ScaledProfileFamily((0.0, 0.5, 1.0), (0.07, 1e-3, 1e-6), 1.0)
+    assert profile.floor_delta == 0.07
+    for t in (1.0, 10.0, 1e4):
+        for a in ALPHAS:
+            assert profile.curve(t)(a) >= profile.weakest()(a) - 1e-12
+    assert profile.weakest()(0.1) == pytest.approx(1 - 0.07 - 0.1)

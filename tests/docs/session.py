@@ -120,7 +120,7 @@ class Session:
         done = self.sh(f"{sys.executable} -c 'import sys; from dpaudit.suite.spec import "
                        f"load_suite; load_suite(sys.argv[1])' {path}")
         if refused:
-            assert done.returncode != 0 and "SuiteError" in done.stdout, (
+            assert done.returncode != 0 and "SpecError" in done.stdout, (
                 f"{block.where}: the suite is shown as refused, but it parses:\n{done.stdout}")
         else:
             assert done.returncode == 0, f"{block.where}: the suite does not parse:\n{done.stdout}"

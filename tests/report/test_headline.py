@@ -39,7 +39,7 @@ def test_a_failing_run_names_what_failed():
               _point("broken", "consistent", "error", sweep=sweep),
               _point("bug", "violation", "violation")]
     suites = [SimpleNamespace(file="bad.toml", error="SuiteError: …")]
-    series = [{"suite": "s", "name": "fig", "error": "ValueError: …"}]
+    series = [SimpleNamespace(suite="s", name="fig", error="ValueError: …")]
     line = headline(_report(points, status=2, suites=suites, series=series))
     assert not line.passed and line.mark == "❌"
     assert line.text() == (

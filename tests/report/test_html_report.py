@@ -291,9 +291,13 @@ def test_figures_are_inline_svg_with_document_unique_ids(report):
 def test_a_figure_that_fails_to_draw_costs_only_that_figure(report):
     import dataclasses
 
+    from dpaudit.results.privacy_curve import PrivacyCurveFigure
+
     record = report.run.records[0]
-    broken = {"suite": record.suite, "suite_file": record.suite_file, "audit": record.audit,
-              "pair": "p", "mechanism": "laplace", "certified": [["not a number"]]}
+    # a certified row that is not a CertifiedBound: what no reader lets through, so drawing fails
+    broken = PrivacyCurveFigure(suite=record.suite, suite_file=record.suite_file,
+                                audit=record.audit, pair="p", mechanism="laplace", sweep=None,
+                                certified=[["not a number"]])
     run = dataclasses.replace(report.run, curves=[broken])
     text = render_html(dataclasses.replace(report, run=run))
     assert "The figure could not be drawn: " in text

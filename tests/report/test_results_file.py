@@ -10,10 +10,10 @@ import pytest
 
 from dpaudit.util.jsonable import MAX_JSON_DEPTH, json_depth
 from dpaudit.report.json_report import build_report
-from dpaudit.report.results_file import (ResultsFileError, read_document,
+from dpaudit.report.results_file import (ResultsFileError, dumps_results, read_document,
                                          read_report, results_document,
                                          write_results)
-from tests.support import TEST_DATA
+from tests.support import REPO, TEST_DATA
 
 DATA = TEST_DATA
 #: the last schema-2 results.json dpaudit wrote before schema 3 (reports/example at 8d90273)
@@ -54,7 +54,9 @@ def test_schema_4_reads_back_to_exactly_the_report_it_was_written_from(report, t
     assert [s.to_json() for s in back.run.suites] == [s.to_json() for s in report.run.suites]
     assert back.summary.to_json() == report.summary.to_json()
     assert back.provenance == report.provenance
-    assert back.run.curves == json.loads(json.dumps(report.curves_json()))
+    assert back.run.curves == report.run.curves and back.run.series == report.run.series
+    assert [c.to_json() for c in back.run.curves] == \
+        [json.loads(json.dumps(c.to_json())) for c in report.run.curves]
     # the tree itself, evidence included, not only its flat view
     assert [p.to_json(curves=False) for p in back.run.points] == \
         [json.loads(json.dumps(p.to_json(curves=False))) for p in report.run.points]
@@ -157,6 +159,36 @@ def test_bad_results_files_give_one_line_naming_the_file(tmp_path, content, frag
         read_report(path)
     message = str(info.value)
     assert fragment in message and str(path) in message and "\n" not in message
+
+
+#: the committed schema-4 reports
+COMMITTED = [REPO / "reports" / "example" / "results.json", REPO / "reports" / "sgld" / "results.json",
+             REPO / "reports" / "gaussian_mixing" / "audit" / "results.json"]
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.parent.name)
+def test_a_committed_schema_4_file_reads_and_writes_back_byte_for_byte(path):
+    """Typed points, curves and series read from a committed results.json write exactly that
+    file again (its provenance and timings are the file's own)."""
+    assert dumps_results(results_document(read_report(path))) == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("section, change", [
+    ("curves", lambda c: c.pop("pair")),
+    ("curves", lambda c: c.update(kind="histogram")),
+    ("curves", lambda c: c.update(certified=[[0.1, "lots", None]])),
+    ("series", lambda s: s.update(markers=[{"label": "no x"}])),
+    ("series", lambda s: s.update(facts="none")),
+    ("series", lambda s: s.pop("values")),
+])
+def test_a_malformed_curve_or_series_is_one_line_naming_the_file(tmp_path, section, change):
+    document = json.loads(COMMITTED[1].read_text(encoding="utf-8"))
+    change(document[section][0])
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsFileError, match="malformed") as info:
+        read_report(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
 
 
 def test_a_broken_reference_is_reported_not_a_traceback(report, tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from types import SimpleNamespace
 
 import jsonschema
 import pytest
@@ -147,7 +148,8 @@ def test_judging_returns_new_points_and_one_outcome_per_point():
     run = dataclasses.replace(run, suites=[ok])
     assert exit_status(run) == 1
     failing = dataclasses.replace(
-        run, series=[{"name": "figure", "error": "ValueError: unknown quantity 'separatoin'"}])
+        run, series=[SimpleNamespace(name="figure",
+                                     error="ValueError: unknown quantity 'separatoin'")])
     assert exit_status(failing) == 2  # a series typo is an error, not a pass
     broken = dataclasses.replace(run, suites=[ok, SuiteSummary.failed("bad.toml",
                                                                       "bad.toml: not valid TOML")])

@@ -23,6 +23,7 @@ from dpaudit.audit.memory import check_task_memory, estimate_task_memory
 from dpaudit.audit.rounds import certify_in_rounds
 from dpaudit.claims import claimed_renyi
 from dpaudit.mechanisms.capabilities import ExactRenyi
+from dpaudit.results.privacy_curve import CertifiedBound, DenseCurve, PrivacyCurveFigure
 from dpaudit.results.provenance import BudgetUse, RecordedPair, SearchProvenance
 
 
@@ -129,9 +130,9 @@ def _searched_pair(task, mechanism):
 
 
 def curve_data(task, pair_name: str, mechanism, claim, d0, d1, measured: Measured
-               ) -> dict | None:
-    """Dense claimed and exact ε(δ) (and ε(α)) around the certified grid, for the figure (a
-    δ grid of at least two values, or some α)."""
+               ) -> PrivacyCurveFigure | None:
+    """The test's figure data: its certified points, with dense claimed and exact ε(δ) (and
+    ε(α)) around them (a δ grid of at least two values, or some α; else None)."""
     from dpaudit.claims import claimed_renyi as renyi_of
 
     dp = [e for e in measured.readings if e.notion == "dp"]
@@ -140,31 +141,31 @@ def curve_data(task, pair_name: str, mechanism, claim, d0, d1, measured: Measure
         return None
     point = task.point
 
-    def bounds(entry):
+    def certified(entry, at):
         black = next((e.bound for e in entry.evidence if e.role != "white-box"), None)
         white = next((e.bound for e in entry.evidence if e.role == "white-box"), None)
-        return black, white
+        return CertifiedBound(at, black, white)
 
-    out = {"suite": point.suite, "suite_file": point.suite_file, "audit": point.audit,
-           "pair": pair_name, "mechanism": point.mechanism,
-           "sweep": None if point.sweep is None else point.sweep.to_json(),
-           "certified": [[e.delta, *bounds(e)] for e in dp],
-           "renyi_certified": [[e.alpha, *bounds(e)] for e in rdp]}
+    dense_delta = dense_alpha = None
     positive = [e.delta for e in dp if e.delta > 0]
     if positive:
         grid = np.logspace(np.log10(min(positive)) - 1, np.log10(max(max(positive), 1e-2)), 40)
-        out["dense_delta"] = grid.tolist()
-        out["claimed"] = [_finite_or_none(claim.epsilon(float(d))) for d in grid]
-        out["exact"] = [_finite_or_none(mechanism.exact_epsilon(d0, d1, float(d)))
-                        for d in grid]
+        dense_delta = DenseCurve(
+            grid=grid.tolist(),
+            claimed=[_finite_or_none(claim.epsilon(float(d))) for d in grid],
+            exact=[_finite_or_none(mechanism.exact_epsilon(d0, d1, float(d))) for d in grid])
     if rdp:
         alphas = np.linspace(min(e.alpha for e in rdp), max(e.alpha for e in rdp), 40)
-        out["dense_alpha"] = alphas.tolist()
-        out["claimed_renyi"] = [_finite_or_none(renyi_of(claim, float(a))) for a in alphas]
-        if isinstance(mechanism, ExactRenyi):
-            out["exact_renyi"] = [_finite_or_none(mechanism.exact_renyi(d0, d1, float(a)))
-                                  for a in alphas]
-    return out
+        claimed = [_finite_or_none(renyi_of(claim, float(a))) for a in alphas]
+        exact = ([_finite_or_none(mechanism.exact_renyi(d0, d1, float(a))) for a in alphas]
+                 if isinstance(mechanism, ExactRenyi) else None)  # None: not known
+        dense_alpha = DenseCurve(grid=alphas.tolist(), claimed=claimed, exact=exact)
+    return PrivacyCurveFigure(
+        suite=point.suite, suite_file=point.suite_file, audit=point.audit, pair=pair_name,
+        mechanism=point.mechanism, sweep=point.sweep,
+        certified=[certified(e, e.delta) for e in dp],
+        renyi_certified=[certified(e, e.alpha) for e in rdp],
+        dense_delta=dense_delta, dense_alpha=dense_alpha)
 
 
 def _finite_or_none(x):

@@ -101,3 +101,64 @@ def test_power_of_the_idealised_experiment():
     detectable = ev.detectable_epsilon()
     assert 1.0 < detectable < 20.0
     assert ev.detectable_epsilon(2.0) > detectable
+
+
+def test_a_violation_below_the_bound_says_why():
+    """μ = 2 canaries against a 1.5-GDP claim at δ = 1e-5: the claim's curve is rejected,
+    while the bound valid for any mechanism stays below the claim's ε(δ): a violation that
+    says why, never "ε_LB > claimed"; against another claimed ε only the bound speaks."""
+    plan = CanaryPlan(4000, DELTA, seed=0, independent_scores=True,
+                      statistics=("gdp-threshold",))
+    ev = run_canary_audit(plan, GDP(1.5), GaussianDiracRun(plan, 2.0))
+    assert ev.violation and ev.bound <= ev.claimed and ev.rejects(ev.claimed)
+    (r,) = ev.results
+    assert r.family.mu > 1.5  # "not μ-GDP for any μ ≤ …" above the claimed μ
+    reason = ev.rejection_reason(ev.claimed)
+    assert reason.startswith("gdp-threshold rejects the claim's trade-off curve: the "
+                             "certified point of rule in iff score ")
+    assert f"; violation: {reason}" in ev.describe()
+    assert not ev.rejects(ev.claimed * 2) and ev.rejection_reason(ev.claimed * 2) is None
+    assert ev.rejects(ev.bound / 2) and ev.rejection_reason(ev.bound / 2) is None
+
+
+def test_a_delta_above_the_tests_level_is_said():
+    """One run at δ ≥ the tests' level: ε_LB is necessarily 0 (a mechanism revealing every
+    canary with probability δ is (0, δ)-DP) and the evidence says so."""
+    plan = CanaryPlan(1000, 1e-3, seed=0, confidence=0.99)
+    ev = run_canary_audit(plan, GDP(1.0), GaussianDiracRun(plan, 1.0))
+    assert ev.bound == 0 and len(ev.notes) == 1
+    assert "is not below the one-run tests' level" in ev.describe()
+    assert run_canary_audit(CanaryPlan(1000, DELTA), GDP(1.0),
+                            GaussianDiracRun(plan, 1.0)).notes == ()
+
+
+def test_looks_merge_into_one_result_per_statistic():
+    """Several looks: each statistic's largest bound, its rejection, its largest family
+    figure — and the stop at the first look that rejects the claim."""
+    plan = CanaryPlan(500, DELTA, runs=4, seed=4)
+    ev = run_canary_audit(plan, GDP(0.5), GaussianDiracRun(plan, 1.5))
+    assert sorted(r.statistic for r in ev.results) == sorted(s.value for s in plan.statistics)
+    assert ev.violation and ev.stopped_after < 4
+    assert any(r.rejection for r in ev.results)
+
+
+def test_results_written_before_the_sound_bound_are_read():
+    """A record whose bound was the family's ε(δ) (``curve_family``): the sound bound is
+    recomputed from its counts or point, the old number becomes the family figure."""
+    old = {"kind": "canary", "delta": 1e-3, "claimed": 0.6427, "plan": {}, "stopped_after": 1,
+           "results": [
+               {"statistic": "gdp-threshold", "bound": 512.0, "canaries": 10000, "runs": 1,
+                "guesses": None, "correct": None, "significance": 0.003, "curve_family":
+                "claim-profile", "rule": {"text": "in iff score ≥ 1.36", "threshold": 1.36,
+                                          "forward": True, "fpr_upper": 0.079,
+                                          "fnr_upper": 0.771}},
+               {"statistic": "one-run-eps-delta", "bound": 0.0, "canaries": 10000, "runs": 1,
+                "guesses": [5, 5], "correct": 10, "significance": 1e-4,
+                "curve_family": "eps-delta", "rule": None}]}
+    ev = CanaryEvidence.from_json(old)
+    by = {r.statistic: r for r in ev.results}
+    assert by["gdp-threshold"].bound == pytest.approx(np.log((1 - 1e-3 - 0.771) / 0.079))
+    assert by["gdp-threshold"].family.epsilon == 512.0 and ev.violation
+    assert by["one-run-eps-delta"].bound == 0.0
+    back = CanaryEvidence.from_json(json.loads(json.dumps(ev.to_json())))
+    assert back == ev

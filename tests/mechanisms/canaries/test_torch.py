@@ -85,7 +85,10 @@ def test_a_broken_noise_multiplier_is_a_violation(data):
     run = GradientCanaryRun(plan, OpacusTraining(build, lambda *a: digits.train(*a, epochs=5),
                                                  data))
     ev = _audit(plan, run)
-    assert ev.violation and ev.bound > ev.claimed
+    # the claim's curve is rejected; 200 canaries in one run cap the bound valid for any
+    # mechanism near 3, so when it does not exceed the claim the evidence says why
+    assert ev.violation
+    assert ev.bound > ev.claimed or "rejects the claim's trade-off curve" in ev.describe()
 
 
 @pytest.mark.slow
