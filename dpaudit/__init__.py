@@ -13,7 +13,12 @@ The public API, one name per concept (keywords ``epsilon``, ``delta``, ``samples
   :class:`AuditResult` with a ``verdict``), :func:`check_mechanism` (``dpaudit check``'s four
   steps), :func:`run_suites` (TOML suite files), and the estimators themselves,
   :func:`estimate_epsilon_lower_bound` and :func:`estimate_privacy_curve_lower_bound`;
-  :func:`per_call_sampler` turns a function releasing one output per call into a sampler.
+  :func:`per_call_sampler` turns a function releasing one output per call into a sampler;
+  :func:`replay_mechanism` is the grey-box replay (the code run on D and D′ with its
+  randomness held fixed).
+* **Data** — :class:`CategoricalRecords` (a dataset space of categorical records),
+  :func:`with_dataset_space` (a sampler's space, searched in every route),
+  :class:`KeyedOutputs` (releases whose keys depend on the data, as rows).
 
 Modules, from the faces down: the CLI (:mod:`dpaudit.cli`), the Python API
 (:mod:`dpaudit.api`) and the pytest plugin; where tasks run (:mod:`dpaudit.backends`); the
@@ -53,7 +58,11 @@ if TYPE_CHECKING:
     from dpaudit.mechanisms.float_safe import gaussian_on_grid, laplace_on_grid
     from dpaudit.mechanisms.per_call import per_call_sampler
     from dpaudit.mechanisms.registry import register
+    from dpaudit.mechanisms.keyed_outputs import KeyedOutputs
+    from dpaudit.mechanisms.sampler import with_dataset_space
     from dpaudit.neighbours import NeighbourPair, NeighbourRelation
+    from dpaudit.neighbours.categorical import CategoricalRecords
+    from dpaudit.replay.run import replay_mechanism
     from dpaudit.results.recorded_warnings import DpauditWarning
 
 # The public names are imported on first use (PEP 562), so that ``import dpaudit`` -- paid by
@@ -81,6 +90,10 @@ _LAZY = {
     "gaussian_on_grid": "dpaudit.mechanisms.float_safe",
     "per_call_sampler": "dpaudit.mechanisms.per_call",
     "NeighbourPair": "dpaudit.neighbours", "NeighbourRelation": "dpaudit.neighbours",
+    "CategoricalRecords": "dpaudit.neighbours.categorical",
+    "KeyedOutputs": "dpaudit.mechanisms.keyed_outputs",
+    "with_dataset_space": "dpaudit.mechanisms.sampler",
+    "replay_mechanism": "dpaudit.replay.run",
 }
 
 
@@ -109,4 +122,5 @@ __all__ = [
     "estimate_epsilon_lower_bound", "estimate_privacy_curve_lower_bound",
     "PrivacyCurveLowerBound", "EpsilonLowerBound", "CertifiedEvent", "DpauditWarning",
     "SearchBudget", "laplace_on_grid", "gaussian_on_grid", "per_call_sampler", "__version__",
+    "CategoricalRecords", "KeyedOutputs", "with_dataset_space", "replay_mechanism",
 ]

@@ -106,13 +106,14 @@ class AuditResult:
 
 
 def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
-                    delta: float | Iterable[float] = 0.0, alphas: Iterable[float] = (),
+                    delta: float | Iterable[float] | None = None, alphas: Iterable[float] = (),
                     samples: int = DEFAULT_SAMPLES, confidence: float = DEFAULT_CONFIDENCE,
                     seed: int = DEFAULT_SEED, workers: int = 1, expect="consistent",
                     distinguisher: str = "auto", white_box: bool = True,
                     name: str | None = None, backend=None,
                     memory_limit: int | str | None = None, search=True,
-                    representation: bool | None = None, sequential: bool = True,
+                    representation: bool | None = None, floating_point: str = "fail",
+                  sequential: bool = True,
                     power: float | None = DEFAULT_POWER,
                     require_power: bool = False, kind: str = DEFAULT_KIND,
                     options: dict | None = None, claim=None, sweep: dict | None = None,
@@ -129,7 +130,10 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       params: keyword arguments of the class (not with an instance).
       pairs: ``None`` for the mechanism's worst-case pairs, or neighbouring pairs: each a
         ``NeighbourPair``, a ``(d0, d1)`` tuple or a dict with ``d0``, ``d1`` (and ``name``).
-      delta: the δ (or list of δs) at which ε is certified.
+      delta: the δ (or list of δs) at which ε is certified; None (the default, as in every
+        route): the claim's δ — 0 for a claim finite there (pure DP), else the smallest δ
+        its approximate-DP part states, else 1e-6
+        (:func:`dpaudit.claims.audit_delta.claim_audit_delta`).
       alphas: Rényi orders to audit as well (claims with an RDP curve).
       samples, confidence, seed: per side; family-wise over the pairs; the run's seed.
       workers: processes (1: in this process); the numbers do not depend on it.
@@ -151,6 +155,11 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
       representation: read the outputs' float64 representation (floating-point leaks);
         None (default): on for a class defined outside dpaudit and for library adapters, off
         for dpaudit's own paper families.
+      floating_point: how a floating-point violation (certified only by an event on the
+        outputs' float64 representation, the value-level bound within the claim) gates the
+        audit: ``"fail"`` (the default: it fails like any violation) or ``"warn"`` (a warning;
+        the audit is judged on its value-level verdict — for code that is not the production
+        sampler).  A value-level violation fails either way.
       sequential, power, require_power: the stopping rule, as a suite's keys
         (:class:`dpaudit.stats.sequential.StoppingRule`): draw in looks and stop once the
         verdict is decided (False: fixed n, all ``samples`` in one look); the power target
@@ -181,7 +190,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
     spec = audit_spec(mechanism, claim=claim, params=params, pairs=pairs, delta=delta,
                       alphas=alphas, samples=samples, expect=expect,
                       distinguisher=distinguisher, white_box=white_box, name=name,
-                      search=search, representation=representation, sequential=sequential,
+                      search=search, representation=representation,
+                      floating_point=floating_point, sequential=sequential,
                       power=power, require_power=require_power, kind=kind, options=options,
                       sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
@@ -190,20 +200,23 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
                   params: dict | None = None,
-                  delta: float | Iterable[float] = 0.0, samples: int = DEFAULT_SAMPLES,
+                  delta: float | Iterable[float] | None = None,
+                  samples: int = DEFAULT_SAMPLES,
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
                   workers: int = 1, expect="consistent", distinguisher: str = "auto",
                   name: str | None = None, backend=None,
-                  memory_limit: int | str | None = None,
-                  representation: bool | None = None, sequential: bool = True,
+                  memory_limit: int | str | None = None, search=True,
+                  representation: bool | None = None, floating_point: str = "fail",
+                  sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False, kind: str = DEFAULT_KIND,
                   options: dict | None = None, sweep: dict | None = None,
                   note: str = "", isolate: bool = False) -> AuditResult:
     """Audit a plain sampler ``sampler(dataset, n, rng, **params) -> n outputs`` against a
     claim, on its pairs and — by default — on its outputs' float64 representation: the
-    sampler is the code you ship.  A sampler has no dataset space, so only the given pairs
-    are audited (the result says so).  The same as :func:`run_audit` of
+    sampler is the code you ship.  A sampler given a dataset space
+    (:func:`dpaudit.with_dataset_space`) is searched there as a mechanism is; without one,
+    only the given pairs are audited (the result says so).  The same as :func:`run_audit` of
     :func:`audit_spec` of these arguments.
 
     Args:
@@ -219,8 +232,8 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
       epsilon: shorthand claim: ε-DP, or (ε, δ)-DP when ``delta`` is a positive number.
       params: keyword arguments of the sampler (:mod:`dpaudit.mechanisms.sampler`); those
         left out take the function's defaults (``result.defaulted_parameters``).
-      delta, samples, confidence, seed, workers, expect, backend, memory_limit, isolate: as
-        in :func:`audit_mechanism`.
+      delta, samples, confidence, seed, workers, expect, backend, memory_limit, search,
+        floating_point, isolate: as in :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
       sequential, power, require_power, kind, options, sweep, note: as for
@@ -241,9 +254,10 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                  else {"notion": "pure-dp", "epsilon": epsilon})
     spec = audit_spec(sampler=sampler, claim=claim, params=params, pairs=pairs, delta=delta,
                       samples=samples, expect=expect, distinguisher=distinguisher, name=name,
-                      representation=representation, sequential=sequential, power=power,
-                      require_power=require_power, kind=kind, options=options, sweep=sweep,
-                      note=note)
+                      search=search, representation=representation,
+                      floating_point=floating_point, sequential=sequential,
+                      power=power, require_power=require_power, kind=kind, options=options,
+                      sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
                      backend=backend, memory_limit=memory_limit, isolate=isolate)
 
@@ -258,8 +272,9 @@ def audit_spec(mechanism=None, *, sampler=None, claim=None, samples: int = DEFAU
 
     Args:
       mechanism: what :func:`audit_mechanism` audits, or None with ``sampler``.
-      sampler: what :func:`audit_sampler` audits (needs ``claim`` and ``pairs``; it has no
-        dataset space, so no pair search and no white-box test).
+      sampler: what :func:`audit_sampler` audits (needs ``claim`` and ``pairs``; no
+        white-box test, and a pair search only when it was given a dataset space with
+        :func:`dpaudit.with_dataset_space`).
       claim: the claim it is judged against (required with a sampler).
       samples: per side.
       keys: the other keys of :data:`dpaudit.spec.audit.AUDIT_KEYS` as
@@ -290,7 +305,13 @@ def audit_spec(mechanism=None, *, sampler=None, claim=None, samples: int = DEFAU
             label = getattr(sampler, "__qualname__", None) or type(sampler).__name__
             check_sampler(sampler, label)
             target = Target(label, SAMPLER, "", claim, sampler)
-        keys.update(white_box=False, search=False)
+        # no white-box test (a sampler has no log-density); a pair search only where the
+        # sampler was given a dataset space (dpaudit.with_dataset_space)
+        keys["white_box"] = False
+        from dpaudit.mechanisms.sampler import sampler_space
+
+        if not isinstance(sampler, str) and sampler_space(sampler) is None:
+            keys["search"] = False
         caller = "audit_sampler()"
     else:
         stated = None if claim is None else claim_template(claim)

@@ -23,9 +23,11 @@ whose layers import only downwards (an arrow: "may import")::
       ↓              check (``dpaudit check``) sits just below the faces: its black-box
                      step runs the pipeline's audit of one mechanism (as every route does),
                      so it may import suite, audit, results and backends, never report
-    distinguish, mechanisms, conformance
-      ↓              the distinguishers, the mechanisms, and conformance (accountants against
-                     exact curves, reading claims and exact): nothing of the pipeline above
+    distinguish, mechanisms, replay, conformance
+      ↓              the distinguishers, the mechanisms, the grey-box replay of their code
+                     (replay runs mechanisms; they do not know it) and conformance
+                     (accountants against exact curves, reading claims and exact): nothing
+                     of the pipeline above
     evidence         typed evidence (the Evidence ABC, exact curves, the verdict vocabulary):
       ↓              what every kind of audit ends in; it reads statistics and utilities only
     claims, stats, neighbours
@@ -124,8 +126,9 @@ FACES = ("dpaudit", "dpaudit.cli", "dpaudit.api", "dpaudit.pytest_plugin")
 PIPELINE = ("dpaudit.spec", "dpaudit.suite", "dpaudit.audit", "dpaudit.results",
             "dpaudit.backends", "dpaudit.report")
 
-#: the layer above claims, stats and neighbours: the distinguishers and the mechanisms
-EVIDENCE = ("dpaudit.distinguish", "dpaudit.mechanisms")
+#: the layer above claims, stats and neighbours: the distinguishers, the mechanisms and the
+#: grey-box replay (which runs mechanisms and samplers)
+EVIDENCE = ("dpaudit.distinguish", "dpaudit.mechanisms", "dpaudit.replay")
 
 #: layer → the layers it must not import (a layer is a module and everything below it).
 #: Besides these rows, every module that is not a face must not import a face.
@@ -142,7 +145,10 @@ CONTRACTS: dict[str, tuple[str, ...]] = {
     # what an audit asks: read by suite, results and audit, so it imports none of them
     "dpaudit.spec":        tuple(p for p in PIPELINE if p != "dpaudit.spec") + ("dpaudit.check",),
     "dpaudit.distinguish": PIPELINE + ("dpaudit.check",),
-    "dpaudit.mechanisms":  PIPELINE + ("dpaudit.check",),
+    "dpaudit.mechanisms":  PIPELINE + ("dpaudit.check", "dpaudit.replay"),
+    # the grey-box replay runs mechanisms and samplers; nothing above them
+    "dpaudit.replay":      PIPELINE + ("dpaudit.check", "dpaudit.distinguish",
+                                       "dpaudit.conformance"),
     # accountants and calibration against the exact curves: claims and exact, nothing above
     "dpaudit.conformance": PIPELINE + ("dpaudit.check",) + EVIDENCE,
     # typed evidence: below the distinguishers and mechanisms that produce it, above the

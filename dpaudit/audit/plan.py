@@ -39,6 +39,8 @@ Contract and invariants:
 
 from __future__ import annotations
 
+import dataclasses
+
 from dpaudit.audit import sweeps
 from dpaudit.audit.procedures.base import PointContext, Task, UnplannedTask
 from dpaudit.audit.procedures.table import procedure
@@ -114,6 +116,8 @@ def plan_suite(suite: Suite, options: RunOptions = RunOptions()
 
     tasks = []
     for audit, kind, index, params, expect, setup in planned:
+        if audit.uses_claim_delta and setup.claim_delta is not None:  # the claim's δ
+            audit = dataclasses.replace(audit, deltas=(setup.claim_delta,))
         sweep = audit.sweep
         stopping = options.stopping(audit.stopping or suite.stopping)
         point = AuditPoint(

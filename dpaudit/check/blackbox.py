@@ -23,10 +23,10 @@ from __future__ import annotations
 import math
 
 from dpaudit.spec.coverage import FLOAT_FIXES
+from dpaudit.check.greybox import format_pair
 from dpaudit.check.result import CONSISTENT, ERROR, SKIPPED, VIOLATION, StepResult
 from dpaudit.util.numbers import format_number as fmt
 from dpaudit.results.power_text import stop_text, underpowered_text
-from dpaudit.claims import ApproxDP, iter_claims
 from dpaudit.distinguish.result import EpsilonLowerBound
 from dpaudit.stats.power import samples_to_detect
 
@@ -39,13 +39,12 @@ SELECTION_FRACTION, MAX_SELECTION = 0.2, 1_000_000
 
 
 def audit_delta(claim) -> float:
-    """δ = 0 when the claim is finite there, else the claim's own δ (the smallest δ stated by
-    an approximate-DP part), else 1e-6."""
-    if math.isfinite(claim.epsilon(0.0)):
-        return 0.0
-    stated = [float(c.delta) for c in iter_claims(claim)
-              if isinstance(c, ApproxDP) and 0.0 < c.delta < 1.0]
-    return min(stated) if stated else 1e-6
+    """The δ every route audits a claim at when ``delta`` is left out
+    (:func:`dpaudit.claims.audit_delta.claim_audit_delta`): 0 when the claim is finite there,
+    else its own smallest stated δ, else 1e-6."""
+    from dpaudit.claims.audit_delta import claim_audit_delta
+
+    return claim_audit_delta(claim)
 
 
 def total_samples(certification: int) -> int:
@@ -80,11 +79,10 @@ def power_warning(evidence, claimed: float, detectable: float) -> str | None:
 
 def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
                    representation: bool | None = None, search=True,
-                   stopping=None) -> StepResult:
-    """Step 4 (see the module docstring)."""
-    from dpaudit.audit.single import run_single, single_audit_suite
+                   stopping=None, floating_point: str = "fail") -> StepResult:
+    """Step 6 (see the module docstring)."""
+    from dpaudit.audit.single import run_single
     from dpaudit.backends.local import LocalBackend
-    from dpaudit.suite.targets import MECHANISM, Target
 
     if claim is None:
         return StepResult("black-box", SKIPPED, "no usable claim (step 1 failed)")
@@ -96,17 +94,30 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
         if not ok:
             return StepResult("black-box", ERROR, f"worst-case pair {p.name!r} is not "
                               f"neighbouring: {why}")
-    delta = audit_delta(claim)
+    delta = audit_delta(claim)  # what the plan resolves the left-out delta to
     claimed = float(claim.epsilon(delta))
+    suite = black_box_suite(mech, samples, seed, confidence, representation=representation,
+                            search=search, stopping=stopping, floating_point=floating_point)
+    points, info = run_single(suite, LocalBackend(1))
+    return judge_black_box(points[0], info, claimed, delta, confidence)
+
+
+def black_box_suite(mech, samples: int, seed: int, confidence: float,
+                    representation: bool | None = None, search=True, stopping=None,
+                    floating_point: str = "fail"):
+    """The suite of one audit the black-box step runs: the audit a suite row, the API and
+    the fixture state with the same keys — ``delta`` left out (the claim's δ, in every
+    route), the same search, representation, stopping rule and float gate."""
+    from dpaudit.audit.single import single_audit_suite
+    from dpaudit.suite.targets import MECHANISM, Target
+
     target = Target(str(mech.name), MECHANISM, "", None, mech)
     rule = {} if stopping is None else dict(sequential=stopping.sequential,
                                             power=stopping.power,
                                             require_power=stopping.require_power)
-    suite = single_audit_suite(target, delta=delta, samples=samples, confidence=confidence,
-                               seed=seed, search=search, representation=representation,
-                               caller="dpaudit check", **rule)
-    points, info = run_single(suite, LocalBackend(1))
-    return judge_black_box(points[0], info, claimed, delta, confidence)
+    return single_audit_suite(target, samples=samples, confidence=confidence, seed=seed,
+                              search=search, representation=representation,
+                              floating_point=floating_point, caller="dpaudit check", **rule)
 
 
 def judge_black_box(point, info, claimed: float, delta: float, confidence: float
@@ -139,12 +150,24 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
     if failed or not rows:
         return StepResult("black-box", ERROR, "; ".join(failed) or "no test ran",
                           data={"error": "; ".join(failed)}, warnings=warnings)
+    # one verdict per kind of leak: a value-level violation is the headline whenever there is
+    # one (never hidden behind a larger float64 finding); a float finding the audit only warns
+    # about leaves the value-level bound as the headline
+    value_violated = point.value_verdict == "violation"
+    float_found = point.floating_point_finding
+    violated = point.gating_verdict() == "violation"
     best = max(rows, key=lambda r: r["epsilon_lower_bound"])
+    if value_violated or (float_found and not violated):
+        best = max(rows, key=lambda r: (r["value_epsilon_lower_bound"]
+                                        if r["value_epsilon_lower_bound"] is not None
+                                        else r["epsilon_lower_bound"]))
+    by_value = float_found and (value_violated or not violated)  # the value-level headline
+    shown = best["value_epsilon_lower_bound"] if by_value else best["epsilon_lower_bound"]
     powered = [r for r in rows if r["detectable_epsilon"] is not None]
     detectable = min((r["detectable_epsilon"] for r in powered), default=math.inf)
-    violated = point.verdict == "violation"
     tests = len(point.tests)
-    head = (f"certified ε_LB = {fmt(best['epsilon_lower_bound'])} {'>' if violated else '≤'} "
+    what = "value-level ε_LB" if by_value else "certified ε_LB"
+    head = (f"{what} = {fmt(shown)} {'>' if violated else '≤'} "
             f"claimed ε({delta:g}) = {fmt(claimed)} (pair {best['pair']!r}; {tests} test(s), "
             f"budget {point.tests[0].samples} samples per side, confidence {confidence:g} over "
             f"them)")
@@ -158,9 +181,18 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
             "pairs": [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows],
             "coverage": None if point.coverage is None else point.coverage.to_json(),
             "family_size": info.family_size,
-            "floating_point": violated and best["floating_point"]}
+            "floating_point": violated and best["floating_point"],
+            "value_verdict": str(point.value_verdict), "floating_point_finding": float_found,
+            "floating_point_gate": point.floating_point_gate}
+    if by_value:
+        fp = next(r for r in rows if r["floating_point"])
+        lines.append(f"floating-point finding{' (a warning)' if not violated else ''}: pair "
+                     f"{fp['pair']!r}, ε_LB {fmt(fp['epsilon_lower_bound'])} on the float64 "
+                     f"outputs, value-level {fmt(fp['value_epsilon_lower_bound'])}; "
+                     f"{fp['floating_point_finding']}")
+        lines.append(f"fix: {FLOAT_FIXES}")
     if violated:
-        if best["floating_point"]:
+        if best["floating_point"] and not value_violated:
             head += (f": the float64 outputs leak (value-level ε_LB "
                      f"{fmt(best['value_epsilon_lower_bound'])}); "
                      f"{best['floating_point_finding']}")
@@ -168,11 +200,18 @@ def judge_black_box(point, info, claimed: float, delta: float, confidence: float
         else:
             head += ": the mechanism leaks more than claimed"
         return StepResult("black-box", VIOLATION, head, lines, data, warnings=warnings)
-    head += f"; could detect ε ≥ {fmt(detectable)}"
+    # "could detect" is one number per certificate: the headline names whose it is
+    strongest_test = min(powered, key=lambda r: r["detectable_epsilon"]) if powered else None
+    head += (f"; could detect ε ≥ {fmt(detectable)}"
+             + ("" if strongest_test is None or len(rows) < 2
+                else f" (pair {strongest_test['pair']!r}, its most powerful test)"))
     weak = [r for r in rows if r["underpowered"]]
     if weak:
         power = None if point.power is None else point.power.power
-        head += f" — {underpowered_text(claimed, detectable, power)}"
+        weakest = max(weak, key=lambda r: (r["detectable_epsilon"]
+                                           if r["detectable_epsilon"] is not None else math.inf))
+        head += (f" — pair {weakest['pair']!r}: "
+                 f"{underpowered_text(claimed, weakest['detectable_epsilon'], power)}")
         data["underpowered"] = True
         if point.power is not None and point.power.require_power:
             return StepResult("black-box", VIOLATION, head, lines, data, warnings=warnings)
@@ -204,8 +243,8 @@ def _evidence_text(evidence) -> str | None:
 
 
 def _row_line(r: dict) -> str:
-    source = f" [search rank {r['search']['rank']}, {r['search']['source']}]" \
-        if r["search"] else ""
+    source = (f" [search rank {r['search']['rank']}, {r['search']['source']}: "
+              f"{format_pair(r['d0'], r['d1'])}]" if r["search"] else "")
     white = (f", white-box {fmt(r['white_box_epsilon_lower_bound'])}"
              if r["white_box_epsilon_lower_bound"] is not None else "")
     evidence = r["evidence"] or "?"

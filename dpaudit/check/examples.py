@@ -116,7 +116,7 @@ class ClippedMean(GreyBoxQuery, SearchableDatasets, CalibratedNoise, Mechanism):
         self.epsilon, self.clip, self.n_min, self.n_max = float(epsilon), float(clip), n_min, n_max
 
     def validate_dataset(self, dataset) -> np.ndarray:
-        d = np.asarray(dataset, dtype=float).ravel()
+        d = validation.finite_entries("dataset", np.asarray(dataset, dtype=float).ravel())
         if d.size < self.n_min:
             raise ValueError(f"datasets need at least n_min = {self.n_min} records, got {d.size}")
         return d

@@ -2,9 +2,13 @@
 
 1. **claim** — ``claim()`` builds and converts: ε(δ) at δ ∈ {0, 1e-6, 1e-3} is a number ≥ 0
    or ∞ (violation if it raises or gives NaN / a negative value).
-2. **sensitivity** (grey-box) — the largest ‖query(D) − query(D′)‖/Δ over neighbouring pairs
-   found by :func:`dpaudit.check.greybox.search_sensitivity` (violation above 1 + 1e-9;
-   skipped without ``query()`` or a sensitivity).
+2. **sensitivity** (grey-box, :mod:`dpaudit.check.greybox_step`) — the largest
+   ‖query(D) − query(D′)‖/Δ over neighbouring pairs found by
+   :func:`dpaudit.check.greybox.search_sensitivity` (violation above 1 + 1e-9; only with
+   ``query()`` and a sensitivity), and the replay of the code on D and D′ with its randomness
+   held fixed (:mod:`dpaudit.replay`, every mechanism and sampler: a violation when the
+   release moves by more than Δ or is NaN/∞ on one side only; warnings for data-dependent
+   control flow and noise scales).
 3. **calibration** — the sampler's real noise against the values the claim states, on the
    probe and on further datasets of the mechanism's dataset space
    (:mod:`dpaudit.check.calibration_sets`, confidence 0.999 over all datasets; skipped
@@ -49,8 +53,8 @@ from dpaudit.check.calibration import DEFAULT_CONFIDENCE, CalibrationError
 from dpaudit.check.calibration_sets import check_calibration_on
 from dpaudit.check.canary_step import step_canary
 from dpaudit.check.exact_step import step_exact_curve
-from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
-                                   search_sensitivity, short)
+from dpaudit.check.greybox import short
+from dpaudit.check.greybox_step import step_greybox
 from dpaudit.check.result import (CONSISTENT, ERROR, SKIPPED, STEPS, VIOLATION, CheckResult,
                                   StepResult, format_step)
 from dpaudit.mechanisms.base import Mechanism
@@ -235,33 +239,6 @@ def step_claim(mech) -> tuple[StepResult, Any]:
     return StepResult("claim", CONSISTENT, f"{text}: {shown}", data=data), claim
 
 
-def step_sensitivity(mech, seed: int, budget: dict) -> StepResult:
-    reason = applicable(mech)
-    if reason:
-        return StepResult("sensitivity", SKIPPED, reason)
-    try:
-        res = search_sensitivity(mech, seed=seed, **budget)
-    except SensitivityError as exc:
-        return StepResult("sensitivity", ERROR, str(exc), data={"error": str(exc)})
-    sym = NORM_SYMBOLS[res.norm]
-    head = (f"max ‖q(D) − q(D′)‖{sym} / Δ = {fmt(res.ratio)} (Δ = {res.sensitivity:g}, "
-            f"{res.pairs} pairs)")
-    counts = "; ".join(
-        f"{s.source}: {s.pairs}" + (f", max {fmt(s.best_ratio)}" if s.pairs else "")
-        + (f" ({s.note})" if s.note and not s.pairs else "") for s in res.sources)
-    lines = [f"{'violating ' if res.violated else 'largest '}pair ({res.source}): "
-             f"{format_pair(res.d0, res.d1)}, ‖Δq‖{sym} = {res.distance:.6g}",
-             f"searched {counts}"]
-    if res.space:
-        lines.append(f"dataset space: {res.space}")
-    if res.rejected_example:
-        lines.append(f"pairs rejected by the neighbouring relation: {res.rejected_example}")
-    if res.violated:
-        return StepResult("sensitivity", VIOLATION, f"{head} > 1: the query moves by more than the "
-                          f"claimed sensitivity", lines, res.to_dict())
-    return StepResult("sensitivity", CONSISTENT, f"{head} ≤ 1", lines, res.to_dict())
-
-
 def step_calibration(mech, samples: int, seed: int, confidence: float) -> StepResult:
     if not isinstance(mech, CalibratedNoise):
         return StepResult("calibration", SKIPPED, "the mechanism declares no noise() law "
@@ -323,13 +300,15 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
                     greybox: dict | None = None,
                     on_step: Callable[[int, StepResult], None] | None = None,
                     given: dict | None = None, search=True,
-                    representation: bool | None = None, stopping=None) -> CheckResult:
+                    representation: bool | None = None, stopping=None,
+                    floating_point: str = "fail") -> CheckResult:
     """Run the six steps on a built mechanism (see the module docstring).
 
     ``given``: the keyword arguments ``mech`` was built with, when known (``dpaudit check``'s
     ``--params``); the result then lists the parameters they left at their defaults
     (``defaulted_parameters``; {} without ``given``).  ``search`` and ``representation``: the
-    black-box step's pair search and float64 reading, as in :func:`dpaudit.audit_mechanism`;
+    black-box step's pair search and float64 reading, and ``floating_point`` how a
+    float64-representation finding gates it, as in :func:`dpaudit.audit_mechanism`;
     ``stopping``: its :class:`~dpaudit.stats.sequential.StoppingRule` (None: the default,
     sequential with a power target of 1.1).
 
@@ -359,13 +338,14 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
 
     runs = [
         ("claim", claim_step),
-        ("sensitivity", lambda: step_sensitivity(mech, seed, budget)),
+        ("sensitivity", lambda: step_greybox(mech, seed, budget)),
         ("calibration", lambda: step_calibration(mech, samples, seed, calibration_confidence)),
         ("exact", lambda: step_exact_curve(mech, holder.get("claim"))),
         ("canary", lambda: step_canary(mech, holder.get("claim"), seed)),
         ("black-box", lambda: step_black_box(mech, holder.get("claim"), samples, seed,
                                              blackbox_confidence, representation=representation,
-                                             search=search, stopping=stopping)),
+                                             search=search, stopping=stopping,
+                                             floating_point=floating_point)),
     ]
     for i, (name, fn) in enumerate(runs, start=1):
         with one_numerical_thread():  # no number depends on the machine's threads

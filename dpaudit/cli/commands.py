@@ -125,11 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
                       "canaries, black-box",
         description="Check a mechanism you wrote against its own claim: (1) the claim converts "
                     "to (ε, δ); (2) grey-box: no neighbouring pair moves query() by more than "
-                    "sensitivity(); (3) the sampler's noise has the parameter the claim states; "
-                    "(4) the claim against its worst-case pairs' exact curves, where it knows "
-                    "them; (5) one run of canaries, where it has canary runs; (6) a "
-                    "black-box audit of its worst-case pairs. Exit 0: every step "
-                    "passed or was skipped; 1: a step failed; 2: an error.")
+                    "sensitivity(), and a replay of the code on neighbouring datasets with its "
+                    "randomness held fixed (release shift, NaN/∞, data-dependent control flow "
+                    "and noise scales); (3) the sampler's noise has the parameter the claim "
+                    "states; (4) the claim against its worst-case pairs' exact curves, where it "
+                    "knows them; (5) one run of canaries, where it has canary runs; (6) a "
+                    "black-box audit of its worst-case pairs and of the pairs a search of its "
+                    "dataset space finds (its adversarial proposals first, then random pairs; "
+                    "--no-search turns it off). Exit 0: every step passed or was skipped; 1: a "
+                    "step failed; 2: an error.")
     chk.add_argument("mechanism", metavar="MODULE:CLASS",
                      help="the mechanism class, e.g. mypkg.mech:MyMechanism or "
                           "path/to/file.py:MyMechanism (imported with the project root on "
@@ -171,6 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="black-box step: read the outputs' float64 representation (default: "
                           "on for your code and library adapters, off for dpaudit's own "
                           "families; a suite's representation = true/false)")
+    chk.add_argument("--floating-point", choices=("fail", "warn"), default="fail",
+                     dest="floating_point",
+                     help="black-box step: a finding on the float64 representation alone "
+                          "fails the step (default) or is a warning beside the value-level "
+                          "verdict (a suite's floating_point = \"warn\")")
     _add_prove_parser(sub)
     _add_init_parser(sub)
     add_report_parsers(sub)

@@ -19,7 +19,10 @@ Contract:
 * ``fn(dataset, rng, **params)`` (or ``fn(dataset, **params)`` when it draws from a
   generator of its own, e.g. a library's secure RNG: the audit then warns that the sampler
   ignores its ``rng`` and that the run is not reproducible from its seed) returns one output:
-  a number, or a fixed-length vector;
+  a number, a fixed-length vector, or a dict key → number whose keys depend on the data (a
+  group-by, a partition selection), encoded by
+  :class:`~dpaudit.mechanisms.keyed_outputs.KeyedOutputs` with the ``keys`` given to
+  ``per_call_sampler(keys=[...])`` (none by default: every key is then summarised);
 * the result ``sampler(dataset, n, rng, **params)`` calls it ``n`` times with the same
   ``dataset``, ``rng`` and ``params`` and returns the outputs stacked (shape ``(n,)`` or
   ``(n, k)``); its signature shows ``fn``'s keyword parameters, so suites and the API pass
@@ -43,9 +46,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Mapping
 from itertools import repeat
 
 import numpy as np
+
+from dpaudit.mechanisms.keyed_outputs import KeyedOutputs
 
 
 def _takes_rng(fn) -> bool:
@@ -89,12 +95,15 @@ def _keywords(fn, skip: int) -> list[inspect.Parameter]:
     return out
 
 
-def per_call_sampler(fn):
+def per_call_sampler(fn=None, *, keys=None):
     """The sampler ``sampler(dataset, n, rng, **params)`` that calls ``fn`` ``n`` times.
 
     Args:
       fn: ``fn(dataset, rng, **params)`` (or ``fn(dataset, **params)``) returning one output:
-        a number or a fixed-length vector.  Usable as a decorator.
+        a number, a fixed-length vector or a dict key → number.  Usable as a decorator, also
+        as ``@per_call_sampler(keys=[...])``.
+      keys: for dict outputs, the keys that get columns of their own
+        (:class:`~dpaudit.mechanisms.keyed_outputs.KeyedOutputs`); the others are summarised.
 
     Returns:
       The sampler (see the module docstring); ``sampler.per_call`` is ``fn``.
@@ -103,9 +112,12 @@ def per_call_sampler(fn):
       ValueError: ``fn`` cannot take the dataset as its first argument.  A call whose outputs
         are not numbers or vectors of one length raises ``ValueError`` naming ``fn``.
     """
+    if fn is None:
+        return lambda f: per_call_sampler(f, keys=keys)
     if not callable(fn) or isinstance(fn, type):
         raise ValueError(f"per_call_sampler expects a function fn(dataset, rng, **params), "
                          f"got {type(fn).__name__}")
+    encoder = KeyedOutputs(() if keys is None else keys)
     takes_rng = _takes_rng(fn)
     name = getattr(fn, "__name__", None) or type(fn).__name__
 
@@ -117,6 +129,8 @@ def per_call_sampler(fn):
         # the loop's own cost but silently truncate a float that follows an int)
         outputs = list(map(call, repeat(dataset, n), repeat(rng, n)) if takes_rng else
                        map(call, repeat(dataset, n)))
+        if outputs and isinstance(outputs[0], Mapping):
+            return encoder(outputs)
         try:
             return np.asarray(outputs)
         except ValueError as exc:  # ragged vectors
@@ -133,6 +147,8 @@ def per_call_sampler(fn):
     sampler.__doc__ = fn.__doc__
     sampler.__module__ = getattr(fn, "__module__", __name__)
     sampler.per_call = fn
+    if getattr(fn, "dataset_space", None) is not None:  # with_dataset_space under the decorator
+        sampler.dataset_space = fn.dataset_space
     return sampler
 
 

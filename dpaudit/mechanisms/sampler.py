@@ -23,7 +23,14 @@ Contract:
   defaults filled in (:class:`SamplerParameterError` otherwise);
 * :class:`SamplerMechanism` — the sampler with its parameters bound and its claim, as a
   :class:`~dpaudit.mechanisms.base.Mechanism` (its outputs checked by
-  :func:`dpaudit.mechanisms.callbacks.checked_outputs`).
+  :func:`dpaudit.mechanisms.callbacks.checked_outputs`);
+* :func:`with_dataset_space` — a decorator giving a sampler the dataset space its pairs are
+  searched in (``@with_dataset_space(CategoricalRecords(["a", "b", "c"]))``): a
+  :class:`SamplerMechanism` of such a sampler is then a
+  :class:`~dpaudit.mechanisms.capabilities.SearchableDatasets` whose relation is the space's,
+  so every route — suites, ``dpaudit check``, the API and the pytest fixture — audits the
+  space's adversarial proposals and a pair search beside the given pairs, and checks that the
+  given pairs are neighbours.
 """
 
 from __future__ import annotations
@@ -38,7 +45,9 @@ from dpaudit.util.user_code import user_code
 
 from dpaudit.util.hints import did_you_mean
 from dpaudit.mechanisms.base import Mechanism
-from dpaudit.mechanisms.callbacks import checked_outputs
+from dpaudit.mechanisms.callbacks import checked_outputs, checked_space
+from dpaudit.mechanisms.capabilities import SearchableDatasets
+from dpaudit.neighbours.relations import NeighbourRelation
 
 #: the three positional arguments every sampler takes
 POSITIONAL = ("dataset", "n", "rng")
@@ -138,6 +147,33 @@ def bind_sampler_params(signature: SamplerSignature, params: dict, label: str) -
     return {**defaults, **params}
 
 
+#: the attribute :func:`with_dataset_space` sets on a sampler
+SPACE_ATTRIBUTE = "dataset_space"
+
+
+def with_dataset_space(space):
+    """Decorator: search the pairs of ``sampler`` in ``space`` (a
+    :class:`~dpaudit.neighbours.spaces.DatasetSpace`), as a mechanism's ``dataset_space()``.
+
+    Raises:
+      dpaudit.mechanisms.callbacks.CallbackError: ``space`` is not a dataset space.
+    """
+    checked_space(space, "with_dataset_space(space)")
+
+    def attach(sampler):
+        setattr(sampler, SPACE_ATTRIBUTE, space)
+        return sampler
+
+    return attach
+
+
+def sampler_space(sampler):
+    """The dataset space a sampler was given with :func:`with_dataset_space`, or None."""
+    space = getattr(sampler, SPACE_ATTRIBUTE, None)
+    return None if space is None or callable(space) else \
+        checked_space(space, f"{getattr(sampler, '__name__', 'sampler')}.{SPACE_ATTRIBUTE}")
+
+
 class SamplerMechanism(Mechanism):
     """A plain sampler with its parameters bound and a stated claim, audited on the pairs it
     is given (it has no worst-case pairs of its own).
@@ -156,6 +192,12 @@ class SamplerMechanism(Mechanism):
     family = "user-sampler"
     audit_representation = True  # the sampler is the code the user ships
     neighbouring = "as given by the explicit pairs"
+
+    def __new__(cls, sampler=None, *args, **kwargs):
+        """A :class:`SearchableSampler` when ``sampler`` carries a dataset space."""
+        if cls is SamplerMechanism and sampler is not None and sampler_space(sampler) is not None:
+            cls = SearchableSampler
+        return super().__new__(cls)
 
     def __init__(self, sampler, claim, label: str = "sampler", params: dict | None = None,
                  pairs: list | None = None):
@@ -178,5 +220,22 @@ class SamplerMechanism(Mechanism):
         raise ValueError(f"sampler {self.name} has no worst-case pairs; give explicit pairs")
 
 
-__all__ = ["POSITIONAL", "SamplerMechanism", "SamplerParameterError", "SamplerSignature",
+class SearchableSampler(SearchableDatasets, SamplerMechanism):
+    """A sampler given a dataset space (:func:`with_dataset_space`): its pairs are searched
+    there, and the given pairs must be neighbours under the space's relation."""
+
+    @property
+    def neighbouring(self) -> str:
+        return self.relation().statement
+
+    def dataset_space(self):
+        return sampler_space(self._sampler)
+
+    def relation(self):
+        space = sampler_space(self._sampler)
+        return NeighbourRelation(space.name, space.describe(), space.relation())
+
+
+__all__ = ["POSITIONAL", "SPACE_ATTRIBUTE", "SamplerMechanism", "SearchableSampler",
+           "sampler_space", "with_dataset_space", "SamplerParameterError", "SamplerSignature",
            "bind_sampler_params", "sampler_signature"]

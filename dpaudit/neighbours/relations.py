@@ -10,6 +10,11 @@ A mechanism states its relation as one :class:`NeighbourRelation` value: a short
 the one-line ``statement`` reports print (``dpaudit list``), and the ``predicate``.  The
 value is callable like its predicate, ``relation(d0, d1) -> (ok, reason)``.
 
+Records may be of any type — numbers, strings and categories, tuples, dicts, vectors — and
+are compared as :mod:`dpaudit.neighbours.records` says (``1`` and ``1.0`` are one record,
+field order in a dict does not matter); a dataset that is not a sequence of records is a
+``ValueError`` naming it.
+
 * :func:`add_remove_one` — D′ = D ∪ {x} or D = D′ ∪ {x} (records as a multiset).
 * :func:`replace_one` — same size, exactly one record replaced (as multisets).
 * :func:`linf_within` — vectors of query answers with ‖q − q′‖∞ ≤ Δ ("ALL differ").
@@ -25,6 +30,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from dpaudit.neighbours.records import dataset_records, record_keys
 
 #: a neighbouring predicate: ``(d0, d1) -> (ok, reason)``, reason "" when ok
 Predicate = Callable[[Any, Any], "tuple[bool, str]"]
@@ -84,15 +90,8 @@ def verdict(value, name: str) -> tuple[bool, str]:
                     f"e.g. (False, \"sizes differ by 2\")")
 
 
-def _rows(d) -> list:
-    arr = np.asarray(d, dtype=float)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    return [tuple(np.atleast_1d(r).tolist()) for r in arr]
-
-
 def add_remove_one(d0, d1) -> tuple[bool, str]:
-    a, b = Counter(_rows(d0)), Counter(_rows(d1))
+    a, b = Counter(record_keys(d0)), Counter(record_keys(d1))
     small, large = (a, b) if sum(a.values()) <= sum(b.values()) else (b, a)
     if sum(large.values()) - sum(small.values()) != 1:
         return False, (f"add/remove-one neighbours differ in size by exactly 1 record; sizes are "
@@ -103,7 +102,7 @@ def add_remove_one(d0, d1) -> tuple[bool, str]:
 
 
 def replace_one(d0, d1) -> tuple[bool, str]:
-    a, b = Counter(_rows(d0)), Counter(_rows(d1))
+    a, b = Counter(record_keys(d0)), Counter(record_keys(d1))
     if sum(a.values()) != sum(b.values()):
         return False, (f"replace-one neighbours have the same size; sizes are "
                        f"{sum(a.values())} and {sum(b.values())}")
@@ -130,6 +129,6 @@ def linf(bound: float):
 
 
 def any_single_record(d0, d1) -> tuple[bool, str]:
-    if len(_rows(d0)) != 1 or len(_rows(d1)) != 1:
+    if len(dataset_records(d0)) != 1 or len(dataset_records(d1)) != 1:
         return False, "local-DP datasets are single records"
     return True, ""

@@ -4,8 +4,12 @@ A mechanism's worst-case pairs are what its proof says is hardest; a grey-box ch
 look *elsewhere*, because a bug (a clipping bound that does not match Δ, a query that reads a
 record it should not) makes some other pair worse.  A :class:`DatasetSpace` describes the
 datasets a mechanism accepts together with its neighbouring relation, and can produce
-neighbouring pairs in three ways:
+neighbouring pairs in four ways:
 
+* ``proposals()`` — the named adversarial pairs where implementations break (an unseen
+  category, the empty and single-record datasets, duplicates, the ends of the domain and just
+  beyond, huge values, NaN and ∞, float sums that depend on order; :mod:`dpaudit.neighbours.proposals`),
+  which the pair search screens before any random pair;
 * ``random_pair(rng)`` — one random pair (coordinates are often snapped to the ends of their
   ranges, where sensitivity bugs live);
 * ``from_vector(x)`` — a *continuous parametrisation*: every x in the unit box
@@ -14,7 +18,7 @@ neighbouring pairs in three ways:
 * ``strategy()`` — a ``hypothesis`` strategy of pairs (imported lazily: hypothesis is only
   needed by the search that uses it).
 
-Invariant: every pair any of the three produces satisfies ``relation()`` (the predicates of
+Invariant: every pair the last three produce, and every proposal marked ``inside``, satisfies ``relation()`` (the predicates of
 :mod:`dpaudit.neighbours.relations`), and its datasets are plain Python lists, so they can be
 printed, written to JSON and given to any mechanism.
 
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpaudit.neighbours.proposals import Proposal, bounded_record_proposals
 from dpaudit.neighbours.relations import add_remove_one, any_single_record, linf, replace_one
 
 #: probability that a coordinate of a random pair is snapped to an end of its range
@@ -53,6 +58,13 @@ class DatasetSpace:
     def from_vector(self, x) -> tuple[list, list]:  # pragma: no cover - abstract
         """The neighbouring pair encoded by x (clipped into the unit box)."""
         raise NotImplementedError
+
+    def proposals(self) -> list[Proposal]:
+        """The named adversarial pairs of this space, tried before random ones
+        (:mod:`dpaudit.neighbours.proposals`); none by default.  Each a
+        :class:`~dpaudit.neighbours.proposals.Proposal` or a plain ``(name, d0, d1)`` tuple
+        (read by :func:`~dpaudit.neighbours.proposals.proposals_of`)."""
+        return []
 
     def random_pair(self, rng: np.random.Generator) -> tuple[list, list]:
         """A random neighbouring pair: ``from_vector`` of a uniform vector whose coordinates
@@ -137,6 +149,11 @@ class BoundedRecords(DatasetSpace):
 
     def relation(self):
         return add_remove_one if self.neighbouring == "add-remove" else replace_one
+
+    def proposals(self) -> list[Proposal]:
+        """The records' adversarial pairs (:func:`~dpaudit.neighbours.proposals.bounded_record_proposals`)."""
+        return bounded_record_proposals(self.lo, self.hi, self._sizes(),
+                                        self.neighbouring == "add-remove", self.integer)
 
     def _record(self, u: float):
         if self.integer:
@@ -228,6 +245,27 @@ class QueryAnswers(DatasetSpace):
     def relation(self):
         return linf(self.bound)
 
+    def proposals(self) -> list[Proposal]:
+        """Ties at the top of the box with one answer moved by the bound (noisy max and
+        threshold code that breaks ties by index), and answers outside the box: a far one and a
+        NaN (the StatDP patterns are the pair search's own, :mod:`dpaudit.audit.pair_search`)."""
+        m, b = self.m_max, self.bound
+        top = [float(self.hi)] * m
+        out = [Proposal("ties-one-down", top, [float(self.hi) - b] + top[1:], "every answer "
+                        "tied at hi, one moved down by the bound: ties broken by position")]
+        if m >= 2:
+            out.append(Proposal("ties-one-up", [float(self.hi) - b] * m,
+                                [float(self.hi)] + [float(self.hi) - b] * (m - 1),
+                                "tied answers, one moved up by the bound"))
+        base = [0.5 * (self.lo + self.hi)] * m
+        far = float(self.hi) + 100.0 * (self.hi - self.lo)
+        out += [Proposal("far-answer", [far] + base[1:], [far - b] + base[1:], "an answer "
+                         "far outside the box: exp(ε·u) overflows, a clip is missing",
+                         inside=False),
+                Proposal("nan-answer", base, [math.nan] + base[1:], "a NaN answer",
+                         inside=False)]
+        return out
+
     def _pair(self, q, shift) -> tuple[list, list]:
         q = np.asarray(q, dtype=float)
         q1 = np.clip(q + np.asarray(shift, dtype=float), self.lo, self.hi)
@@ -283,6 +321,14 @@ class SingleCategorical(DatasetSpace):
 
     def relation(self):
         return any_single_record
+
+    def proposals(self) -> list[Proposal]:
+        """The first and last values, and values just outside {0, …, k−1}."""
+        return [Proposal("first-vs-last", [0], [self.k - 1], "the two ends of the domain"),
+                Proposal("just-above-k", [0], [self.k], "a value one past the last category",
+                         inside=False),
+                Proposal("negative-value", [0], [-1], "a negative value: an index from the "
+                         "end of an array", inside=False)]
 
     def from_vector(self, x) -> tuple[list, list]:
         x = self._unit(x, 2)

@@ -39,6 +39,7 @@ from dpaudit.util.atomic import write_text_atomic
 from dpaudit.spec.coverage import FLOAT_FIXES
 from dpaudit.util.numbers import format_number
 from dpaudit.results.defaults import MAX_AUDIT_LINES, audit_defaults
+from dpaudit.report.explain import pair_text
 from dpaudit.results.sweep_curve import SweepCurve
 from dpaudit.report.glossary import GLOSSARY, ReportCounts, plural
 from dpaudit.report.headline import headline, verdict_counts, violation_kind
@@ -197,6 +198,13 @@ def _warnings(points) -> list[str]:
 _VIOLATION_COLUMNS = ("✓/✗", "audit", "pair", "at", "claimed ε", "certified ε_LB", "exact ε")
 
 
+def _source(search) -> str:
+    """``random``, or ``proposal: huge-value`` for a searched pair that is a named adversarial
+    proposal of the dataset space."""
+    name = search.extra.get("proposal")
+    return f"{search.source}: {name}" if name else search.source
+
+
 def _violation_table(rows) -> list[str]:
     """The table of violation certificates ``rows`` ((point, test, certificate) each), ✓/✗
     (the audit point's) first."""
@@ -205,9 +213,11 @@ def _violation_table(rows) -> list[str]:
     for point, test, c in rows:
         bound = (_num(c.bound) + (" (floating point)" if c.floating_point else "")
                  + (f" ({_cell(c.rejection_reason)})" if c.rejection_reason else ""))
+        pair = (_cell(test.pair_name or "—") if test.search is None  # searched: its datasets
+                else _cell(pair_text(test.pair, test.pair_name) + f" [{_source(test.search)}]"))
         lines.append("| " + " | ".join((
             "✓" if point.met_expectation else "✗", _audit_label(point),
-            _cell(test.pair_name or "—"), _at(c), _num(c.claimed_epsilon), bound,
+            pair, _at(c), _num(c.claimed_epsilon), bound,
             _num(c.exact_epsilon))) + " |")
     return lines + [""]
 

@@ -41,6 +41,7 @@ from dpaudit.results.certificate import Certificate
 from dpaudit.results.privacy_curve import PrivacyCurveFigure
 from dpaudit.results.provenance import BudgetUse, Coverage, RecordedPair, SearchProvenance
 from dpaudit.results.records import AuditOutcome, CertificateRecord, SweepPoint
+from dpaudit.spec.coverage import FAIL, WARN, floating_point_warning
 from dpaudit.stats.sequential import StoppingRule
 from dpaudit.util.jsonable import to_jsonable
 from dpaudit.util.shared_json import SharedValues, resolve, share
@@ -229,11 +230,42 @@ class AuditPoint:
                 dataclasses.replace(c, underpowered=rule.is_underpowered(
                     c.verdict, c.notion, c.claimed_epsilon, c.detectable_epsilon))
                 for c in t.certificates)) for t in point.tests))
+        if self.floating_point_gate == WARN:  # a float finding is a warning on its test
+            point = dataclasses.replace(point, tests=tuple(dataclasses.replace(t, warnings=(
+                t.warnings + tuple(floating_point_warning(
+                    c.floating_point_finding, c.value_epsilon_lower_bound, c.claimed_epsilon)
+                    for c in t.certificates if c.floating_point))) for t in point.tests))
         verdict = Verdict.worst(c.verdict for _, c in point.certificates())
-        met = verdict == self.expect
+        met = point.gating_verdict(verdict) == self.expect
         if met and rule is not None and rule.require_power:
             met = not any(c.underpowered for _, c in point.certificates())
         return dataclasses.replace(point, verdict=verdict, met_expectation=met)
+
+    @property
+    def floating_point_gate(self) -> str:
+        """``fail`` or ``warn``: how a floating-point violation gates this point (its
+        coverage's, :data:`dpaudit.spec.coverage.FLOATING_POINT_GATES`)."""
+        return FAIL if self.coverage is None else self.coverage.floating_point
+
+    @property
+    def value_verdict(self) -> Verdict:
+        """The verdict of what reads the output *values* only: a floating-point violation
+        (certified by a float64-representation event alone) counts as consistent here.
+        One verdict per kind of leak: this, and :attr:`floating_point_finding`."""
+        return Verdict.worst(Verdict.CONSISTENT if c.floating_point else c.verdict
+                             for _, c in self.certificates())
+
+    @property
+    def floating_point_finding(self) -> bool:
+        """Whether some certificate is a floating-point violation (the float64 outputs leak,
+        the value-level bound within the claim)."""
+        return any(c.floating_point for _, c in self.certificates())
+
+    def gating_verdict(self, verdict: Verdict | None = None) -> Verdict:
+        """The verdict the expectation is compared with: the point's verdict, or its
+        :attr:`value_verdict` when floating-point findings only warn."""
+        verdict = self.verdict if verdict is None else verdict
+        return self.value_verdict if self.floating_point_gate == WARN else verdict
 
     @property
     def underpowered(self) -> bool:

@@ -90,15 +90,21 @@ class Coverage:
       search: the pair search's budget, None when the point has no search.
       representation: whether the outputs' float64 representation is read.
       note: why only the named pairs were audited, or None.
+      floating_point: how a floating-point violation gates the point, ``fail`` or ``warn``
+        (:data:`dpaudit.spec.coverage.FLOATING_POINT_GATES`).
     """
 
     search: SearchBudget | None
     representation: bool
     note: str | None = None
+    floating_point: str = "fail"
 
     def to_json(self) -> dict:
-        return {"search": None if self.search is None else self.search.to_dict(),
-                "representation": self.representation, "note": self.note}
+        out = {"search": None if self.search is None else self.search.to_dict(),
+               "representation": self.representation, "note": self.note}
+        if self.floating_point != "fail":  # the default is left out: older files read the same
+            out["floating_point"] = self.floating_point
+        return out
 
     @classmethod
     def from_json(cls, data: dict | None) -> "Coverage | None":
@@ -106,7 +112,8 @@ class Coverage:
             return None
         search = data.get("search")
         return cls(search=None if search is None else SearchBudget(**search),
-                   representation=bool(data.get("representation")), note=data.get("note"))
+                   representation=bool(data.get("representation")), note=data.get("note"),
+                   floating_point=data.get("floating_point", "fail"))
 
 
 @dataclass(frozen=True)
@@ -139,9 +146,16 @@ class SearchProvenance:
                "candidates", "rejected", "screen_samples", "sources")
 
     def describe(self) -> str:
-        """``pair found by the pair search (rank 1 of 18 random candidates screened)``."""
-        return (f"pair found by the pair search (rank {self.rank} of {self.candidates} "
-                f"{self.source} candidates screened)")
+        """``pair found by the pair search (rank 1 of 18 candidates screened, a random
+        candidate)``; for an adversarial proposal of the dataset space also its name and why
+        it was tried (``extra``'s ``proposal`` and ``why``, issue 36)."""
+        text = (f"pair found by the pair search (rank {self.rank} of {self.candidates} "
+                f"candidates screened, a {self.source} candidate")
+        if self.extra.get("proposal"):
+            text += f" {self.extra['proposal']!r}"
+            if self.extra.get("why"):
+                text += f": {self.extra['why']}"
+        return text + ")"
 
     def to_json(self) -> dict:
         from dpaudit.util.jsonable import to_jsonable

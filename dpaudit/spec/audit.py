@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from dpaudit.spec.audit_keys import (PairSpec, parse_pairs, parse_representation,
-                                     parse_search)
-from dpaudit.spec.coverage import SearchBudget
+                                     parse_floating_point, parse_search)
+from dpaudit.spec.coverage import FAIL, SearchBudget
 from dpaudit.spec.fields import (MAX_GRID_VALUES, Sweep, Where, delta_value, is_int,
                                  is_number, parse_sweep, read_min_samples, read_samples,
                                  read_string)
@@ -44,7 +44,8 @@ AUDIT_KEYS: dict[str, str] = {
     "kind": "the audit procedure: pair (default), exact-curve, or a plug-in's",
     "options": "the procedure's own options",
     "params": "the mechanism's (or sampler's) keyword arguments",
-    "delta": "a δ in [0, 1) or a list of them: where ε(δ) is certified",
+    "delta": "a δ in [0, 1) or a list of them: where ε(δ) is certified (default: the "
+             "claim's δ — 0 for a claim finite there)",
     "alphas": "Rényi orders α > 1 at which the claim's RDP curve is audited",
     "pairs": '"worst-case" or explicit neighbouring pairs',
     "samples": "per side (the budget of each test)",
@@ -57,6 +58,7 @@ AUDIT_KEYS: dict[str, str] = {
     "white_box": "add the likelihood-ratio test where the mechanism has a log-density",
     "search": "the pair search of the dataset space: true, false or a budget table",
     "representation": "read the outputs' float64 representation (default: by code)",
+    "floating_point": 'how a float64-representation finding gates: "fail" (default) or "warn"',
     "sequential": "draw in looks and stop when decided (default true)",
     "power": "the power target, a multiple of the claim (default 1.1), or false",
     "require_power": "fail an underpowered certificate (default false)",
@@ -77,6 +79,9 @@ class AuditSpec:
     mechanism: str
     params: dict = field(default_factory=dict)
     deltas: tuple[float, ...] = (0.0,)
+    #: ``delta`` was left out: each point audits at its claim's δ
+    #: (:func:`dpaudit.claims.audit_delta.claim_audit_delta`; ``deltas`` is the placeholder)
+    delta_from_claim: bool = False
     target: Any = None  # None: the registered mechanism named ``mechanism``
     pairs: str | tuple[PairSpec, ...] = "worst-case"
     samples: int = DEFAULT_SAMPLES
@@ -91,6 +96,7 @@ class AuditSpec:
     min_samples: int | None = None  # floor of samples under a scaled-down profile
     search: SearchBudget | None = SearchBudget()  # None: no pair search (dpaudit.spec.coverage)
     representation: bool | None = None  # None: representation_default(mechanism)
+    floating_point: str = FAIL  # a floating-point-only violation fails, or warns (coverage)
     stopping: StoppingRule | None = None  # None: the suite's (dpaudit.spec.stopping_keys)
     kind: str = DEFAULT_KIND  # the audit procedure (dpaudit.audit.procedures)
     options: dict = field(default_factory=dict)  # the procedure's own options (its check())
@@ -103,7 +109,7 @@ class AuditSpec:
 
         out: dict[str, Any] = {"name": self.name, "kind": self.kind,
                                "options": dict(self.options), "params": dict(self.params),
-                               "delta": list(self.deltas), "pairs": self.pairs,
+                               "pairs": self.pairs,
                                "samples": self.samples, "note": self.note,
                                "alphas": list(self.alphas),
                                "distinguisher": self.distinguisher,
@@ -111,6 +117,8 @@ class AuditSpec:
                                "search": False if self.search is None else {
                                    k: v for k, v in asdict(self.search).items()
                                    if v is not None}}
+        if not self.uses_claim_delta:
+            out["delta"] = list(self.deltas)
         if self.sweep is not None:
             out["sweep"] = {self.sweep.parameter: list(self.sweep.values)}
             out["expect"] = list(self.expects)
@@ -121,11 +129,20 @@ class AuditSpec:
             out["min_samples"] = self.min_samples
         if self.representation is not None:
             out["representation"] = self.representation
+        if self.floating_point != FAIL:
+            out["floating_point"] = self.floating_point
         if self.stopping is not None:
             out.update(sequential=self.stopping.sequential,
                        power=False if self.stopping.power is None else self.stopping.power,
                        require_power=self.stopping.require_power)
         return out
+
+    @property
+    def uses_claim_delta(self) -> bool:
+        """Whether each point is audited at its claim's δ: ``delta`` was left out and
+        ``deltas`` is still the placeholder (a spec given other deltas, e.g. by
+        :func:`dataclasses.replace`, audits those)."""
+        return self.delta_from_claim and self.deltas == (0.0,)
 
     def points(self) -> list[tuple[int | None, dict, str]]:
         """(sweep index or None, mechanism parameters, expectation) of every audit point."""
@@ -136,7 +153,9 @@ class AuditSpec:
 
 
 def _deltas(table: dict, where: Where) -> tuple[float, ...]:
-    raw = table.get("delta", 0.0)
+    raw = table.get("delta")
+    if raw is None:  # left out: the claim's δ, resolved per point when the plan builds it
+        return (0.0,)
     if not isinstance(raw, (list, tuple)):
         return (delta_value(raw, where, "delta"),)
     if not raw:
@@ -217,6 +236,7 @@ def read_audit(table: dict, where: Where, *, index: int, read_target: Callable[[
         raise where.error("params", "a table of mechanism parameters, e.g. { epsilon = 1.0 }",
                           params)
     deltas = _deltas(table, where)
+    delta_from_claim = "delta" not in table or table["delta"] is None
     pairs = _pairs(table, where)
     samples = read_samples(table, "samples", where, default_samples)
     min_samples = read_min_samples(table, where, samples)
@@ -246,14 +266,16 @@ def read_audit(table: dict, where: Where, *, index: int, read_target: Callable[[
         raise where.error("white_box", "true or false", white_box)
     search = parse_search(table, where)
     representation = parse_representation(table, where)
+    floating_point = parse_floating_point(table, where)
     stopping = (parse_stopping(table, where, default_stopping)
                 if STOPPING_KEYS & set(table) else None)
     return AuditSpec(index=index, name=name, mechanism=target.reference, params=dict(params),
-                     deltas=deltas, pairs=pairs, samples=samples, expect=expect, note=note,
+                     deltas=deltas, delta_from_claim=delta_from_claim, pairs=pairs,
+                     samples=samples, expect=expect, note=note,
                      alphas=alphas, distinguisher=distinguisher, white_box=white_box,
                      sweep=sweep, expects=expects, exact_points=exact_points, target=target,
                      min_samples=min_samples, search=search, representation=representation,
-                     stopping=stopping, kind=kind, options=dict(options))
+                     floating_point=floating_point, stopping=stopping, kind=kind, options=dict(options))
 
 
 __all__ = ["AUDIT_KEYS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "EXPECTATIONS",

@@ -4,7 +4,7 @@ search and the float64 representation (:mod:`dpaudit.spec.coverage`).
 ``pairs`` is ``"worst-case"`` (the mechanism's ``worst_case_pairs()``) or an array of
 ``[[audit.pairs]]`` tables (``name``, ``d0``, ``d1``, ``description``).  ``search`` is
 ``true`` (the default: a pair search wherever the mechanism has a dataset space), ``false``,
-or a table ``{ candidates = 16, keep = 2, screen_samples = 20000 }``
+or a table ``{ candidates = 16, keep = 2, screen_samples = 20000, proposals = false }``
 (:class:`~dpaudit.spec.coverage.SearchBudget`).  ``representation`` is ``true`` or ``false``; left
 out, it is on for code that is the implementation and off for dpaudit's own paper families
 (:func:`~dpaudit.spec.coverage.representation_default`).
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.spec.coverage import SearchBudget, search_budget
+from dpaudit.spec.coverage import FAIL, FLOATING_POINT_GATES, SearchBudget, search_budget
 from dpaudit.util.hints import did_you_mean
 from dpaudit.spec.fields import Where, check_keys
 
@@ -73,7 +73,18 @@ def parse_search(table: dict, where: Where) -> SearchBudget | None:
         return search_budget(value)
     except (TypeError, ValueError) as exc:
         raise where.error("search", f"true, false or a table {{ candidates = 16, keep = 2, "
-                                    f"screen_samples = 20000 }} ({exc})", value) from None
+                                    f"screen_samples = 20000, proposals = false }} ({exc})",
+                          value) from None
+
+
+def parse_floating_point(table: dict, where: Where) -> str:
+    """The audit's ``floating_point`` key: ``"fail"`` (default) or ``"warn"``
+    (:data:`dpaudit.spec.coverage.FLOATING_POINT_GATES`)."""
+    value = table.get("floating_point", FAIL)
+    if value not in FLOATING_POINT_GATES:
+        raise where.error("floating_point", '"fail" (a float64-representation finding fails '
+                                            'the audit) or "warn" (it is a warning)', value)
+    return value
 
 
 def parse_representation(table: dict, where: Where) -> bool | None:
@@ -85,4 +96,5 @@ def parse_representation(table: dict, where: Where) -> bool | None:
     return value
 
 
-__all__ = ["PairSpec", "parse_pairs", "parse_representation", "parse_search"]
+__all__ = ["PairSpec", "parse_floating_point", "parse_pairs", "parse_representation",
+           "parse_search"]

@@ -43,11 +43,15 @@ class SearchBudget:
         size is known before anything is drawn.
       screen_samples: per-side samples of each candidate's screening, or None for
         ``min(20000, max(2000, samples // 10))``.
+      proposals: screen the dataset space's adversarial proposals first
+        (:meth:`~dpaudit.neighbours.spaces.DatasetSpace.proposals`); False leaves the
+        corners, extremes and random pairs only (for comparisons).
     """
 
     candidates: int = DEFAULT_CANDIDATES
     keep: int = DEFAULT_KEEP
     screen_samples: int | None = None
+    proposals: bool = True
 
     def __post_init__(self):
         for name, low in (("candidates", 0), ("keep", 1)):
@@ -59,6 +63,9 @@ class SearchBudget:
                                   or value < 100):
             raise ValueError(f"search screen_samples: expected an integer ≥ 100, got "
                              f"{value!r}")
+        if not isinstance(self.proposals, bool):
+            raise ValueError(f"search proposals: expected true or false, got "
+                             f"{self.proposals!r}")
 
     def screen_size(self, samples: int) -> int:
         """Per-side screening samples for an audit of ``samples`` per side."""
@@ -67,14 +74,17 @@ class SearchBudget:
         return int(min(SCREEN_CAP, max(SCREEN_FLOOR, samples // 10)))
 
     def to_dict(self) -> dict:
-        return {"candidates": self.candidates, "keep": self.keep,
-                "screen_samples": self.screen_samples}
+        out = {"candidates": self.candidates, "keep": self.keep,
+               "screen_samples": self.screen_samples}
+        if not self.proposals:  # the default is left out: older files read the same
+            out["proposals"] = False
+        return out
 
 
 def search_budget(value) -> SearchBudget | None:
     """A search setting as the API and the TOML take it: ``True`` (the default budget),
     ``False`` / ``None`` (no search), a :class:`SearchBudget`, or a table with any of
-    ``candidates``, ``keep``, ``screen_samples``.
+    ``candidates``, ``keep``, ``screen_samples``, ``proposals``.
 
     Raises:
       ValueError: anything else (naming the unknown key or the bad value).
@@ -86,10 +96,10 @@ def search_budget(value) -> SearchBudget | None:
     if isinstance(value, SearchBudget):
         return value
     if isinstance(value, dict):
-        unknown = sorted(set(value) - {"candidates", "keep", "screen_samples"})
+        unknown = sorted(set(value) - {"candidates", "keep", "screen_samples", "proposals"})
         if unknown:
             raise ValueError(f"search: unknown key(s) {', '.join(map(repr, unknown))} "
-                             f"(expected candidates, keep, screen_samples)")
+                             f"(expected candidates, keep, screen_samples, proposals)")
         return SearchBudget(**value)
     raise ValueError(f"search: expected true, false or a table such as "
                      f"{{ candidates = 16, keep = 2 }}, got {value!r}")
@@ -126,6 +136,25 @@ FLOAT_FIXES = ("the float64 outputs leak, not the real-valued mechanism: release
                "discretised samplers of OpenDP or Google's library), or set "
                "representation = false to audit the real-valued mechanism")
 
+#: how a *floating-point* violation — certified only by an event on the outputs' float64
+#: representation, the value-level bound within the claim — gates an audit (the
+#: ``floating_point`` key of every route): it fails the audit like any violation (``fail``,
+#: the default), or is reported as a warning beside a passing value-level verdict (``warn``:
+#: for code that is not the production sampler).  A value-level violation fails either way.
+FAIL, WARN = "fail", "warn"
+FLOATING_POINT_GATES = (FAIL, WARN)
 
-__all__ = ["DEFAULT_CANDIDATES", "FLOAT_FIXES", "DEFAULT_KEEP", "NAMED_PAIRS_ONLY", "SearchBudget",
+
+def floating_point_warning(finding: str | None, value_bound: float | None,
+                           claimed: float | None) -> str:
+    """The warning a gated (``warn``) floating-point violation leaves on its test."""
+    value = "?" if value_bound is None else f"{value_bound:.4g}"
+    claim = "?" if claimed is None else f"{claimed:.4g}"
+    return (f"floating-point finding (floating_point = \"warn\": not a failure): the float64 "
+            f"outputs leak — {finding or 'a representation event'}; the value-level "
+            f"ε_LB {value} is within the claim {claim}")
+
+
+__all__ = ["DEFAULT_CANDIDATES", "FAIL", "FLOATING_POINT_GATES", "FLOAT_FIXES", "WARN",
+           "floating_point_warning", "DEFAULT_KEEP", "NAMED_PAIRS_ONLY", "SearchBudget",
            "no_search_reason", "representation_default", "search_budget"]

@@ -11,6 +11,7 @@ import pytest
 
 from dpaudit.api import audit_mechanism
 from dpaudit.audit.pair_search import candidate_pairs
+from dpaudit.neighbours.spaces import BoundedRecords
 from dpaudit.spec.coverage import SearchBudget, search_budget
 from dpaudit.suite.spec import SuiteError, parse_suite
 
@@ -89,3 +90,70 @@ def test_dpaudit_check_takes_the_same_switches(tmp_path, capsys):
     assert main(["check", naive, "--samples", "20000"]) == 1
     assert "the float64 outputs leak" in capsys.readouterr().out
     assert main(["check", naive, "--samples", "20000", "--representation", "off"]) == 0
+
+
+# -- adversarial proposals (issue 36, item 1) ------------------------------------------------
+
+def test_proposals_come_first_and_those_the_mechanism_refuses_are_counted():
+    mech = BoundedSum()  # refuses non-finite records
+    found, rejected = candidate_pairs(mech, np.random.default_rng(0), 4)
+    sources = [source for source, _ in found]
+    first_other = sources.index("corner")
+    assert set(sources[:first_other]) == {"proposal"} and "proposal" not in sources[first_other:]
+    names = {p.name for source, p in found if source == "proposal"}
+    assert {"searched-single-record", "searched-huge-value", "searched-add-duplicate"} <= names
+    assert "searched-nan-record" not in names and rejected >= 2  # NaN and ∞ refused
+    huge = next(p for _, p in found if p.name == "searched-huge-value")
+    assert "outside the space's declared domain" in huge.description
+    off, _ = candidate_pairs(mech, np.random.default_rng(0), 4, proposals=False)
+    assert "proposal" not in {s for s, _ in off}
+    # corners, extremes and random pairs keep their names and draws with or without proposals
+    assert [p for s, p in off] == [p for s, p in found if s != "proposal"]
+
+
+class _TupleProposals(BoundedRecords):
+    """A space whose proposals are plain (name, d0, d1) tuples, as analytics38's keyed rows
+    return them: the same hook."""
+
+    def proposals(self):
+        return [("one-far-record", [0.0], [0.0, 10.0])]
+
+
+class _TupleSum(BoundedSum):
+    def dataset_space(self):
+        return _TupleProposals(-10.0, 10.0, n_max=6, min_size=1)
+
+
+def test_plain_tuple_proposals_are_the_same_hook():
+    found, _ = candidate_pairs(_TupleSum(), np.random.default_rng(0), 2)
+    source, pair = found[0]
+    assert source == "proposal" and pair.name == "searched-one-far-record"
+    assert (pair.d0, pair.d1) == ([0.0], [0.0, 10.0])
+    name, d0, d1 = BoundedRecords(0.0, 1.0).proposals()[0]  # a Proposal unpacks as the tuple
+    assert isinstance(name, str) and d0 != d1
+
+
+def test_the_proposals_switch_parses_and_round_trips():
+    audit = parse_suite(_audit(search={"proposals": False}), "s.toml").audits[0]
+    assert audit.search == SearchBudget(proposals=False)
+    assert audit.search.to_dict()["proposals"] is False and "proposals" not in \
+        SearchBudget().to_dict()
+    with pytest.raises(SuiteError, match="proposals"):
+        parse_suite(_audit(search={"proposals": "no"}), "s.toml")
+
+
+@pytest.mark.slow  # an audit of 20 000 samples per side
+def test_a_kept_proposal_is_named_with_its_datasets_in_every_report():
+    from dpaudit.report.explain import explain_point
+
+    result = audit_mechanism(BoundedSumBuggy, samples=20_000, seed=1)
+    kept = [t for t in result.points[0].tests
+            if t.search is not None and t.search.source == "proposal"]
+    assert kept, [t.search for t in result.points[0].tests if t.search]
+    test = kept[0]
+    extra = test.search.extra
+    assert extra["proposal"] == test.pair_name.removeprefix("searched-")
+    assert extra["why"] == test.pair.description and extra["proposals"] > 10
+    text = explain_point(result.points[0])
+    assert f"a proposal candidate {extra['proposal']!r}: {extra['why']}" in text
+    assert f"d0 = " in text and test.pair_name in text

@@ -60,14 +60,15 @@ def test_correct_mechanisms_pass_every_step(name, params):
     result = run(create_mechanism(name, **params))
     expected = {"claim": "consistent", "sensitivity": "consistent", "calibration": "consistent",
                 "exact": "consistent", "canary": "skipped", "black-box": "consistent"}
-    if name == "randomized-response":  # local DP: no query sensitivity to search
-        expected["sensitivity"] = "skipped"
+    # randomized response (local DP) has no query sensitivity to search: its grey-box step is
+    # the replay alone, consistent too
     if name in ("noisy-max-laplace", "noisy-max-exponential", "sparse-vector"):
         expected["exact"] = verdicts(result)["exact"]  # exact where the family knows it
     assert verdicts(result) == expected, [s.summary for s in result.steps]
     assert result.exit_status == 0
     sens = result.step("sensitivity")
-    if sens.verdict == "consistent":
+    assert sens.data["replay"]["verdict"] == "consistent" and sens.data["replay"]["pairs"] >= 1
+    if "sources" in sens.data:
         # every search ran, and the largest ratio is the claimed sensitivity, attained
         assert all(s["pairs"] > 0 for s in sens.data["sources"]), sens.data["sources"]
         assert sens.data["ratio"] == pytest.approx(1.0, abs=1e-9)
@@ -300,9 +301,13 @@ class MinimalCoin(Mechanism):
 
 def test_missing_declarations_are_skipped_with_reasons():
     result = run(MinimalCoin())
-    assert verdicts(result) == {"claim": "consistent", "sensitivity": "skipped", "calibration": "skipped",
-                                "exact": "skipped", "canary": "skipped", "black-box": "consistent"}
-    assert "query" in result.step("sensitivity").summary
+    # no query(): the grey-box step is the replay alone, and says why there is no search
+    assert verdicts(result) == {"claim": "consistent", "sensitivity": "consistent",
+                                "calibration": "skipped", "exact": "skipped",
+                                "canary": "skipped", "black-box": "consistent"}
+    grey = result.step("sensitivity")
+    assert grey.summary.startswith("replay of 1 pair(s)") and grey.data["replay"]["pairs"] == 1
+    assert any("no sensitivity search" in line and "query" in line for line in grey.lines)
     assert "noise()" in result.step("calibration").summary
     assert result.exit_status == 0
 

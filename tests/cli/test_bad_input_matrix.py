@@ -99,8 +99,9 @@ ROWS = [
         "missing.py"),
     Row("sampler with two arguments", sampler_audit("two_args"),
         "must accept (dataset, n, rng)"),
-    Row("vacuous audit: Gaussian left at δ = 0", bad_suite(
-        '[[audit]]\nname = "a"\nmechanism = "gaussian"\n'
+    # δ left out is the claim's δ (issue 36, item 5); δ = 0 stated for an (ε, δ) claim is vacuous
+    Row("vacuous audit: Gaussian at δ = 0", bad_suite(
+        '[[audit]]\nname = "a"\nmechanism = "gaussian"\ndelta = 0.0\n'
         'params = { epsilon = 1.0, delta = 1e-5 }\n'), "vacuous", where="record"),
     Row("series quantity typo", bad_suite(
         '[[audit]]\nname = "a"\nmechanism = "laplace"\n'

@@ -139,6 +139,13 @@ def test_a_sampler_spec_has_no_search_and_no_white_box():
     spec = audit_spec(sampler=sampler, claim={"notion": "pure-dp"}, params={"epsilon": 1.0},
                       pairs=[([0.0], [1.0])], samples=2000)
     assert spec.search is None and spec.white_box is False
+    # a sampler given a dataset space is searched there (issue 36), still no white box
+    from dpaudit import CategoricalRecords, with_dataset_space
+
+    spaced = audit_spec(sampler=with_dataset_space(CategoricalRecords(["a", "b"]))(
+        lambda dataset, n, rng: rng.random(n)), claim={"notion": "pure-dp", "epsilon": 1.0},
+        pairs=[(["a"], ["a", "b"])], samples=2000)
+    assert spaced.search is not None and spaced.search.proposals and not spaced.white_box
     result = audit_sampler(sampler, claim={"notion": "pure-dp"}, params={"epsilon": 1.0},
                            pairs=[([0.0], [1.0])], samples=2000,
                            representation=False)  # numpy's Laplace leaks in float64

@@ -53,11 +53,15 @@ class PointSetup:
       pairs: the named pairs (explicit, or the mechanism's worst-case pairs; [] on an error).
       error: why the point could not be set up, or None.
       defaulted: the parameters the point leaves at their defaults, name → value.
+      claim_delta: the δ the point's claim is audited at when its audit leaves ``delta`` out
+        (:func:`dpaudit.claims.audit_delta.claim_audit_delta`; None: not known, the
+        placeholder δ = 0 stays).
     """
 
     pairs: list
     error: str | None
     defaulted: dict = field(default_factory=dict)
+    claim_delta: float | None = None
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,17 @@ class PairSetup(PointSetup):
     representation: bool = False
 
 
+def _claim_delta(mechanism) -> float | None:
+    """The δ the mechanism's claim is audited at by default, None when the claim cannot be
+    built here (its tests report why)."""
+    from dpaudit.claims.audit_delta import claim_audit_delta
+
+    try:
+        return claim_audit_delta(mechanism.claim())
+    except Exception:  # noqa: BLE001 - reported by the point's tests
+        return None
+
+
 class PairAudit(AuditProcedure):
     """The two-sample pair audit (see the module docstring)."""
 
@@ -168,7 +179,8 @@ class PairAudit(AuditProcedure):
             target = as_target(audit.target or audit.mechanism)
             mechanism = target.build(params)
             defaulted = defaulted_values(target, mechanism, params)
-            reach = dict(white_box=isinstance(mechanism, LogDensity),
+            reach = dict(claim_delta=_claim_delta(mechanism),
+                         white_box=isinstance(mechanism, LogDensity),
                          searchable=isinstance(mechanism, SearchableDatasets),
                          representation=(representation_default(mechanism)
                                          if audit.representation is None
@@ -201,6 +213,7 @@ class PairAudit(AuditProcedure):
         searched = self.searched(audit, setup)
         return Coverage(search=audit.search if searched else None,
                         representation=bool(setup.representation),
+                        floating_point=audit.floating_point,
                         note=None if searched or setup.error is not None
                         else no_search_reason(setup.searchable, audit.search))
 

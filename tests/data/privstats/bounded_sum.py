@@ -18,7 +18,10 @@ class _BoundedSum(SearchableDatasets, Mechanism):
         return NeighbourRelation("add-remove-one", "add or remove one record", add_remove_one)
 
     def validate_dataset(self, dataset):
-        return np.asarray(dataset, dtype=float).ravel()
+        records = np.asarray(dataset, dtype=float).ravel()
+        if not np.isfinite(records).all():  # np.clip lets NaN through
+            raise ValueError("records must be finite numbers")
+        return records
 
     def claim(self):
         return PureDP(epsilon=self.epsilon)
