@@ -32,9 +32,16 @@ Records in RESULTS.md (one section each, replaced on a re-run):
 6. "accountants: multi-epoch shuffle bracket" — :func:`shuffle_epochs_bracket` at T = 100
    steps per epoch, δ = 1e-3, σ ∈ {0.8, 2}, E ∈ {1, 2, 5, 10}: lower, upper, width, seconds,
    beside the Poisson claim at q = 0.01 over E·T steps.
+7. "accountants suite" — ``dpaudit run audits/accountants.toml`` (the default run's suite) and
+   ``audits/external/opacus_accountants.toml``, each run twice in a subprocess: with 2 workers
+   (the wall time) and with 1 worker, which runs every task in the one process (the CPU time of
+   the whole suite, read from ``resource.getrusage(RUSAGE_CHILDREN)``); then per file the rows
+   by accountant and kind, every expected violation with its claim and bound, and the certified
+   rows' bounds.  ``--seeds K`` also re-runs the certified rows at suite seeds 1…K.
 
-Run: ``python benchmarks/accountants.py [--only N ...] [--no-write]`` (sections 1–6; all by
-default).  Needs the test extra's accountants and the ``opacus`` extra for sections 1, 2, 4, 5.
+Run: ``python benchmarks/accountants.py [--only N ...] [--no-write] [--seeds K]`` (sections
+1–7; all by default).  Needs the test extra's accountants and the ``opacus`` extra for sections
+1, 2, 4, 5 and 7's second file.
 Timings depend on the machine's load: they are printed with it, to be re-measured quietly.
 """
 
@@ -296,17 +303,109 @@ def epochs(write: bool) -> None:
     record("accountants: multi-epoch shuffle bracket", body, write=write)
 
 
+REPO = Path(__file__).resolve().parents[1]
+SUITES = (REPO / "audits" / "accountants.toml",
+          REPO / "audits" / "external" / "opacus_accountants.toml")
+#: the certified rows of the suites (re-run at other suite seeds with --seeds)
+CERTIFIED = {"accountants.toml": ("issue-378-certified",),
+             "opacus_accountants.toml": ("opacus-gdp-certified",
+                                         "opacus-mean-reduction-certified")}
+
+
+def _run_suite(path: Path, out: Path, *extra: str) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the subprocess and its waited children, exit status)."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    status = subprocess.run([sys.executable, "-m", "dpaudit.cli", "run", str(path), "--out",
+                             str(out), "--quiet", *extra], check=False,
+                            capture_output=True).returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, status
+
+
+def _certified(report: dict, names) -> list[list]:
+    return [[r["audit"], r["claimed_epsilon"], r["epsilon_lower_bound"],
+             r["white_box_epsilon_lower_bound"], r["exact_epsilon"], r["verdict"],
+             (r.get("sequential") or {}).get("drawn"), r["samples"]]
+            for r in report["audits"] if r["audit"] in names]
+
+
+def suites(write: bool, seeds: int = 0) -> None:
+    import collections
+    import tempfile
+
+    from dpaudit.report.results_file import read_document
+
+    parts = []
+    for path in SUITES:
+        rel = path.relative_to(REPO)
+        with tempfile.TemporaryDirectory() as tmp:
+            wall, _, status = _run_suite(path, Path(tmp) / "two", "--workers", "2")
+            load2 = load()
+            _, cpu, _ = _run_suite(path, Path(tmp) / "one", "--workers", "1")
+            load1 = load()
+            if status == 2 and not (Path(tmp) / "two" / "results.json").exists():
+                parts.append(f"**`{rel}`**: skipped or failed (exit {status}).")
+                continue
+            report = read_document(Path(tmp) / "two" / "results.json")
+            seeded = []
+            for seed in range(1, seeds + 1):
+                out = Path(tmp) / f"seed{seed}"
+                only = [a for n in CERTIFIED[path.name] for a in ("--only", n)]
+                _run_suite(path, out, "--seed", str(seed), *only)
+                seeded += [[seed, *row] for row in
+                           _certified(read_document(out / "results.json"),
+                                      CERTIFIED[path.name])]
+        records = report["audits"]
+        counts = collections.Counter(
+            (r["mechanism"], r.get("expect"), r["verdict"]) for r in records)
+        violations = [r for r in records if r["verdict"] == "violation"]
+        summary = report["summary"]
+        parts.append(
+            f"**`{rel}`** — exit {status}; {len(records)} audit points "
+            f"({', '.join(f'{k[0]} expect {k[1]} → {k[2]}: {v}' for k, v in sorted(counts.items()))}"
+            f"); unmet expectations: {summary['unmet_expectations'] or 'none'}.  Wall "
+            f"{wall:.1f} s with 2 workers ({load2}); {cpu:.1f} s of CPU with 1 worker ({load1})"
+            f" — on a shared machine: the wall time is to be re-measured quietly.\n\n"
+            "Expected violations (claim < the bound):\n\n"
+            + markdown_table(["audit", "swept", "claimed ε", "bound", "kind"],
+                             [[r["audit"], (r.get("sweep") or {}).get("value"),
+                               r["claimed_epsilon"],
+                               max(b for b in (r["epsilon_lower_bound"],
+                                               r["white_box_epsilon_lower_bound"])
+                                   if b is not None),
+                               r.get("procedure", "")] for r in violations])
+            + "\n\nCertified rows (suite seed):\n\n"
+            + markdown_table(["audit", "claimed ε", "black-box ε_LB", "white-box ε_LB",
+                              "exact ε", "verdict", "drawn", "samples"],
+                             _certified(report, CERTIFIED[path.name]))
+            + ("\n\nAt suite seeds 1…" + str(seeds) + ":\n\n" + markdown_table(
+                ["seed", "audit", "claimed ε", "black-box ε_LB", "white-box ε_LB", "exact ε",
+                 "verdict", "drawn", "samples"], seeded) if seeded else ""))
+    record("accountants suite", "\n\n".join(parts), write=write)
+
+
 SECTIONS = {1: grid, 2: opacus_gdp, 3: issue_378, 4: mean_reduction,
-            5: mean_reduction_certified, 6: epochs}
+            5: mean_reduction_certified, 6: epochs, 7: suites}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", type=int, nargs="*", choices=sorted(SECTIONS))
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--seeds", type=int, default=0,
+                        help="section 7: re-run the certified rows at suite seeds 1…K")
     args = parser.parse_args()
     for number in args.only or sorted(SECTIONS):
-        SECTIONS[number](write=not args.no_write)
+        if number == 7:
+            suites(write=not args.no_write, seeds=args.seeds)
+        else:
+            SECTIONS[number](write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -170,7 +170,9 @@ def sweep_curves(points: list, dense: dict | None = None) -> list[SweepCurve]:
         values = [SweepValue(value=p.sweep.value, claimed=c.claimed_epsilon,
                              certified=c.epsilon_lower_bound,
                              white_box=c.white_box_epsilon_lower_bound,
-                             exact=c.exact_epsilon, verdict=c.verdict, expect=p.expect)
+                             exact=c.exact_epsilon, verdict=c.verdict, expect=p.expect,
+                             # computed evidence (an exact-curve check) is no sampled bound
+                             computed=c.black_box is not None and not c.black_box.certified)
                   for p, _, c in rows]
         dense_rows, dense_errors = [], []
         extra = (dense or {}).get((suite_file, audit_index, pair_index))

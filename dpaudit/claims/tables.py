@@ -24,7 +24,11 @@ notion                 keys
 
 An accountant's table may leave out ``notion`` (``{ accountant = "opacus:gdp", … }``), and the
 run parameters it leaves out are read from the audit's parameters when they are there (the
-DP-SGD family's ``noise_multiplier``, ``steps`` …).
+DP-SGD family's ``noise_multiplier``, ``steps`` …).  Keys that say one thing two ways are
+*alternatives* (the number of steps: ``steps`` or ``epochs``; the rate: ``sample_rate`` or
+``batch_size``): a table that gives one of them inherits none of the others, and of a group
+the params hold several of, the first is inherited; a parameter whose value is None (left
+unset) is never inherited.
 
 A row's *numbers* (``epsilon``, ``rho``, …) may be left out of the table and read from the
 audit's parameters (:func:`claim_from_table` ``params``), so ``{ notion = "pure-dp" }`` with a
@@ -67,6 +71,9 @@ class ClaimTable:
       inherited: optional keys that, when the table leaves them out, are taken from the
         audit's parameters where those have them (an accountant's noise multiplier, a sweep's
         steps).
+      alternatives: groups of inherited keys that state one quantity two ways, in order of
+        preference: a group the table gives a key of is not inherited, and of a group the
+        params hold several keys of only the first is (:func:`inherited_values`).
     """
 
     notion: str
@@ -75,6 +82,11 @@ class ClaimTable:
     optional: tuple[str, ...] = ()
     doc: str = ""
     inherited: tuple[str, ...] = ()
+    alternatives: tuple[tuple[str, ...], ...] = ()
+
+    def group(self, key: str) -> tuple[str, ...]:
+        """The alternatives of ``key`` (itself included; ``(key,)`` when it has none)."""
+        return next((g for g in self.alternatives if key in g), (key,))
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -153,6 +165,7 @@ _TABLES: dict[str, ClaimTable] = {t.notion: t for t in (
                doc="every one of several claims"),
     ClaimTable("accountant", (), _accountant, optional=_ACCOUNTANT_KEYS,
                inherited=_ACCOUNTANT_KEYS[1:],
+               alternatives=(("steps", "epochs"), ("sample_rate", "batch_size")),
                doc="ε(δ) as a privacy library's accountant reports it for a training run "
                    "(dpaudit.claims.accountants)"),
 )}
@@ -253,6 +266,20 @@ def is_complete(table: dict) -> bool:
                                                    and row.inherited)
 
 
+def inherited_values(row: ClaimTable, table: dict, params: dict) -> dict:
+    """The keys of ``row.inherited`` that ``table`` leaves out, read from ``params``: a key
+    whose group of alternatives the table gives a member of is skipped, a value None is
+    skipped, and of one group only the first key present is taken."""
+    out: dict = {}
+    for key in row.inherited:
+        group = row.group(key)
+        if any(k in table for k in group) or params.get(key) is None:
+            continue
+        if not any(params.get(k) is not None for k in group[:group.index(key)]):
+            out[key] = params[key]
+    return out
+
+
 def claim_from_table(table, params: dict | None = None) -> Claim:
     """The claim of ``table`` (a :class:`Claim` is returned as it is), a number the table
     leaves out read from ``params``.
@@ -273,7 +300,7 @@ def claim_from_table(table, params: dict | None = None) -> Claim:
     values = {k: (_number(row.notion, k, table[k], "claim") if k in table
                   else _number(row.notion, k, params[k], "params")) for k in row.numbers}
     values.update({k: table[k] for k in row.optional if k in table})
-    values.update({k: params[k] for k in row.inherited if k not in table and k in params})
+    values.update(inherited_values(row, table, params))
     try:
         return row.build(values)
     except ClaimTableError:
@@ -283,5 +310,5 @@ def claim_from_table(table, params: dict | None = None) -> Claim:
 
 
 __all__ = ["ClaimTable", "ClaimTableError", "ENTRY_POINT_GROUP", "check_claim_table",
-           "claim_from_table", "claim_notions", "claim_table", "is_complete",
-           "register_claim_table"]
+           "claim_from_table", "claim_notions", "claim_table", "inherited_values",
+           "is_complete", "register_claim_table"]

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from dpaudit.claims.accountants import AccountantError, Calibrates, get_accountant
-from dpaudit.claims.accountants.base import quiet_library
+from dpaudit.claims.accountants import (AccountantError, CalibrationFailed, Calibrates,
+                                        calibrated_claim, get_accountant)
 from dpaudit.conformance.grid import RunPoint, true_bracket
-from dpaudit.conformance.verdicts import Verdict
+from dpaudit.conformance.verdicts import Verdict, judge
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,9 @@ class CalibrationRow:
 
 def check_calibration(name: str, point: RunPoint, target_epsilon: float) -> CalibrationRow:
     """Calibrate with accountant ``name`` and judge the σ it returns (module docstring);
-    ``point.params.noise_multiplier`` is ignored.  Never raises for a library's failure."""
+    ``point.params.noise_multiplier`` is ignored.  The calibration is
+    :func:`~dpaudit.claims.accountants.calibrated_claim` (the one a suite's calibrated DP-SGD
+    run makes).  Never raises for a library's failure."""
     start = time.perf_counter()
     accountant = get_accountant(name)
 
@@ -70,27 +72,18 @@ def check_calibration(name: str, point: RunPoint, target_epsilon: float) -> Cali
     if not isinstance(accountant, Calibrates):
         return row(Verdict.REJECTED, message=f"{name} has no noise calibration")
     try:
-        accountant.check(point.params)
-        with quiet_library():
-            sigma = accountant.noise_multiplier(point.params, target_epsilon, point.delta)
+        claim = calibrated_claim(name, point.params, target_epsilon, point.delta)
+    except CalibrationFailed as exc:
+        return row(Verdict.ERROR, message=str(exc))
     except AccountantError as exc:
         return row(Verdict.REJECTED, message=str(exc))
-    except Exception as exc:  # the library's own failure, as one line
-        return row(Verdict.ERROR, message=f"{type(exc).__name__}: {exc}")
-    if not (math.isfinite(sigma) and sigma > 0):
-        return row(Verdict.ERROR, sigma=sigma, message=f"returned σ = {sigma!r}")
-    at_sigma = RunPoint(replace(point.params, noise_multiplier=sigma), point.delta)
+    sigma = claim.noise_multiplier
+    at_sigma = RunPoint(claim.params, point.delta)
     try:
         lower, upper = true_bracket(at_sigma)
     except (ValueError, ImportError) as exc:
         return row(Verdict.ERROR, sigma=sigma, message=f"no curve: {exc}")
-    if lower > target_epsilon:
-        verdict = Verdict.UNDER_REPORTS
-    elif upper > target_epsilon:
-        verdict = Verdict.WITHIN
-    else:
-        verdict = Verdict.CONSISTENT
-    return row(verdict, sigma=sigma, lower=lower, upper=upper)
+    return row(judge(target_epsilon, lower, upper), sigma=sigma, lower=lower, upper=upper)
 
 
 __all__ = ["CalibrationRow", "check_calibration"]

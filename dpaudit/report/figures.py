@@ -177,16 +177,20 @@ def sweep_figure(curve: SweepCurve):
         pts = [(x, bound(p)) for x, p in zip(xs, points) if _plottable(bound(p))]
         if not pts:
             continue
+        computed = all(p.computed for p in points if _plottable(bound(p)))
+        text = ("the pair's exact ε (its bracket's lower end; no sampling)" if computed
+                else f"certified ε_LB ({label}; true ε ≥ it, jointly at {conf:g} confidence)"
+                if conf else f"certified ε_LB ({label})")
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker, mfc="none", color=colour,
-                ms=8, label=f"certified ε_LB ({label}; true ε ≥ it, jointly at "
-                            f"{conf:g} confidence)" if conf else f"certified ε_LB ({label})")
+                ms=8, label=text)
         above = [(x, y) for x, y in pts
                  if y > (next(p.claimed for xx, p in zip(xs, points) if xx == x) or 0)]
         if above:
             ax.plot([a for a, _ in above], [b for _, b in above], marker, color="tab:red",
                     ms=8)
     if any(p.verdict == Verdict.VIOLATION for p in points):
-        ax.plot([], [], "^", color="tab:red", label="ε_LB above the claim: violation")
+        what = "ε" if all(p.computed for p in points) else "ε_LB"
+        ax.plot([], [], "^", color="tab:red", label=f"{what} above the claim: violation")
     if numeric:
         _symlog_axis(ax, xs)
     else:

@@ -29,7 +29,8 @@ from dpaudit.util.jsonable import number_from_json, to_jsonable
 class SweepValue:
     """One swept value of the curve: ``value`` of the parameter, the claimed ε, the certified
     black-box (``certified``) and white-box lower bounds, the exact ε (None where not known or
-    not run), the certificate's verdict and the point's expectation."""
+    not run), the certificate's verdict and the point's expectation; ``computed`` when the
+    point's evidence is computed (an exact-curve check), not a sampled lower bound."""
 
     value: Any
     claimed: float | None
@@ -38,6 +39,7 @@ class SweepValue:
     exact: float | None
     verdict: Verdict
     expect: Expectation
+    computed: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "value", to_jsonable(self.value))
@@ -50,13 +52,14 @@ class SweepValue:
         return to_jsonable({"value": self.value, "claimed": self.claimed,
                             "certified": self.certified, "white_box": self.white_box,
                             "exact": self.exact, "verdict": self.verdict,
-                            "expect": self.expect})
+                            "expect": self.expect,
+                            **({"computed": True} if self.computed else {})})
 
     @classmethod
     def from_json(cls, data: dict) -> "SweepValue":
         return cls(value=data["value"], claimed=data["claimed"], certified=data["certified"],
                    white_box=data["white_box"], exact=data["exact"], verdict=data["verdict"],
-                   expect=data["expect"])
+                   expect=data["expect"], computed=bool(data.get("computed", False)))
 
 
 @dataclass(frozen=True)

@@ -83,3 +83,29 @@ def test_an_accountant_is_a_claim_table_and_takes_the_run_from_the_params():
     with pytest.raises(ClaimTableError, match="unknown accountant"):
         claim_from_table({"accountant": "opacus:gpd", "noise_multiplier": 1.0,
                           "sample_rate": 0.1, "steps": 10})
+
+
+def test_an_accountant_table_inherits_one_key_of_each_group_of_alternatives():
+    """steps | epochs and sample_rate | batch_size say one thing two ways: the table's own
+    key wins over the params' alternatives, the params' first key of a group wins over the
+    rest, and a parameter left unset (None) is not inherited."""
+    from dpaudit.claims.tables import claim_table, inherited_values
+
+    row = claim_table("accountant")
+    params = {"noise_multiplier": 1.0, "batch_size": 1, "steps": 10, "epochs": 1,
+              "relation": "add-remove", "sampler": None}
+    # the table states epochs: neither steps nor epochs comes from the params
+    assert inherited_values(row, {"accountant": "x", "epochs": 2}, params) == {
+        "noise_multiplier": 1.0, "batch_size": 1, "relation": "add-remove"}
+    # nothing stated: steps (first of its group) and not epochs; sampler None is left out
+    assert inherited_values(row, {"accountant": "x"}, params) == {
+        "noise_multiplier": 1.0, "batch_size": 1, "steps": 10, "relation": "add-remove"}
+    # steps unset: epochs is inherited in its place
+    assert inherited_values(row, {"accountant": "x"}, {**params, "steps": None})["epochs"] == 1
+    # the table's sample_rate keeps the params' batch_size out
+    assert "batch_size" not in inherited_values(row, {"accountant": "x", "sample_rate": 0.1},
+                                                params)
+    pytest.importorskip("dp_accounting")
+    claim = claim_from_table({"accountant": "dp_accounting:rdp", "sample_rate": 0.1},
+                             params)
+    assert claim.params.steps == 10 and claim.params.sample_rate == 0.1

@@ -30,6 +30,20 @@ def test_judge_compares_with_both_ends():
     assert judge(5.0, 1.0, math.inf) is Verdict.WITHIN
 
 
+def test_judge_is_the_exact_curve_checks_violation_rule():
+    """Under-reporting is the seam's verdict on the same evidence: the bracket's lower end
+    less its floating-point tolerance above the number (so a suite row of kind exact-curve
+    and `dpaudit accountants` cannot disagree on one run)."""
+    from dpaudit.conformance.verdicts import bracket_evidence
+    from dpaudit.evidence.exact_curve import EXACT_TOLERANCE
+
+    evidence = bracket_evidence(1.0, 1.1, 1e-5)
+    assert evidence.bound == pytest.approx(1.0 - EXACT_TOLERANCE)
+    assert judge(1.0 - EXACT_TOLERANCE / 2, 1.0, 1.1) is Verdict.WITHIN
+    assert judge(1.0 - 2 * EXACT_TOLERANCE, 1.0, 1.1) is Verdict.UNDER_REPORTS
+    assert "∈ [1, 1.1]" in evidence.describe()
+
+
 def test_rdp_under_replace_one_is_half_the_gaussian_shift_and_pld_is_exact():
     """GaussianDpEvent(σ) sums values of norm ≤ C with noise σC: under replace-one the sum
     moves by 2C, the exact ε is the Gaussian shift 2/σ; dp_accounting's RDP accountant

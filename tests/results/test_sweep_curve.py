@@ -71,3 +71,24 @@ def test_only_a_sweep_kind_reads_as_a_sweep_curve():
     data["kind"] = "other"
     with pytest.raises(ValueError, match="not a sweep curve"):
         SweepCurve.from_json(data)
+
+
+def test_a_computed_point_says_so_and_reads_back():
+    """An exact-curve point's ε is computed, not a sampled bound: the row says ``computed``
+    (only then: a sampled row keeps the keys it always had) and the figure's legend says
+    "exact ε", not "certified ε_LB"."""
+    pytest.importorskip("matplotlib")
+    from dpaudit.report.figures import sweep_figure
+
+    computed = SweepValue(2.0, 2.166, 4.377, None, 4.377, Verdict.VIOLATION,
+                          Expectation.VIOLATION, computed=True)
+    value = curve(points=[SweepValue(5.0, 0.79, 1.55, None, 1.55, "violation", "violation",
+                                     computed=True), computed], dense=[], dense_errors=[])
+    data = value.to_json()
+    assert data["points"][1]["computed"] is True
+    assert "computed" not in curve().to_json()["points"][0]
+    assert SweepCurve.from_json(json.loads(json.dumps(data))) == value
+    labels = [t.get_text() for t in sweep_figure(value).axes[0].get_legend().get_texts()]
+    assert any("exact ε (its bracket's lower end; no sampling)" in t for t in labels)
+    assert not any("certified ε_LB" in t for t in labels)
+    assert "ε above the claim: violation" in labels

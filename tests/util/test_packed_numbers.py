@@ -26,7 +26,7 @@ json_value = st.recursive(
     max_leaves=300)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(json_value)
 def test_unpack_inverts_pack_on_any_json_value(value):
     packed = json.loads(json.dumps(pack(value)))

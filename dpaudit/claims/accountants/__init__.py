@@ -7,7 +7,9 @@
   :mod:`~.other_accountants` — one module per library (Opacus; dp_accounting; prv_accountant
   and autodp);
 * :mod:`~.registry` — every accountant by name; :func:`accountant_claim` and
-  :func:`claim_from_spec`, the one way to build such a claim.
+  :func:`claim_from_spec`, the one way to build such a claim;
+* :mod:`~.calibration` — a noise calibration as a claim (:func:`calibrated_claim`: the
+  (ε, δ) a pipeline reports when its library chose σ for that budget).
 
 The libraries are imported when an accountant is used, never by importing this package.
 """
@@ -17,7 +19,10 @@ from dpaudit.claims.accountants.parameters import (AccountantError, AccountingPa
                                                    Relation, Sampler)
 from dpaudit.claims.accountants.registry import (ACCOUNTANTS, accountant_claim,
                                                  claim_from_spec, get_accountant)
+from dpaudit.claims.accountants.calibration import (CalibrationClaim, CalibrationFailed,
+                                                    calibrated_claim, calibrating)
 
 __all__ = ["ACCOUNTANTS", "Accountant", "AccountantClaim", "AccountantError",
-           "AccountingParameters", "Calibrates", "Relation", "Sampler", "accountant_claim",
+           "AccountingParameters", "CalibrationClaim", "CalibrationFailed", "Calibrates",
+           "Relation", "Sampler", "accountant_claim", "calibrated_claim", "calibrating",
            "claim_from_spec", "get_accountant"]

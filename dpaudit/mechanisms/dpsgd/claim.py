@@ -21,8 +21,18 @@ that number claims *this*, whatever its sampler does.  Three claims (the mechani
   Poisson.
 * ``"library:method"`` (``"opacus:gdp"``, ``"dp_accounting:rdp"``, …: every name of
   :data:`dpaudit.claims.accountants.ACCOUNTANTS`) — that library's accountant for Poisson
-  sampling at q = b/n over the T steps, add/remove (:mod:`dpaudit.claims.accountants`): the
-  number a pipeline built on that library reports.
+  sampling at q = b/n over the T steps (:mod:`dpaudit.claims.accountants`, the run as
+  :func:`dpaudit.mechanisms.dpsgd.run.accounting_parameters` states it): the number a
+  pipeline built on that library reports.
+
+Under the **replace-one** relation (the mechanisms' ``relation = "replace-one"``: one record's
+gradient replaced by another, so the clipped sum moves by up to 2C, not C) the claims are
+stated for that relation: ``"pld"`` composes the same event in a ``PLDAccountant`` with
+``NeighboringRelation.REPLACE_ONE`` (whose Poisson pair is (1−q)N(0, σ²) + qN(∓1, σ²) in units
+of C: dp_accounting's REPLACE adjacency); ``"gaussian"`` is the certified μ = √E·Δ/σ at
+Δ = 2 (the two records' clipped gradients C and −C are 2C apart); a library accountant is asked
+with ``relation = "replace-one"`` (it answers, or rejects the run in its own words); the MTZ
+RDP claim analyses add/remove only and refuses the relation.
 """
 
 from __future__ import annotations
@@ -133,14 +143,18 @@ def pld_accountant_delta(sigma: float, q: float, steps: int, eps: float,
 
 @functools.lru_cache(maxsize=256)
 def pld_accountant_epsilon(sigma: float, q: float, steps: int, delta: float,
-                           discretization: float = PLD_DISCRETIZATION) -> float:
+                           discretization: float = PLD_DISCRETIZATION,
+                           relation: str = "add-remove") -> float:
     """ε(δ) of ``dp_accounting.pld.PLDAccountant`` after ``steps`` Poisson-subsampled
-    Gaussian events (add/remove neighbours, pessimistic estimate)."""
+    Gaussian events (``GaussianDpEvent`` alone at q = 1), under ``relation`` (add-remove or
+    replace-one), pessimistic estimate."""
     dpa = require_dp_accounting()
     from dp_accounting.pld import pld_privacy_accountant
-    acc = pld_privacy_accountant.PLDAccountant(
-        dpa.NeighboringRelation.ADD_OR_REMOVE_ONE, value_discretization_interval=discretization)
-    acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(sigma)), int(steps))
+    rel = (dpa.NeighboringRelation.ADD_OR_REMOVE_ONE if relation == "add-remove"
+           else dpa.NeighboringRelation.REPLACE_ONE)
+    acc = pld_privacy_accountant.PLDAccountant(rel, value_discretization_interval=discretization)
+    event = dpa.GaussianDpEvent(sigma)
+    acc.compose(event if q == 1.0 else dpa.PoissonSampledDpEvent(q, event), int(steps))
     return float(acc.get_epsilon(delta))
 
 
@@ -157,6 +171,7 @@ class PLDAccountantClaim(ProfileCurve, Claim):
     discretization: float = PLD_DISCRETIZATION
     source: str = "dp_accounting.pld.PLDAccountant"
     version: str = ""
+    relation: str = "add-remove"
     notion = "pld-accountant"
 
     def epsilon(self, delta: float) -> float:
@@ -164,7 +179,7 @@ class PLDAccountantClaim(ProfileCurve, Claim):
         if delta == 0.0:
             return math.inf
         return pld_accountant_epsilon(self.noise_multiplier, self.sampling_prob, self.steps,
-                                      float(delta), self.discretization)
+                                      float(delta), self.discretization, self.relation)
 
     def delta(self, eps: float) -> float:
         """δ(ε) of the same accountant (pessimistic: an upper bound)."""
@@ -172,12 +187,16 @@ class PLDAccountantClaim(ProfileCurve, Claim):
                                     float(eps), self.discretization)
 
     def parameters(self) -> dict:
-        return {"noise_multiplier": self.noise_multiplier, "sampling_prob": self.sampling_prob,
-                "steps": self.steps, "discretization": self.discretization}
+        out = {"noise_multiplier": self.noise_multiplier, "sampling_prob": self.sampling_prob,
+               "steps": self.steps, "discretization": self.discretization}
+        if self.relation != "add-remove":
+            out["relation"] = self.relation
+        return out
 
     def describe(self) -> str:
+        relation = "add/remove" if self.relation == "add-remove" else self.relation
         return (f"{self.source} {self.version} (PoissonSampledDpEvent(q={self.sampling_prob:g}, "
-                f"GaussianDpEvent(σ={self.noise_multiplier:g})) × {self.steps}, add/remove, "
+                f"GaussianDpEvent(σ={self.noise_multiplier:g})) × {self.steps}, {relation}, "
                 f"discretisation {self.discretization:g})")
 
     def to_dict(self) -> dict:
@@ -186,29 +205,38 @@ class PLDAccountantClaim(ProfileCurve, Claim):
         return out
 
 
-def pld_claim(q: float, sigma: float, steps: int) -> PLDAccountantClaim:
+def pld_claim(q: float, sigma: float, steps: int,
+              relation: str = "add-remove") -> PLDAccountantClaim:
     require_dp_accounting()
-    return PLDAccountantClaim(sigma, q, int(steps), version=dp_accounting_version())
+    return PLDAccountantClaim(sigma, q, int(steps), version=dp_accounting_version(),
+                              relation=relation)
 
 
-def gaussian_claim(sigma: float, epochs: int) -> GDP:
-    mu = DETERMINISTIC_MU(E=epochs, Delta=1.0, sigma=sigma)
+def gaussian_claim(sigma: float, epochs: int, relation: str = "add-remove") -> GDP:
+    delta = 1.0 if relation == "add-remove" else 2.0  # replace-one: C against −C
+    mu = DETERMINISTIC_MU(E=epochs, Delta=delta, sigma=sigma)
     return GDP(mu, expression=claim_expression(DETERMINISTIC_MU),
-               substitutions={"E": epochs, "Delta": 1.0, "sigma": sigma, "mu": mu})
+               substitutions={"E": epochs, "Delta": delta, "sigma": sigma, "mu": mu})
 
 
 def accountant_claim(accountant: str, *, q: float, sigma: float, steps: int,
-                     epochs: int) -> Claim:
-    """The claim named ``accountant`` (one of :data:`ACCOUNTANTS`)."""
+                     epochs: int, relation: str = "add-remove") -> Claim:
+    """The claim named ``accountant`` (one of :data:`ACCOUNTANTS`) under ``relation``
+    (module docstring)."""
+    from dpaudit.mechanisms.dpsgd.run import accounting_parameters
+
     if accountant == "pld":
-        return pld_claim(q, sigma, steps)
+        return pld_claim(q, sigma, steps, relation)
     if accountant == "rdp":
+        if relation != "add-remove":
+            raise ValueError("accountant 'rdp' (MTZ 2019) analyses add/remove neighbours; "
+                             "under replace-one use 'pld' or a library's accountant")
         return poisson_rdp_claim(q, sigma, steps)
     if accountant == "gaussian":
-        return gaussian_claim(sigma, epochs)
+        return gaussian_claim(sigma, epochs, relation)
     if accountant in LIBRARY_ACCOUNTANTS:
-        return library_accountant_claim(accountant, noise_multiplier=sigma, sample_rate=q,
-                                        steps=steps)
+        return library_accountant_claim(accountant, accounting_parameters(
+            accountant, sigma=sigma, q=q, steps=steps, relation=relation))
     raise ValueError(f"accountant must be one of {', '.join(ACCOUNTANTS)}, got {accountant!r}")
 
 

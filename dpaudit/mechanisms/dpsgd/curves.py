@@ -32,10 +32,12 @@ FINE_DISCRETIZATION = 1e-5
 
 
 def poisson_pld_lower(sigma: float, q: float, steps: int, delta: float,
-                      discretization: float = FINE_DISCRETIZATION) -> float:
+                      discretization: float = FINE_DISCRETIZATION,
+                      relation: str = "add-remove") -> float:
     """The optimistic end of :func:`poisson_pld_epsilon` alone (what ``exact_epsilon`` uses),
-    at half its cost."""
-    return float(composed_pld(sigma, q, int(steps), discretization, False)
+    at half its cost; ``relation`` "replace-one" for the pair (1−q)N(0, σ²) + qN(1, σ²) vs
+    (1−q)N(0, σ²) + qN(−1, σ²) (:mod:`dpaudit.exact.subsampled_gaussian`)."""
+    return float(composed_pld(sigma, q, int(steps), discretization, False, relation)
                  .get_epsilon_for_delta(delta))
 
 

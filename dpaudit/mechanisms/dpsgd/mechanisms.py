@@ -1,8 +1,7 @@
 """The ABLQ mechanism of DP-SGD with its four batch samplers (Chua et al., ICML 2024, Sec. 2).
 
-A dataset is n raw one-dimensional per-example gradients — a list of n numbers, or the
-multiset form ``{"values": [v, u], "counts": [n − 1, 1]}`` (value i repeated countᵢ times, in
-order) that keeps the canary datasets short in suite files.  The mechanism clips each gradient
+A dataset is n raw one-dimensional per-example gradients (:mod:`.datasets`: a list, or the
+multiset form ``{"values": [v, u], "counts": [n − 1, 1]}``).  The mechanism clips each gradient
 to [−C, C] (DP-SGD's per-example clipping in one dimension), splits the records into
 T = n/b batches per epoch with its batch sampler (:mod:`.samplers`), and at every step t of
 E epochs releases the noisy batch sum g_t = Σ_{x ∈ S_t} clip(x) + N(0, σ²C²).  The query is the
@@ -12,21 +11,30 @@ where the analyses are tight); DP-SGD is post-processing of these releases.
 The adversary's view (``view``): ``"all"`` — the vector of the E·T noisy sums (every iterate
 released); ``"final"`` — only their sum (the last iterate of SGD on a linear loss).
 
-Neighbouring: *zero-out* — one record replaced by the zero record ⊥ (gradient 0), n fixed.
-For Poisson sampling this is the add/remove relation of the accountants: the other records'
-inclusions do not depend on the differing record, and a record of gradient 0 contributes
-nothing, so removing it and zeroing it give the same output law.  For fixed-size batches
-(shuffle, deterministic, balls-and-bins) Chua et al. use the same zero-out relation: add/remove
-would change n and with it the number or size of the batches, and substitution would double
-the sensitivity (2C) against the C every accountant assumes.
+Neighbouring (``relation``, in the accountants' words): ``"add-remove"`` (the default) is
+*zero-out* — one record replaced by the zero record ⊥ (gradient 0), n fixed.  For Poisson
+sampling this is the add/remove relation of the accountants: the other records' inclusions do
+not depend on the differing record, and a record of gradient 0 contributes nothing, so removing
+it and zeroing it give the same output law (so it is for full batches, b = n).  For fixed-size
+batches (shuffle, deterministic, balls-and-bins) Chua et al. use the same zero-out relation:
+add/remove would change n and with it the number or size of the batches.  ``"replace-one"`` —
+one record replaced by another, n fixed (dp_accounting's ``REPLACE_ONE``): the clipped sum
+moves by up to 2C, twice what zero-out allows.
 
 The claim (``accountant``): what the pipeline reports — by default the Poisson PLD accountant
-at q = b/n over E·n/b steps, whatever the sampler (:mod:`.claim`).
+at q = b/n over E·n/b steps, whatever the sampler (:mod:`.claim`), for the relation.  With
+``target_epsilon`` the pipeline trains with a budget instead: σ is what the accountant's
+calibration returns for (target_epsilon, target_delta) and the claim is that budget
+(:mod:`.run`; ``noise_multiplier`` is then left out and shows the calibrated σ).  Poisson
+batches may run any number of ``steps`` (default E·n/b): a Poisson step does not partition the
+data, so T and q = b/n are independent.
 
-Pairs (``worst_case_pairs``): the canary — the last record's gradient C against ⊥ — with the
-other records at 0 (Poisson, balls-and-bins, deterministic: their contributions are then
-deterministic or absent) or, for shuffle, at −C: Chua et al.'s adversarial choice, which makes
-the zeroed record's batch visible too (MoG(2) vs MoG(1), in units of C).
+Pairs (``worst_case_pairs``): the canary — the last record's gradient C against ⊥ (against −C
+under replace-one) — with the other records at 0 (Poisson, balls-and-bins, deterministic: their
+contributions are then deterministic or absent) or, for shuffle, at −C: Chua et al.'s
+adversarial choice, which makes the zeroed record's batch visible too (MoG(2) vs MoG(1), in
+units of C).  Under replace-one the Poisson pair is (1−q)N(0, σ²) + qN(±1, σ²) per step, the
+pair dp_accounting's REPLACE adjacency analyses.
 
 No dataset space is declared for a pair search: the adversary's best gradients are known from
 the papers (the canary construction above, tight in the gradient-canary model), the space is
@@ -34,7 +42,8 @@ n-dimensional (n ≈ 10³) and a random search over it would only find weaker pa
 
 Exact curves (``exact_epsilon``, :mod:`.curves`): deterministic — the Gaussian shift of norm
 √E·Δ/σ (closed form); Poisson — the optimistic end of dp_accounting's PLD bracket at a fine
-discretisation (≤ the true ε; the bracket's width is the accuracy); shuffle and balls-and-bins
+discretisation (≤ the true ε; the bracket's width is the accuracy), of the add/remove pair or,
+for C against −C, of the replace-one pair; shuffle and balls-and-bins
 (one epoch) — Chua et al.'s max-statistic curve, a lower bound on the pair's ε (quadrature,
 accuracy ~1e-9 in δ); the final view — closed-form Gaussians or a binomial Gaussian mixture.
 shuffle and balls-and-bins over E > 1 epochs — the lower end of the E-epoch max-statistic
@@ -58,70 +67,29 @@ from dpaudit.mechanisms.base import Mechanism, NeighbourPair
 from dpaudit.evidence.exact_curve import EpsilonBracket
 from dpaudit.mechanisms.canaries.source import CanaryRuns, CanarySource
 from dpaudit.mechanisms.capabilities import BracketedEpsilon, LogDensity
+from dpaudit.mechanisms.dpsgd.datasets import (canary_structure, expand_gradients,
+                                               gradient_dataset, one_record_replaced,
+                                               replace_one_relation, zero_out_relation)
 from dpaudit.mechanisms.dpsgd.claim import ACCOUNTANTS, DETERMINISTIC_MU, accountant_claim
 from dpaudit.mechanisms.dpsgd.curves import poisson_pld_lower, shuffle_max_curve
-from dpaudit.mechanisms.dpsgd.samplers import SAMPLERS
-from dpaudit.mechanisms.parameters import choice_parameter
-from dpaudit.mechanisms.sgld.parameters import count_parameter, positive_parameter
+from dpaudit.mechanisms.dpsgd.run import calibrated_run
+from dpaudit.mechanisms.dpsgd.samplers import SAMPLERS, Poisson
+from dpaudit.mechanisms.parameters import Parameter, choice_parameter
+from dpaudit.mechanisms.sgld.parameters import (count_parameter, parameter_number,
+                                                positive_parameter)
 from dpaudit.neighbours import NeighbourRelation
-from dpaudit.neighbours.zero_out import zero_out_one_row
 
 VIEWS = ("all", "final")
+#: the neighbouring relations, in the accountants' words (module docstring)
+RELATIONS = ("add-remove", "replace-one")
+#: σ when neither noise_multiplier nor target_epsilon is given
+DEFAULT_NOISE_MULTIPLIER = 1.0
 
 
-def expand_gradients(dataset) -> np.ndarray:
-    """A dataset as a 1-D float array (module docstring for the accepted forms)."""
-    if isinstance(dataset, dict):
-        if set(dataset) != {"values", "counts"}:
-            raise ValueError(f"a dataset given as a table needs exactly the keys 'values' and "
-                             f"'counts', got {sorted(dataset)}")
-        values = np.asarray(dataset["values"], dtype=float)
-        counts = np.asarray(dataset["counts"])
-        if values.ndim != 1 or counts.shape != values.shape or counts.dtype.kind not in "iu" \
-                or np.any(counts < 1):
-            raise ValueError("dataset 'values' must be numbers and 'counts' one integer ≥ 1 "
-                             "per value")
-        return np.repeat(values, counts)
-    if dataset is None or isinstance(dataset, (str, bytes)):
-        raise ValueError("dataset must be a list of n per-example gradients")
-    try:
-        arr = np.asarray(dataset, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"dataset must be a list of n numeric gradients: {exc}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"dataset must be one-dimensional (n gradients), got shape {arr.shape}")
-    return arr
-
-
-def gradient_dataset(dataset, n: int) -> np.ndarray:
-    """:func:`expand_gradients` of ``dataset``, checked to hold ``n`` finite records (the
-    datasets of every DP-SGD mechanism: this family's and the Opacus adapters')."""
-    arr = expand_gradients(dataset)
-    if arr.size != n:
-        raise ValueError(f"dataset has {arr.size} records; the mechanism has n = {n}")
-    validation.finite_entries("dataset", arr)
-    return arr
-
-
-def zero_out_relation() -> NeighbourRelation:
-    """The DP-SGD neighbouring relation: one record replaced by the zero record ⊥."""
-    return NeighbourRelation(
-        "zero-out", "replace one record by the zero record ⊥ (gradient 0), n fixed; for "
-        "Poisson sampling the same law as add/remove", zero_out_one_row)
-
-
-def canary_structure(values: np.ndarray) -> tuple[float, float, int] | None:
-    """(v, u, i) when every record equals v except record i, which equals u (i = n − 1 and
-    u = v when all are equal); None otherwise."""
-    first = values[0]
-    odd = np.flatnonzero(values != first)
-    if odd.size == 0:
-        return float(first), float(first), values.size - 1
-    if odd.size == values.size - 1 and values.size > 1 and np.all(values[1:] == values[1]):
-        return float(values[1]), float(first), 0
-    if odd.size == 1:
-        return float(first), float(values[odd[0]]), int(odd[0])
-    return None
+def _optional(check):
+    def optional(name, value):
+        return None if value is None else check(name, value)
+    return optional
 
 
 class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
@@ -139,27 +107,61 @@ class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
     n = count_parameter(1000, "dataset size n", 2)
     batch_size = count_parameter(10, "batch size b (divides n; T = n/b steps per epoch)", 1)
     epochs = count_parameter(1, "epochs E", 1)
-    noise_multiplier = positive_parameter(1.0, "noise multiplier σ (noise N(0, σ²C²))")
+    noise_multiplier = Parameter(None, _optional(parameter_number), "noise multiplier σ "
+                                 "(noise N(0, σ²C²)); default 1, or the calibrated σ with "
+                                 "target_epsilon")
     clip_norm = positive_parameter(1.0, "clipping norm C")
     view = choice_parameter("all", VIEWS, "the adversary's view: every noisy sum or their sum")
     accountant = choice_parameter("pld", ACCOUNTANTS, "the claim: Poisson PLD (dp_accounting), "
                                   "a library's accountant ('opacus:gdp', …), "
                                   "Poisson RDP (MTZ 2019) or the deterministic Gaussian")
+    relation_name = choice_parameter("add-remove", RELATIONS, "neighbouring relation: "
+                                     "add-remove (one record zeroed) or replace-one",
+                                     name="relation")
+    target_epsilon = Parameter(None, _optional(parameter_number), "train with a budget: σ is "
+                               "the accountant's calibration to (target_epsilon, target_delta)")
+    target_delta = Parameter(None, _optional(lambda name, value: validation.delta(
+        name, value, allow_zero=False)), "the budget's δ (with target_epsilon)")
 
     def derive(self) -> None:
         if self.n % self.batch_size:
             raise ValueError(f"batch_size must divide n = {self.n}, got {self.batch_size}")
         self.steps_per_epoch = self.n // self.batch_size
-        self.steps = self.epochs * self.steps_per_epoch
         self.q = self.batch_size / self.n
         self.batches = SAMPLERS[self.batch_sampler]
+        self.derive_steps(self.epochs * self.steps_per_epoch)
+        self.calibration = None
+        if self.target_epsilon is None:
+            if self.target_delta is not None:
+                raise ValueError("target_delta is the budget's δ: give it with target_epsilon")
+            if self.noise_multiplier is None:
+                self.resolve_parameter("noise_multiplier", DEFAULT_NOISE_MULTIPLIER)
+            return
+        if self.noise_multiplier is not None:
+            raise ValueError("give noise_multiplier or target_epsilon (σ calibrated by the "
+                             "accountant), not both")
+        if self.target_delta is None:
+            raise ValueError("target_epsilon needs target_delta (the budget's δ)")
+        self.calibration = calibrated_run(
+            self.accountant, q=self.q, steps=self.steps, relation=self.relation_name,
+            target_epsilon=self.target_epsilon, target_delta=self.target_delta)
+        self.resolve_parameter("noise_multiplier", self.calibration.noise_multiplier)
+
+    def derive_steps(self, whole_epochs: int) -> None:
+        """Set T (every sampler here runs whole epochs; Poisson overrides)."""
+        self.steps = whole_epochs
 
     # -- contract -----------------------------------------------------------------------------
     def claim(self):
+        if self.calibration is not None:
+            return self.calibration
         return accountant_claim(self.accountant, q=self.q, sigma=self.noise_multiplier,
-                                steps=self.steps, epochs=self.epochs)
+                                steps=self.steps, epochs=self.epochs,
+                                relation=self.relation_name)
 
     def relation(self) -> NeighbourRelation:
+        if self.relation_name == "replace-one":
+            return replace_one_relation()
         return zero_out_relation()
 
     def validate_dataset(self, dataset) -> np.ndarray:
@@ -172,13 +174,19 @@ class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
 
     def worst_case_pairs(self) -> list[NeighbourPair]:
         other = -self.clip_norm if self.batch_sampler == "shuffle" else 0.0
+        replace = self.relation_name == "replace-one"
         canary = {"values": [other, self.clip_norm], "counts": [self.n - 1, 1]}
-        zeroed = {"values": [other, 0.0], "counts": [self.n - 1, 1]}
+        zeroed = {"values": [other, -self.clip_norm if replace else 0.0],
+                  "counts": [self.n - 1, 1]}
         why = ("Chua et al.'s shuffle pair: the other records at −C, so both the canary's and "
                "the zero record's batch stand out (MoG(2) vs MoG(1))" if other else
                "the gradient canary: the other records contribute 0")
+        if replace:
+            why = ("one record replaced: its clipped gradient moves by 2C; "
+                   + ("the other records at −C" if other else "the other records contribute 0"))
+        against = "−C" if replace else "the zero record ⊥"
         return [NeighbourPair("canary", canary, zeroed,
-                              f"the last record's gradient C vs the zero record ⊥; {why}")]
+                              f"the last record's gradient C vs {against}; {why}")]
 
     def pairs_size(self):
         return None
@@ -243,6 +251,8 @@ class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
                 mean = self.epochs * (v * (self.n - 1) + u)
                 out = -0.5 * (x - mean) ** 2 / total
             return out - 0.5 * math.log(2 * math.pi * total) - math.log(C)
+        if x.ndim == 1:  # one step in all: the outputs may come as a vector
+            x = x[:, None]
         base = v * b if self.batches.fixed_size else 0.0
         a = u - v if self.batches.fixed_size else u
         y = x - base
@@ -282,9 +292,12 @@ class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
         if delta <= 0.0:
             return math.inf
         if self.batch_sampler == "poisson":
-            if min(abs(u0), abs(u1)) != 0.0:
+            pair = self._poisson_pair(u0, u1)
+            if pair is None:
                 return None
-            return poisson_pld_lower(s / diff, self.q, self.steps, float(delta))
+            scale, relation = pair
+            return poisson_pld_lower(s / scale, self.q, self.steps, float(delta),
+                                     relation=relation)
         shifts = self._max_statistic_shifts(l0, l1)
         if shifts is None:
             return None
@@ -292,6 +305,17 @@ class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
             return shuffle_max_curve(*shifts, s, self.steps_per_epoch).epsilon(float(delta))
         return shuffle_epochs_bracket(*shifts, s, self.steps_per_epoch, self.epochs,
                                       float(delta)).lower
+
+    @staticmethod
+    def _poisson_pair(u0: float, u1: float) -> tuple[float, str] | None:
+        """(scale, relation) of the Poisson pair of canary values u0 vs u1 (units of C, the
+        other records at 0): the add/remove pair at shift |u0 − u1| when one is 0, the
+        replace-one pair (1−q)N(0) + qN(±u) at u when u1 = −u0; else None (no curve)."""
+        if min(abs(u0), abs(u1)) == 0.0:
+            return abs(u0 - u1), "add-remove"
+        if u0 == -u1:
+            return abs(u0), "replace-one"
+        return None
 
     def _max_statistic_shifts(self, l0, l1) -> tuple[float, float] | None:
         """(a_hi, a_lo) of the max-statistic pair MoG(a_hi) vs MoG(a_lo) of two canary laws of
@@ -325,12 +349,16 @@ class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
             return None if exact is None else EpsilonBracket.closed_form(
                 exact, f"closed form ({self.view} view, {self.batch_sampler} batches)")
         if self.batch_sampler == "poisson":
-            if min(abs(l0[1]), abs(l1[1])) != 0.0:
+            pair = self._poisson_pair(l0[1], l1[1])
+            if pair is None:
                 return None
-            lower, upper = subsampled_gaussian_bracket(s / diff, self.q, self.steps, delta)
-            return EpsilonBracket(lower, upper, "privacy-loss distribution of the Poisson-"
-                                                "subsampled Gaussian (dp_accounting; "
-                                                "optimistic and pessimistic ends)")
+            scale, relation = pair
+            lower, upper = subsampled_gaussian_bracket(s / scale, self.q, self.steps, delta,
+                                                       relation)
+            return EpsilonBracket(lower, upper, f"privacy-loss distribution of the Poisson-"
+                                                f"subsampled Gaussian, {relation} "
+                                                f"(dp_accounting; optimistic and pessimistic "
+                                                f"ends)")
         shifts = self._max_statistic_shifts(l0, l1)
         if shifts is None:
             return None
@@ -343,10 +371,25 @@ class ABLQ(BracketedEpsilon, LogDensity, CanaryRuns, Mechanism):
 
 
 class PoissonABLQ(ABLQ):
-    """ABLQ with Poisson subsampling (rate q = b/n per record and step): DP-SGD as analysed."""
+    """ABLQ with Poisson subsampling (rate q = b/n per record and step): DP-SGD as analysed.
+    Its ``steps`` (default E·n/b) may be any number: one run of T Poisson steps at rate q."""
 
     name = "dpsgd-poisson"
     batch_sampler = "poisson"
+
+    steps = Parameter(None, _optional(lambda name, value: int(parameter_number(
+        name, value, integer=True, minimum=1))), "steps T in all (default E·n/b; with it, "
+        "epochs stays 1)")
+
+    def derive_steps(self, whole_epochs: int) -> None:
+        self.batches = Poisson(rate=self.q)
+        given = self.params["steps"]
+        if given is not None:
+            if self.epochs != 1:
+                raise ValueError(f"give epochs or steps, not both (got epochs = {self.epochs}, "
+                                 f"steps = {given})")
+            self.steps_per_epoch = given
+        self.resolve_parameter("steps", given if given is not None else whole_epochs)
 
 
 class ShuffleABLQ(ABLQ):
@@ -371,5 +414,6 @@ class DeterministicABLQ(ABLQ):
     batch_sampler = "deterministic"
 
 
-__all__ = ["ABLQ", "BallsAndBinsABLQ", "DeterministicABLQ", "PoissonABLQ", "ShuffleABLQ",
-           "VIEWS", "canary_structure", "expand_gradients"]
+__all__ = ["ABLQ", "BallsAndBinsABLQ", "DeterministicABLQ", "PoissonABLQ", "RELATIONS",
+           "ShuffleABLQ", "VIEWS", "canary_structure", "expand_gradients", "one_record_replaced",
+           "replace_one_relation"]

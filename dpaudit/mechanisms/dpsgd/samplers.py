@@ -14,7 +14,7 @@ one epoch, vectorised over ``size`` independent runs:
 Invariants (tested): a fixed-size sampler puts exactly b = n/T records in every batch and every
 record in exactly one batch per epoch; balls-and-bins puts every record in exactly one batch
 per epoch (batch sizes vary); Poisson includes each record in each step independently with
-probability q = b/n = 1/T.  Epochs are independent (a fresh permutation / assignment / coin per
+probability q = b/n (= 1/T for an epoch of T = n/b steps).  Epochs are independent (a fresh permutation / assignment / coin per
 epoch).
 """
 
@@ -123,10 +123,15 @@ class BallsAndBins(BatchSampler):
 
 @dataclass(frozen=True)
 class Poisson(BatchSampler):
-    """Each record joins each step independently with probability q = 1/T = b/n."""
+    """Each record joins each step independently with probability q = ``rate`` (default
+    1/T = b/n, the rate of an epoch of T steps; a run of any T steps at rate b/n sets it)."""
 
     name: ClassVar[str] = "poisson"
     fixed_size: ClassVar[bool] = False
+    rate: float | None = None
+
+    def q(self, steps: int) -> float:
+        return 1.0 / steps if self.rate is None else self.rate
 
     def epoch_sums(self, values, steps, size, rng):
         n = values.size
@@ -134,12 +139,12 @@ class Poisson(BatchSampler):
         out = np.empty((size, steps))
         for lo in range(0, size, rows):
             hi = min(size, lo + rows)
-            member = rng.random((hi - lo, steps, n)) < 1.0 / steps
+            member = rng.random((hi - lo, steps, n)) < self.q(steps)
             out[lo:hi] = member @ values
         return out
 
     def canary_epoch(self, n, steps, index, size, rng, count_others=True):
-        q = 1.0 / steps
+        q = self.q(steps)
         member = (rng.random((size, steps)) < q).astype(np.int64)
         if not count_others:
             return None, member

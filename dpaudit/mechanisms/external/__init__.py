@@ -3,8 +3,9 @@ Opacus, and the analytics libraries PipelineDP, SmartNoise SQL and Tumult Core.
 
 Modules: :mod:`~.common` (the adapter base, lazy library import), :mod:`~.diffprivlib_mechanisms`,
 :mod:`~.diffprivlib_tools`, :mod:`~.opendp_mechanisms`, :mod:`~.pydp_mechanisms`,
-:mod:`~.opacus_mechanisms` (DP-SGD trained by Opacus), :mod:`~.keyed` (keyed tables and batched
-calls, the base of :mod:`~.pipelinedp_mechanisms` and :mod:`~.smartnoise_mechanisms`) and
+:mod:`~.opacus_mechanisms` (DP-SGD trained by Opacus), :mod:`~.opacus_mean` (Opacus's mean
+reduction under add/remove), :mod:`~.keyed` (keyed tables and batched calls, the base of
+:mod:`~.pipelinedp_mechanisms` and :mod:`~.smartnoise_mechanisms`) and
 :mod:`~.tumult_core_mechanisms`.  Each library is an optional extra
 (``pip install 'dpaudit[diffprivlib]'``, ``[opendp]``, ``[pydp]``, ``[opacus]``); the adapters are always
 registered, and building one without its library raises
@@ -17,7 +18,7 @@ registered, and building one without its library raises
 """
 
 from dpaudit.mechanisms.external import (diffprivlib_mechanisms, diffprivlib_tools,
-                                         opacus_mechanisms, opendp_mechanisms,
+                                         opacus_mean, opacus_mechanisms, opendp_mechanisms,
                                          pipelinedp_mechanisms, pydp_mechanisms,
                                          smartnoise_mechanisms, tumult_core_mechanisms)
 
@@ -25,6 +26,7 @@ MECHANISMS = (diffprivlib_mechanisms.MECHANISMS + diffprivlib_tools.MECHANISMS
               + opendp_mechanisms.MECHANISMS
               + pydp_mechanisms.MECHANISMS
               + opacus_mechanisms.MECHANISMS
+              + opacus_mean.MECHANISMS
               + pipelinedp_mechanisms.MECHANISMS
               + smartnoise_mechanisms.MECHANISMS
               + tumult_core_mechanisms.MECHANISMS)

@@ -42,8 +42,11 @@ LIBRARIES = {"diffprivlib": ("diffprivlib", "diffprivlib"),
              "snsql": ("smartnoise-sql", "smartnoise"),
              "tmlt.core": ("tmlt.core", "tumult"),
              "tmlt.analytics": ("tmlt.analytics", "tumult"),
-             # not an adapter: the dpsgd family's PLD claim (audits/dpsgd.toml)
-             "dp_accounting": ("dp-accounting", "dpsgd")}
+             # not adapters: the dpsgd family's PLD claim (audits/dpsgd.toml) and the
+             # accountants audits/accountants.toml checks
+             "dp_accounting": ("dp-accounting", "dpsgd"),
+             "prv_accountant": ("prv-accountant", "accountants"),
+             "autodp": ("autodp", "accountants")}
 
 
 class LibraryMissing(ImportError):

@@ -126,7 +126,7 @@ class OpacusAccountingMismatch(RuntimeError):
 
 
 @contextlib.contextmanager
-def _torch_quietly(torch):
+def torch_quietly(torch):
     """One intra-op thread (the matrices are small; workers are processes) and Opacus's
     warnings (secure_mode off, a new dataset per PrivacyEngine) silenced."""
     threads = torch.get_num_threads()
@@ -180,7 +180,7 @@ def trained_history(poisson: bool, n: int, batch_size: int, epochs: int,
     from torch import nn
     from torch.utils.data import DataLoader, TensorDataset
 
-    with _torch_quietly(torch):
+    with torch_quietly(torch):
         gen = torch.Generator().manual_seed(0)
         data = TensorDataset(torch.zeros(n, 1))
         model = nn.Linear(1, 1, bias=False)
@@ -353,7 +353,7 @@ class OpacusDPSGD(BracketedEpsilon, ExternalMechanism):
         expected = self.claim().history
         width = self.epochs * self.steps_per_epoch if self.view == "all" else None
         out = np.empty((n, width) if width else n)
-        with _torch_quietly(torch):
+        with torch_quietly(torch):
             for lo in range(0, n, RUNS):
                 runs = min(RUNS, n - lo)
                 out[lo:lo + runs] = self._train(torch, value, runs, seed_from(rng), expected)
@@ -420,4 +420,4 @@ MECHANISMS = (OpacusPoisson, OpacusShuffle)
 
 __all__ = ["ACCOUNTANTS", "MECHANISMS", "OpacusAccountingMismatch", "OpacusClaim",
            "OpacusDPSGD", "OpacusPoisson", "OpacusShuffle", "RUNS", "accountant_epsilon",
-           "trained_history"]
+           "torch_quietly", "trained_history"]
