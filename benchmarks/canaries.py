@@ -202,7 +202,7 @@ def bound_soundness(seeds: int = 200, alphas: tuple[float, ...] = (0.05, 0.3),
             f"machine.\n\n{table}\n")
 
 
-def opacus() -> str:
+def opacus(m: int = 1000, only: tuple[int, ...] | None = None) -> str:
     import torch
 
     import digits
@@ -212,17 +212,19 @@ def opacus() -> str:
 
     torch.set_num_threads(1)
     data = digits.digits_dataset()
-    m = 1000
     rows = []
-    configs = [("full batch (q = 1), 50 steps", dict(batch_size=4000, epochs=50, lr=2.0), True,
+    full = max(4000, len(data) + m)  # one batch holds every item: q = 1
+    configs = [("full batch (q = 1), 50 steps", dict(batch_size=full, epochs=50, lr=2.0), True,
                 "all"),
-               ("full batch (q = 1), 50 steps, last iterate", dict(batch_size=4000, epochs=50,
+               ("full batch (q = 1), 50 steps, last iterate", dict(batch_size=full, epochs=50,
                                                                    lr=2.0), True, "final"),
                ("Poisson, b = 128, 10 epochs", dict(batch_size=128, epochs=10, lr=0.5), True,
                 "all"),
                ("shuffled DataLoader, b = 128, 10 epochs, Poisson PRV claim",
                 dict(batch_size=128, epochs=10, lr=0.5), False, "all")]
-    for name, cfg, poisson, view in configs:
+    for i, (name, cfg, poisson, view) in enumerate(configs):
+        if only is not None and i not in only:
+            continue
         n = len(data) + m  # every canary is an item (excluded ones zeroed)
         q = min(1.0, cfg["batch_size"] / n)
         sigma = digits.noise_for(4.0, DELTA, q, cfg["epochs"])
@@ -257,7 +259,7 @@ def opacus() -> str:
                             "(ε, δ) ε_LB", "f-DP family figure (not ε_LB)", "interference",
                             "training s", "audit s (wall)", "audit CPU s", "verdict"], rows)
     return (f"A small MLP (64-256-10, ReLU) on scikit-learn's load_digits (1797 examples, "
-            f"pixels/16), SGD, Opacus 1.6.0 (PRV accountant), m = 1000 white-box Dirac "
+            f"pixels/16), SGD, Opacus 1.6.0 (PRV accountant), m = {m} white-box Dirac "
             f"gradient canaries (examples/canary_opacus/digits.py, dpaudit's "
             f"GradientCanaryRun), one run, seed 0, δ = 1e-5, σ from Opacus's "
             f"get_noise_multiplier for ε = 4 at the loader's sample rate; 95 % confidence "
@@ -505,8 +507,12 @@ def main() -> None:
                                      "suites", "export-jax", "compare-jax"])
     ap.add_argument("--no-append", action="store_true")
     ap.add_argument("--seeds", type=int, default=None)
-    ap.add_argument("--m", type=int, nargs="+", default=[1000, 10_000],
-                    help="tightness: the canary counts (default 1000 10000)")
+    ap.add_argument("--m", type=int, nargs="+", default=None,
+                    help="tightness: the canary counts (default 1000 10000); opacus: the "
+                         "first is the canary count (default 1000)")
+    ap.add_argument("--configs", type=int, nargs="+", default=None,
+                    help="opacus: only these configurations (0 full batch, 1 its last "
+                         "iterate, 2 Poisson, 3 shuffled; default all)")
     ap.add_argument("--alphas", type=float, nargs="+", default=[0.05, 0.3],
                     help="bound-soundness: the levels (default 0.05 0.3)")
     ap.add_argument("--sources", nargs="+", default=None,
@@ -521,8 +527,11 @@ def main() -> None:
         return
     title, body = {
         "tightness": lambda: ("Canary audits: tightness against each bound's ceiling",
-                              tightness(args.seeds or 25, tuple(args.m))),
-        "opacus": lambda: ("Canary audits of a real Opacus training", opacus()),
+                              tightness(args.seeds or 25,
+                                        tuple(args.m or (1000, 10_000)))),
+        "opacus": lambda: ("Canary audits of a real Opacus training",
+                           opacus(args.m[0] if args.m else 1000,
+                                  tuple(args.configs) if args.configs else None)),
         "opacus-ideal": lambda: ("Canary audits: the Opacus audit on its Gaussian idealisation",
                                  opacus_plan_on_gaussian(args.seeds or 100)),
         "soundness": lambda: ("Canary audits: false violations of true claims",
