@@ -41,7 +41,11 @@ fixture's ``dpaudit_audit.mechanism(clipped_mean, …)`` — and gets what the c
   (:class:`~dpaudit.mechanisms.capabilities.GreyBoxQuery`).
 
 A record domain is ``(lo, hi)`` — real records in [lo, hi], or integer records when both
-ends are ints — or a :class:`range` of integers; ``records`` and ``sizes`` may also be
+ends are ints — a :class:`range` of integers, or categories: a list of the categories a record
+takes (``["a", "b", "c"]``; any other list or tuple than two numbers) or a dict field → list
+for records with several fields, searched as
+:class:`~dpaudit.neighbours.categorical.CategoricalRecords` (a record whose category the other
+dataset lacks is tried first); ``records`` and ``sizes`` may also be
 functions of the parameters they name (``sizes=lambda n_min: (n_min, n_min + 4)``).  What only a class can say (a log-density
 for white-box audits, exact curves, a noise law for the calibration check) stays with
 subclassing :class:`~dpaudit.mechanisms.base.Mechanism`.  Every mistake in the declaration is
@@ -51,8 +55,7 @@ a ``ValueError`` naming the function and the key, raised when the module is impo
 from __future__ import annotations
 
 import inspect
-import math
-import numbers
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import numpy as np
@@ -62,6 +65,7 @@ from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.callbacks import checked_outputs
 from dpaudit.mechanisms.capabilities import GreyBoxQuery, SearchableDatasets
 from dpaudit.mechanisms.parameters import Parameter
+from dpaudit.mechanisms.record_domains import Categories, record_domain
 from dpaudit.mechanisms.sampler import sampler_signature
 from dpaudit.neighbours.pairs import NeighbourPair
 from dpaudit.neighbours.relations import NeighbourRelation, add_remove_one, replace_one
@@ -89,9 +93,9 @@ def mechanism(fn: Callable | None = None, *, claim, relation: str = "add-remove"
         :class:`~dpaudit.claims.base.Claim`, or a function of (some of) the parameters
         returning one; numbers the table leaves out come from the parameters.
       relation: ``"add-remove"`` or ``"replace"`` (one record).
-      records: the domain of one record: ``(lo, hi)`` or a ``range``, or a function of the
-        parameters returning one; None: no dataset space (the audits look at the named pairs
-        only, and say so).
+      records: the domain of one record: ``(lo, hi)``, a ``range``, the list of its
+        categories or a dict field → categories, or a function of the parameters returning
+        one; None: no dataset space (the audits look at the named pairs only, and say so).
       sizes: the smallest and largest dataset, ``(min, max)``, or a function of the
         parameters returning them.
       pairs: the neighbouring pairs a proof names, ``[(d0, d1), …]`` or
@@ -197,23 +201,12 @@ def _claim_spec(claim, where: str):
 
 
 def _domain(records, where: str):
-    """``(lo, hi, integer)`` of a record, or None."""
-    if records is None:
-        return None
-    if isinstance(records, range):
-        if records.step != 1 or len(records) < 2:
-            raise DeclarationError(f"{where}: records: a range of at least two consecutive "
-                                   f"integers, got {records!r}")
-        return (records.start, records.stop - 1, True)
-    if (isinstance(records, (tuple, list)) and len(records) == 2
-            and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in records)):
-        lo, hi = records
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-            raise DeclarationError(f"{where}: records: need finite lo < hi, got {records!r}")
-        integer = all(isinstance(v, numbers.Integral) for v in records)
-        return (lo, hi, integer)
-    raise DeclarationError(f"{where}: records: the domain of one record, (lo, hi) or a range "
-                           f"of integers, got {records!r}")
+    """The record domain :func:`~dpaudit.mechanisms.record_domains.record_domain` reads, its
+    mistakes named as the declaration's."""
+    try:
+        return record_domain(records)
+    except ValueError as exc:
+        raise DeclarationError(f"{where}: records: {exc}") from None
 
 
 def _sizes(sizes, relation: str, where: str) -> tuple[int, int]:
@@ -284,6 +277,8 @@ def _validate_dataset(self, dataset):
     domain = self.domain
     if domain is None:
         return dataset
+    if isinstance(domain, Categories):
+        return _validate_categorical(self, dataset, domain)
     lo, hi, integer = domain
     try:
         values = np.asarray(dataset, dtype=float).ravel()
@@ -304,6 +299,23 @@ def _validate_dataset(self, dataset):
     return [int(v) for v in values] if integer else values.tolist()
 
 
+def _validate_categorical(self, dataset, domain: Categories) -> list:
+    """A categorical dataset: a list of declared records, its size within the sizes."""
+    if isinstance(dataset, (str, bytes, Mapping)) or not hasattr(dataset, "__iter__"):
+        raise ValueError(f"{self.name}: a dataset is a list of records of the declared "
+                         f"{domain.describe()}, got {dataset!r}")
+    records = list(dataset)
+    low, high = self.sizes
+    if not low <= len(records) <= high:
+        raise ValueError(f"{self.name}: the dataset has {len(records)} records; the declared "
+                         f"sizes are {low}..{high}")
+    for record in records:
+        problem = domain.problem(record)
+        if problem is not None:
+            raise ValueError(f"{self.name}: {problem}")
+    return records
+
+
 def _worst_case_pairs(self) -> list[NeighbourPair]:
     given = self.declaration["pairs"]
     if given is not None:
@@ -321,8 +333,16 @@ def _worst_case_pairs(self) -> list[NeighbourPair]:
     if self.domain is None:
         raise ValueError(f"{self.name}: declare records (the domain) or pairs: without "
                          f"either there is no pair to audit")
-    lo, hi, integer = self.domain
     low, _ = self.sizes
+    if isinstance(self.domain, Categories):
+        first, last = self.domain.first(), self.domain.last()
+        base = [first] * low
+        if self.declaration["relation"] == "add-remove":
+            return [NeighbourPair("extreme", base, base + [last],
+                                  f"{low} record(s) {first!r} vs the same plus {last!r}")]
+        return [NeighbourPair("extreme", base, [last] + base[1:],
+                              f"{low} record(s) {first!r} vs the first one {last!r}")]
+    lo, hi, integer = self.domain
     cast = int if integer else float
     if self.declaration["relation"] == "add-remove":
         base = [cast(lo)] * low
@@ -336,9 +356,14 @@ def _worst_case_pairs(self) -> list[NeighbourPair]:
 def _dataset_space(self):
     from dpaudit.neighbours.spaces import BoundedRecords
 
-    lo, hi, integer = self.domain
     low, high = self.sizes
     neighbouring = RELATIONS[self.declaration["relation"]][0]
+    if isinstance(self.domain, Categories):
+        from dpaudit.neighbours.categorical import CategoricalRecords
+
+        return CategoricalRecords(self.domain.categories, n_max=high, min_size=low,
+                                  neighbouring=neighbouring)
+    lo, hi, integer = self.domain
     return BoundedRecords(lo, hi, n_max=high, neighbouring=neighbouring, integer=integer,
                           min_size=low)
 

@@ -72,7 +72,7 @@ def test_the_wheel_holds_every_module_and_data_file(dpaudit_dist):
 def test_the_wheel_registers_the_script_and_the_pytest_plugin(dpaudit_dist):
     entry_points = configparser.ConfigParser()
     entry_points.read_string(wheel_metadata(dpaudit_dist.wheel, "entry_points.txt"))
-    assert dict(entry_points["console_scripts"]) == {"dpaudit": "dpaudit.cli:main"}
+    assert dict(entry_points["console_scripts"]) == {"dpaudit": "dpaudit.cli.supervisor:main"}
     assert dict(entry_points["pytest11"]) == {"dpaudit": "dpaudit.pytest_plugin"}
     metadata = wheel_metadata(dpaudit_dist.wheel, "METADATA")
     assert "License-Expression: Apache-2.0" in metadata

@@ -113,9 +113,56 @@ def test_a_dataset_outside_the_declaration_is_refused_in_one_line():
         mech.sample([0.5] * 3, 3, np.random.default_rng(0))
 
 
+RELEASES = dpaudit.KeyedOutputs(keys=["a", "b", "c"])
+
+
+@dpaudit.mechanism(claim="pure-dp", records=["a", "b", "c"], sizes=(0, 5))
+def group_by(dataset, n, rng, epsilon=1.0, tau=3.0):
+    """Noisy counts of the categories present, released above τ: a category only one dataset
+    has is released on that side alone (pure ε-DP is false, ε = ∞ at δ = 0)."""
+    releases = [{} for _ in range(n)]
+    for key in sorted(set(dataset)):
+        noisy = dpaudit.laplace_on_grid(float(dataset.count(key)), (1 + GRID) / epsilon, n, rng)
+        for i in np.flatnonzero(noisy > tau):
+            releases[i][key] = noisy[i]
+    return RELEASES(releases)
+
+
+def test_categorical_records_are_declared_as_their_categories():
+    mech = group_by()
+    space = mech.dataset_space()
+    assert type(space).__name__ == "CategoricalRecords" and space.categories == ("a", "b", "c")
+    (pair,) = mech.worst_case_pairs()  # the first category, then the last one added
+    assert (pair.d0, pair.d1) == ([], ["c"])
+    assert mech.validate_dataset(("a", "c")) == ["a", "c"]
+    with pytest.raises(ValueError, match=r"record 'd' is not one of the declared categories"):
+        mech.sample(["a", "d"], 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"record True is not one of the declared"):
+        dpaudit.mechanism(claim="pure-dp", records=[0, 1, 2])(
+            lambda dataset, n, rng: np.zeros(n))().validate_dataset([True])
+    # records that are dicts, one category per field
+    fields = dpaudit.mechanism(claim="pure-dp", records={"k": ["x", "y"], "v": [0, 1]})(
+        lambda dataset, n, rng: np.zeros(n))()
+    assert fields.worst_case_pairs()[0].d1 == [{"k": "x", "v": 0}, {"k": "y", "v": 1}]
+    with pytest.raises(ValueError, match=r"field 'v' is not one of the declared categories"):
+        fields.validate_dataset([{"k": "x", "v": 2}])
+
+
+def test_a_declared_group_by_fails_on_the_category_the_search_adds():
+    # the naive pair adds a record of a category already present, as the issue's engineer named
+    result = audit_mechanism(group_by, params={"epsilon": 1.0}, samples=20_000, seed=1,
+                             pairs=[(["a", "a", "b"], ["a", "a", "b", "b"])])
+    assert result.verdict == "violation", result.summary()
+    worst = max(result.records, key=lambda r: r.epsilon_lower_bound)
+    assert worst.pair_name.startswith("searched-") and worst.epsilon_lower_bound > 1.0
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"claim": "pure-dp", "relation": "swap"}, "relation must be one of add-remove, replace"),
-    ({"claim": "pure-dp", "records": ("a", "b")}, "records: the domain of one record"),
+    ({"claim": "pure-dp", "records": "ab"}, "records: the domain of one record"),
+    ({"claim": "pure-dp", "records": ["a"]}, "records: categories: need at least 2"),
+    ({"claim": "pure-dp", "records": ["a", "b", "a"]}, "records: .*duplicate categories"),
+    ({"claim": "pure-dp", "records": {"colour": "red"}}, "records: field 'colour': a list"),
     ({"claim": "pure-dp", "records": (1.0, 0.0)}, "need finite lo < hi"),
     ({"claim": "pure-dp", "records": (0, 1), "sizes": (3, 3)}, "admit no add-remove"),
     ({"claim": {"notion": "pure-dp", "epsilom": 1}}, "did you mean 'epsilon'"),

@@ -58,7 +58,11 @@ def test_suite_verdicts(tmp_path):
     canary = records["canary-deterministic-poisson-claim"]
     assert canary["verdict"] == "violation" and canary["samples"] == 10_000
     own = records["canary-deterministic-gaussian-claim"]
-    assert own["verdict"] == "consistent" and 0 < own["epsilon_lower_bound"] < 4.15
+    # against its own (true) claim: consistent; at δ = 1e-3 from one run each test's level is
+    # below δ, so no bound valid for every mechanism exceeds 0 there (a mechanism revealing
+    # every canary with probability δ is (0, δ)-DP): the sound ε_LB is 0, never the family's
+    # figure (docs/statistics.md, "valid for any mechanism")
+    assert own["verdict"] == "consistent" and own["epsilon_lower_bound"] == 0.0
     for r in (v for k, v in records.items() if k.startswith(("poisson", "deterministic"))):
         bounds = [b for b in (r["epsilon_lower_bound"], r["white_box_epsilon_lower_bound"])
                   if b is not None]
