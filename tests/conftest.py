@@ -101,24 +101,14 @@ d1 = [5.0]
 END_TO_END = ("end_to_end",)
 
 
-#: the xdist group of the tests that use the fresh environment of tests/installed.py: one
-#: worker runs them all, so the wheel is built and installed once per session, not once per
-#: worker (pyproject's addopts: --dist loadgroup; other tests are distributed as by --dist load)
-FRESH_ENVIRONMENT_GROUP = "fresh-environment"
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
-    """Mark every test under tests/end_to_end/ ``slow`` (explicit marks elsewhere stay), and
-    put the tests that use ``dpaudit_venv`` in one xdist group."""
+    """Mark every test under tests/end_to_end/ ``slow``; explicit marks elsewhere stay."""
     here = Path(__file__).resolve().parent
     folders = [here / name for name in END_TO_END]
     for item in items:
         path = Path(str(item.path)).resolve()
         if any(path.is_relative_to(folder) for folder in folders):
             item.add_marker(pytest.mark.slow)
-        if "dpaudit_venv" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group(FRESH_ENVIRONMENT_GROUP))
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
