@@ -200,8 +200,10 @@ def test_a_suite_whose_sampler_ends_its_process_errors_and_the_next_file_runs(py
     result.assert_outcomes(passed=1, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
+        # the status the worker's end is seen with: 0 from os._exit(0), or 255 when the
+        # worker's interpreter died while its exit was being handled (seen once in .ci/run)
         "*a_ender.toml: user code ended the worker process that ran this suite file (exit "
-        "code 0) before its run finished*--dpaudit-workers 2*"])
+        "code *) before its run finished*--dpaudit-workers 2*"])
     text = xml.read_text()
     assert 'name="ender"' in text and 'name="ok"' in text
 
