@@ -1,4 +1,5 @@
-"""The analytics libraries as shipped — PipelineDP, SmartNoise SQL, Tumult Core — measured.
+"""The analytics libraries as shipped — PipelineDP, SmartNoise SQL, Tumult Core and Tumult
+Analytics sessions (Spark) — measured.
 
 Run it in the environment of one library (their pins conflict, docs/external.md): the
 adapters whose library imports there are measured, the others listed as not installed.
@@ -11,8 +12,12 @@ the samples with another seed.  Part 3 (``--false-positive-runs R``): R audits o
 float-safe primitive (seeds 10000…, named pair, representation on, 95 %), counting
 certificates above the claim (nominal rate ≤ 5 %).  Every section is appended to RESULTS.md
 with the library versions and the machine's load (timings under load must be re-measured).
+``--only PREFIX`` measures the adapters whose name starts with PREFIX (e.g.
+``tumult-analytics``); ``--throughput`` (Tumult Analytics) times one SparkSession start and
+one ``evaluate`` per batch size, as outputs per second.
 
     python benchmarks/analytics.py [--samples 20000] [--confirm] [--false-positive-runs 100]
+    python benchmarks/analytics.py --only tumult-analytics --samples 5000 --confirm --throughput
 """
 
 from __future__ import annotations
@@ -44,6 +49,12 @@ ADAPTERS = [
     ("tumult-laplace", {}, 0.0), ("tumult-geometric", {}, 0.0),
     ("tumult-discrete-gaussian", {}, 1e-3), ("tumult-gaussian", {}, 1e-3),
     ("tumult-gaussian", {"integer": True}, 1e-3),
+    ("tumult-analytics-count", {"keys": 2, "copies": 5000}, 0.0),
+    ("tumult-analytics-count", {"keys": 2, "copies": 5000, "protected_change": "row"}, 0.0),
+    ("tumult-analytics-sum", {"keys": 2, "copies": 5000}, 0.0),
+    ("tumult-analytics-average", {"keys": 2, "copies": 5000}, 0.0),
+    ("tumult-analytics-count", {"keys": 2, "copies": 5000, "budget": "zcdp"}, 1e-3),
+    ("tumult-analytics-sum", {"keys": 2, "copies": 5000, "budget": "zcdp"}, 1e-3),
 ]
 #: the float-safe primitives of part 3: (adapter, params, δ, samples per side)
 FLOAT_SAFE = [("pipelinedp-count", {"copies": 500}, 0.0, 5000),
@@ -82,9 +93,40 @@ def _bound(mech, pair, delta, samples, seed, representation):
     return r.epsilon, time.perf_counter() - start
 
 
+def _selected(args) -> list:
+    return [spec for spec in ADAPTERS if spec[0].startswith(args.only)]
+
+
+def throughput_section(args) -> None:
+    """Tumult Analytics on Spark: seconds to start the SparkSession, then outputs per second
+    of one ``evaluate`` (COUNT, public KeySet of 2 keys per copy) per batch size."""
+    try:
+        mech = create_mechanism("tumult-analytics-count", keys=2)
+    except (LibraryMissing, ValueError):
+        return
+    from dpaudit.mechanisms.external.tumult_analytics_mechanisms import spark_session
+
+    start = time.perf_counter()
+    spark_session()
+    started = time.perf_counter() - start
+    rows, table = mech.validate_dataset(mech.worst_case_pairs()[0].d1), []
+    for copies in (1, 500, 5000, 5000, 20000):
+        start = time.perf_counter()
+        mech.draw_copies(rows, copies)
+        took = time.perf_counter() - start
+        table.append([copies, round(took, 2), round(copies / took, 1)])
+        print(table[-1], _load(), flush=True)
+    record(f"Tumult Analytics on Spark: throughput ({args.lib}, benchmarks/analytics.py)",
+           f"One process, one SparkSession (local[1], 1 shuffle partition, no UI): started in "
+           f"{started:.1f} s; then one Session.evaluate of groupby(KeySet).count() per row "
+           f"(the first pays Spark's warm-up), under {_load()} (re-measure on a quiet "
+           f"machine).\n\n" + markdown_table(["copies (outputs)", "s", "outputs/s"], table),
+           write=not args.no_write)
+
+
 def adapters_section(args, factor: int = 1, seed: int = 1, title: str = "") -> list:
     rows, missing, findings = [], [], []
-    for spec in ADAPTERS:
+    for spec in _selected(args):
         built, why = _build(spec)
         if built is None:
             missing.append(spec[0])
@@ -151,10 +193,12 @@ def main():
     ap.add_argument("--confirm", action="store_true")
     ap.add_argument("--false-positive-runs", type=int, default=0)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--only", default="", help="adapters whose name starts with this")
+    ap.add_argument("--throughput", action="store_true")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    mech = next((built[0] for m, *_ in ADAPTERS for built in [_build((m, {}, 0.0))[0]]
-                 if built), None)
+    mech = next((built[0] for m, *_ in _selected(args)
+                 for built in [_build((m, {}, 0.0))[0]] if built), None)
     lib = "none" if mech is None else f"{mech.library} {library_version(mech.library)}"
     args.lib = lib
     args.findings = adapters_section(args, title=f"Analytics libraries as shipped: {lib} "
@@ -165,6 +209,8 @@ def main():
                                f"(benchmarks/analytics.py)")
     if args.false_positive_runs:
         false_positive_section(args)
+    if args.throughput:
+        throughput_section(args)
 
 
 if __name__ == "__main__":

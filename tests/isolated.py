@@ -3,7 +3,7 @@
 SmartNoise SQL 1.0.10 needs ``opendp<0.15`` (the test extra pins 0.16.0 for the OpenDP
 adapter); Tumult Core needs ``numpy<2``, ``pandas<2``, ``sympy<1.13`` and ``pyspark<3.6``.
 :func:`environment` builds a virtual environment for one of pyproject's extras
-(``smartnoise``, ``tumult-core``) with dpaudit's own runtime dependencies and pytest, the way
+(``smartnoise``, ``tumult-core``, ``tumult``) with dpaudit's own runtime dependencies and pytest, the way
 a user does (an install of the pinned distributions), and caches it under
 ``$DPAUDIT_ENV_CACHE`` (default ``~/.cache/dpaudit/envs``), keyed by a hash of the
 requirements: the first test run pays the install, later runs reuse it.  dpaudit itself is not
