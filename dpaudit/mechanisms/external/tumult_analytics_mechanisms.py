@@ -174,7 +174,7 @@ class TumultSession(KeyedAdapter):
             raise ValueError(f"{self.name}: low must be < high")
         try:
             self._budget()
-            self.query(1)
+            self.grouped_query(1)
         except Exception as exc:
             raise ValueError(f"Tumult Analytics rejects the parameters: "
                              f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
@@ -194,7 +194,7 @@ class TumultSession(KeyedAdapter):
         return (ta.AddRowsWithID("user") if self.params["protected_change"] == "id"
                 else ta.AddOneRow())
 
-    def query(self, groups: int):
+    def grouped_query(self, groups: int):
         """The QueryBuilder aggregation over the public KeySet ``key ∈ 0..groups−1``."""
         ta, p = self.lib, self.params
         builder = ta.QueryBuilder("T")
@@ -252,7 +252,7 @@ class TumultSession(KeyedAdapter):
     def call(self, rows, k):
         session = self.session(rows)
         groups = k * int(self.params["keys"])
-        answer = session.evaluate(self.query(groups), session.remaining_privacy_budget)
+        answer = session.evaluate(self.grouped_query(groups), session.remaining_privacy_budget)
         left = session.remaining_privacy_budget.value
         if any(_number(x) != 0 for x in (left if isinstance(left, tuple) else (left,))):
             raise RuntimeError(f"Tumult left {left} of the budget unspent: the claim would not "
