@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import tempfile
 from collections import OrderedDict
 from typing import ClassVar
 
@@ -73,8 +74,9 @@ _SPARK: dict = {}
 
 
 def spark_session():
-    """This process's SparkSession: ``local[1]``, one shuffle partition, no UI; its Python
-    workers are this interpreter.  Made once per process (a forked worker makes its own)."""
+    """This process's SparkSession: ``local[1]``, one shuffle partition, no UI, its
+    warehouse under the temporary directory; its Python workers are this interpreter.  Made
+    once per process (a forked worker makes its own)."""
     session = _SPARK.get(os.getpid())
     if session is not None:
         return session
@@ -88,6 +90,9 @@ def spark_session():
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               # not ./spark-warehouse in the user's working directory
+               .config("spark.sql.warehouse.dir",
+                       os.path.join(tempfile.gettempdir(), "dpaudit-spark-warehouse"))
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     _SPARK[os.getpid()] = session
