@@ -118,8 +118,9 @@ def throughput_section(args) -> None:
         print(table[-1], _load(), flush=True)
     record(f"Tumult Analytics on Spark: throughput ({args.lib}, benchmarks/analytics.py)",
            f"One process, one SparkSession (local[1], 1 shuffle partition, no UI): started in "
-           f"{started:.1f} s; then one Session.evaluate of groupby(KeySet).count() per row "
-           f"(the first pays Spark's warm-up), under {_load()} (re-measure on a quiet "
+           f"{started:.1f} s (0 s: the audits above had started and warmed it in this "
+           f"process); then one Session.evaluate of groupby(KeySet).count() per row (run alone, "
+           f"the first pays Spark's warm-up), under {_load()} (re-measure on a quiet "
            f"machine).\n\n" + markdown_table(["copies (outputs)", "s", "outputs/s"], table),
            write=not args.no_write)
 
