@@ -113,6 +113,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     name: str | None = None, backend=None,
                     memory_limit: int | str | None = None, search=True,
                     representation: bool | None = None, floating_point: str = "fail",
+                    replay: str = "fail",
                   sequential: bool = True,
                     power: float | None = DEFAULT_POWER,
                     require_power: bool = False, kind: str = DEFAULT_KIND,
@@ -160,6 +161,11 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
         audit: ``"fail"`` (the default: it fails like any violation) or ``"warn"`` (a warning;
         the audit is judged on its value-level verdict — for code that is not the production
         sampler).  A value-level violation fails either way.
+      replay: how a finding of the grey-box replay (the code run on D and on D′ with its
+        randomness held fixed, on the named pairs, the dataset space's proposals and a few
+        random pairs: a release that moves by more than the declared sensitivity, or is
+        NaN/±∞ on one dataset only) gates the audit: ``"fail"`` (the default), ``"warn"`` (a
+        warning on the audit's replay test) or ``"off"`` (no replay).
       sequential, power, require_power: the stopping rule, as a suite's keys
         (:class:`dpaudit.stats.sequential.StoppingRule`): draw in looks and stop once the
         verdict is decided (False: fixed n, all ``samples`` in one look); the power target
@@ -191,7 +197,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                       alphas=alphas, samples=samples, expect=expect,
                       distinguisher=distinguisher, white_box=white_box, name=name,
                       search=search, representation=representation,
-                      floating_point=floating_point, sequential=sequential,
+                      floating_point=floating_point, replay=replay, sequential=sequential,
                       power=power, require_power=require_power, kind=kind, options=options,
                       sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
@@ -207,6 +213,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
                   name: str | None = None, backend=None,
                   memory_limit: int | str | None = None, search=True,
                   representation: bool | None = None, floating_point: str = "fail",
+                    replay: str = "fail",
                   sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False, kind: str = DEFAULT_KIND,
@@ -233,7 +240,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
       params: keyword arguments of the sampler (:mod:`dpaudit.mechanisms.sampler`); those
         left out take the function's defaults (``result.defaulted_parameters``).
       delta, samples, confidence, seed, workers, expect, backend, memory_limit, search,
-        floating_point, isolate: as in :func:`audit_mechanism`.
+        floating_point, replay, isolate: as in :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
       sequential, power, require_power, kind, options, sweep, note: as for
@@ -255,7 +262,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
     spec = audit_spec(sampler=sampler, claim=claim, params=params, pairs=pairs, delta=delta,
                       samples=samples, expect=expect, distinguisher=distinguisher, name=name,
                       search=search, representation=representation,
-                      floating_point=floating_point, sequential=sequential,
+                      floating_point=floating_point, replay=replay, sequential=sequential,
                       power=power, require_power=require_power, kind=kind, options=options,
                       sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
