@@ -141,3 +141,29 @@ def test_replay_evidence_json_is_checked():
     with pytest.raises(ValueError, match="unknown status"):
         ReplayEvidence.from_json({"kind": "replay", "status": "maybe", "gate": "fail",
                                   "pairs": 1})
+
+
+def test_dpaudit_run_says_why_on_the_progress_line_and_in_the_summary(tmp_path, capsys,
+                                                                       monkeypatch):
+    from dpaudit.cli.commands import main
+
+    import inspect
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "mechs.py").write_text(
+        "import numpy as np\nfrom dpaudit import (Mechanism, NeighbourPair, NeighbourRelation, "
+        "PureDP, SearchableDatasets, laplace_on_grid)\nfrom dpaudit.neighbours import "
+        "add_remove_one\nfrom dpaudit.neighbours.spaces import BoundedRecords\n\n\n"
+        + inspect.getsource(ClipMean))
+    (tmp_path / "s.toml").write_text(
+        '[suite]\nname = "s"\n\n[[audit]]\nname = "clip"\nmechanism = "mechs.py:ClipMean"\n'
+        'samples = 2000\nsearch = false\nwhite_box = false\nsequential = false\n')
+    monkeypatch.chdir(tmp_path)
+    status = main(["run", "s.toml", "--out", "out", "--workers", "1"])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert status == 1, text
+    progress = next(line for line in text.splitlines() if line.startswith("[1/1]"))
+    unmet = next(line for line in text.splitlines() if "unmet:" in line)
+    for line in (progress, unmet):
+        assert "grey-box replay" in line and "NaN" in line and "proposal-nan-record" in line
