@@ -113,8 +113,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     name: str | None = None, backend=None,
                     memory_limit: int | str | None = None, search=True,
                     representation: bool | None = None, floating_point: str = "fail",
-                    replay: str = "fail",
-                  sequential: bool = True,
+                    replay: str = "fail", sequential: bool = True,
                     power: float | None = DEFAULT_POWER,
                     require_power: bool = False, kind: str = DEFAULT_KIND,
                     options: dict | None = None, claim=None, sweep: dict | None = None,
@@ -161,11 +160,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
         audit: ``"fail"`` (the default: it fails like any violation) or ``"warn"`` (a warning;
         the audit is judged on its value-level verdict — for code that is not the production
         sampler).  A value-level violation fails either way.
-      replay: how a finding of the grey-box replay (the code run on D and on D′ with its
-        randomness held fixed, on the named pairs, the dataset space's proposals and a few
-        random pairs: a release that moves by more than the declared sensitivity, or is
-        NaN/±∞ on one dataset only) gates the audit: ``"fail"`` (the default), ``"warn"`` (a
-        warning on the audit's replay test) or ``"off"`` (no replay).
+      replay: how a grey-box replay finding (:mod:`dpaudit.audit.procedures.replay`) gates
+        the audit: ``"fail"`` (the default), ``"warn"`` (a warning) or ``"off"`` (no replay).
       sequential, power, require_power: the stopping rule, as a suite's keys
         (:class:`dpaudit.stats.sequential.StoppingRule`): draw in looks and stop once the
         verdict is decided (False: fixed n, all ``samples`` in one look); the power target
@@ -206,15 +202,13 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
                   params: dict | None = None,
-                  delta: float | Iterable[float] | None = None,
-                  samples: int = DEFAULT_SAMPLES,
+                  delta: float | Iterable[float] | None = None, samples: int = DEFAULT_SAMPLES,
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
                   workers: int = 1, expect="consistent", distinguisher: str = "auto",
                   name: str | None = None, backend=None,
                   memory_limit: int | str | None = None, search=True,
                   representation: bool | None = None, floating_point: str = "fail",
-                    replay: str = "fail",
-                  sequential: bool = True,
+                  replay: str = "fail", sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False, kind: str = DEFAULT_KIND,
                   options: dict | None = None, sweep: dict | None = None,

@@ -9,7 +9,7 @@ import pytest
 
 from dpaudit import (Mechanism, NeighbourPair, NeighbourRelation, PureDP, SearchableDatasets,
                      audit_mechanism, laplace_on_grid)
-from dpaudit.audit.procedures.replay import replay_evidence, replay_warnings
+from dpaudit.audit.procedures.replay_measure import replay_evidence, replay_warnings
 from dpaudit.evidence.replay import ReplayEvidence
 from dpaudit.neighbours import add_remove_one
 from dpaudit.neighbours.spaces import BoundedRecords

@@ -110,7 +110,7 @@ def measure_pair(task, measured: Measured, counter=None) -> None:
     if task.search is None:  # a searched pair's test is evidence, not a figure
         measured.curve = curve_data(task, pair.name, mechanism, claim, d0, d1, measured)
     if task.replay != OFF:  # the point's grey-box replay (its evidence joins the certificates)
-        from dpaudit.audit.procedures.replay import add_replay
+        from dpaudit.audit.procedures.replay_measure import add_replay
 
         add_replay(mechanism, measured, list(task.replay_pairs), task.seed, task.replay)
 
