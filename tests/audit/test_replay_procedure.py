@@ -143,6 +143,7 @@ def test_replay_evidence_json_is_checked():
                                   "pairs": 1})
 
 
+@pytest.mark.slow  # dpaudit run in-process: ~3 s quiet, 7 s at load 15
 def test_dpaudit_run_says_why_on_the_progress_line_and_in_the_summary(tmp_path, capsys,
                                                                        monkeypatch):
     from dpaudit.cli.commands import main
