@@ -2,11 +2,12 @@
 its randomness held fixed (:mod:`dpaudit.replay`), in every route.
 
 ``kind = "replay"`` runs the replay alone, as a test of its own; the pair audit
-(``kind = "pair"``, the default) runs the same replay (:func:`~dpaudit.audit.procedures.replay_measure.add_replay`) in the first named
-test of each of its points, its evidence beside that test's certificates, unless the audit's
-``replay`` key is ``"off"`` (:meth:`dpaudit.audit.procedures.pair.PairAudit.tasks`), so that ``dpaudit run``, the pytest
-plugin (fixture and ``--dpaudit-suites``), the Python API and ``dpaudit check`` — whose step 2
-calls the same :func:`dpaudit.replay.run.audit_replay` — audit the same thing.
+(``kind = "pair"``, the default) runs the same replay
+(:func:`~dpaudit.audit.procedures.replay_measure.add_replay`) in the first named test of each
+of its points, its evidence beside that test's certificates, unless the audit's ``replay`` key
+is ``"off"`` (:meth:`dpaudit.audit.procedures.pair.PairAudit.tasks`), so that ``dpaudit run``,
+the pytest plugin (fixture and ``--dpaudit-suites``), the Python API and ``dpaudit check`` —
+whose step 2 calls the same :func:`dpaudit.replay.run.audit_replay` — audit the same thing.
 
 What it replays: the point's named pairs (its explicit pairs or the mechanism's worst-case
 pairs), then — for code with a dataset space — the space's adversarial proposals and a few
