@@ -4,8 +4,8 @@ Built in: ``pair`` (:class:`~dpaudit.audit.procedures.pair.PairAudit`, the defau
 ``exact-curve`` (:class:`~dpaudit.audit.procedures.exact_curve.ExactCurveCheck`), ``canary``
 (:class:`~dpaudit.audit.procedures.canary.CanaryAudit`) and ``replay``
 (:class:`~dpaudit.audit.procedures.replay.ReplayCheck`, which the pair audit also runs).
-A plug-in adds a kind without editing dpaudit by declaring an entry point in the ``dpaudit.procedures``
-group whose name is the kind and whose value names an :class:`AuditProcedure` subclass (its
+A plug-in adds a kind without editing dpaudit by declaring an entry point in the
+``dpaudit.procedures`` group whose name is the kind and whose value names an :class:`AuditProcedure` subclass (its
 ``kind`` must equal the name); :func:`register_procedure` does the same from Python.
 :func:`procedure` raises ``ValueError`` with "did you mean" for an unknown kind.
 """
