@@ -53,20 +53,65 @@ print("ok", snsql.__name__)
 """
 
 
+#: every audit point of audits/external/smartnoise.toml
+SMARTNOISE_POINTS = {"count", "sum", "avg", "count-uncensored", "sum-uncensored",
+                     "avg-uncensored"}
+
+
 @pytest.mark.isolated("smartnoise")
-def test_smartnoise_claims_and_suite(tmp_path):
+def test_smartnoise_claims_and_contract():
     python = _python("smartnoise")
     done = run(python, ["-c", CLAIMS_SN])
     assert done.stdout.strip() == "ok snsql", done.stderr[-3000:]
     checked = contract(python, "smartnoise")
     assert checked.returncode == 0 and "3 passed" in checked.stdout, checked.stdout[-3000:]
-    # one SmartNoise call costs ~1 s: CI runs the uncensored COUNT, whose leak the search
-    # must find (~16 s of CPU; the censored COUNT would add ~25 s, over the budget of
-    # .ci/run, and its claim and contract are checked above); the full suite is
-    # benchmarks/analytics.py's
-    records = _suite(python, "smartnoise", tmp_path, only=["count-uncensored"])
-    pairs = {r["pair"]["name"] for r in records if r["verdict"] == "violation"}
-    assert "searched-key-only-in-one-dataset" in pairs, pairs
+
+
+@pytest.fixture(scope="module")
+def smartnoise_suite(tmp_path_factory):
+    """The whole shipped SmartNoise suite, run once for this module in its environment
+    (``dpaudit run audits/external/smartnoise.toml --profile quick --workers 2``; exit 0 =
+    every expectation met): its results.json records.
+
+    Cost (benchmarks/RESULTS.md, "PipelineDP and SmartNoise suites in .ci/run"): 6 points,
+    12 tests at the 1000-sample floor per side; about 15 CPU s a point, most of it
+    SmartNoise's per-row noise (≈ 0.6 ms per copy of the table) over the screening, the
+    certification and the two-call repeat check of a sampler with its own generator."""
+    python = _python("smartnoise")
+    return _suite(python, "smartnoise", tmp_path_factory.mktemp("smartnoise"))
+
+
+@pytest.mark.isolated("smartnoise")
+def test_every_point_of_the_shipped_smartnoise_suite_meets_its_expectation(smartnoise_suite):
+    assert {r["audit"] for r in smartnoise_suite} == SMARTNOISE_POINTS
+    assert all(r["met_expectation"] and r["error"] is None for r in smartnoise_suite)
+
+
+@pytest.mark.isolated("smartnoise")
+def test_the_search_finds_the_uncensored_key_only_one_dataset_has(smartnoise_suite):
+    """censor_dims = false: the searched key-only-in-one-dataset pair, not the named one,
+    certifies the violation of every uncensored aggregate (ε_LB 4.75 at 1000 samples per
+    side against claims 1 and 2: the verdict is not in doubt at the floor)."""
+    for audit in ("count-uncensored", "sum-uncensored", "avg-uncensored"):
+        pairs = {r["pair"]["name"] for r in smartnoise_suite
+                 if r["audit"] == audit and r["verdict"] == "violation"}
+        assert "searched-key-only-in-one-dataset" in pairs, (audit, pairs)
+
+
+@pytest.mark.isolated("smartnoise")
+def test_the_censored_points_are_consistent_and_state_their_power(smartnoise_suite):
+    """The censored aggregates (SmartNoise's default) at 1000 samples per side: COUNT could
+    detect a true ε of about 1.2× its claim of 2 (detectable ε ≈ 2.4, pinned under 3); SUM
+    and AVG have no such power at this size (no event could certify above their claims of
+    2 and 3: detectable ε = ∞, recorded as such), so for them CI pins the run and the
+    absence of a false violation, and benchmarks/analytics.py measures them at 2000."""
+    censored = {r["audit"]: r for r in smartnoise_suite
+                if r["audit"] in ("count", "sum", "avg")}
+    records = [r for r in smartnoise_suite if r["audit"] in ("count", "sum", "avg")]
+    assert all(r["verdict"] == "consistent" for r in records)
+    assert all(r["detectable_epsilon"] is not None for r in records)     # the figure is said
+    count = [r["detectable_epsilon"] for r in records if r["audit"] == "count"]
+    assert max(count) < 1.5 * censored["count"]["claimed_epsilon"], count
 
 
 CLAIMS_TM = """
