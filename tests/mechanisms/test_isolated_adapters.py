@@ -18,7 +18,8 @@ import pytest
 
 from dpaudit.report.results_file import read_document
 
-from tests.isolated import EnvironmentUnavailable, contract, environment, run
+from tests.isolated import (EnvironmentUnavailable, contract, environment, once_per_session,
+                            run)
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +70,7 @@ def test_smartnoise_claims_and_contract():
 
 @pytest.fixture(scope="module")
 def smartnoise_suite(tmp_path_factory):
-    """The whole shipped SmartNoise suite, run once for this module in its environment
+    """The whole shipped SmartNoise suite, run once per test session in its environment
     (``dpaudit run audits/external/smartnoise.toml --profile quick --workers 2``; exit 0 =
     every expectation met): its results.json records.
 
@@ -78,7 +79,9 @@ def smartnoise_suite(tmp_path_factory):
     SmartNoise's per-row noise (≈ 0.6 ms per copy of the table) over the screening, the
     certification and the two-call repeat check of a sampler with its own generator."""
     python = _python("smartnoise")
-    return _suite(python, "smartnoise", tmp_path_factory.mktemp("smartnoise"))
+    out = once_per_session(tmp_path_factory, "smartnoise-suite",
+                           lambda folder: _suite(python, "smartnoise", folder))
+    return read_document(out / "out" / "results.json")["audits"]
 
 
 @pytest.mark.isolated("smartnoise")
@@ -100,18 +103,19 @@ def test_the_search_finds_the_uncensored_key_only_one_dataset_has(smartnoise_sui
 
 @pytest.mark.isolated("smartnoise")
 def test_the_censored_points_are_consistent_and_state_their_power(smartnoise_suite):
-    """The censored aggregates (SmartNoise's default) at 1000 samples per side: COUNT could
-    detect a true ε of about 1.2× its claim of 2 (detectable ε ≈ 2.4, pinned under 3); SUM
-    and AVG have no such power at this size (no event could certify above their claims of
-    2 and 3: detectable ε = ∞, recorded as such), so for them CI pins the run and the
-    absence of a false violation, and benchmarks/analytics.py measures them at 2000."""
-    censored = {r["audit"]: r for r in smartnoise_suite
-                if r["audit"] in ("count", "sum", "avg")}
+    """The censored aggregates (SmartNoise's default) at the 1000-sample floor per side are
+    consistent, and each test states its power (the record's detectable ε).  That power is
+    low and varies from run to run (SmartNoise's own generator: runs are not reproducible):
+    over two runs of the suite, each of COUNT, SUM and AVG had tests that could detect a true
+    ε of about 1.2× its claim (≈ 2.4 against 2) and tests where no event could certify above
+    the claim (detectable ε = ∞).  So CI pins that these points run through SmartNoise and
+    report no false violation; their power is benchmarks/analytics.py's (2000 samples per
+    side) and the suite file's own 5000."""
     records = [r for r in smartnoise_suite if r["audit"] in ("count", "sum", "avg")]
-    assert all(r["verdict"] == "consistent" for r in records)
-    assert all(r["detectable_epsilon"] is not None for r in records)     # the figure is said
-    count = [r["detectable_epsilon"] for r in records if r["audit"] == "count"]
-    assert max(count) < 1.5 * censored["count"]["claimed_epsilon"], count
+    assert len(records) == 6 and all(r["verdict"] == "consistent" for r in records)
+    assert all(r["epsilon_lower_bound"] <= r["claimed_epsilon"] for r in records)
+    stated = [r["detectable_epsilon"] for r in records]
+    assert all(d is not None and d > r["claimed_epsilon"] for d, r in zip(stated, records))
 
 
 CLAIMS_TM = """
