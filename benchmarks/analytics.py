@@ -146,10 +146,10 @@ def false_positive_section(args):
         flagged, best, start = 0, 0.0, time.perf_counter()
         cpu = time.process_time()
         for seed in range(runs):
-            eps, _ = _bound(mech, pair, delta, samples, 10_000 + seed, True)
+            eps, _ = _bound(mech, pair, delta, samples, args.first_seed + seed, True)
             flagged += eps > claimed
             best = max(best, eps)
-            print(f"{label} seed {10_000 + seed}: ε_LB {eps:.4g} (claim {claimed:.4g}); "
+            print(f"{label} seed {args.first_seed + seed}: ε_LB {eps:.4g} (claim {claimed:.4g}); "
                   f"flagged {flagged}/{seed + 1}", flush=True)
         upper = float(clopper_pearson_upper(flagged, runs, 0.05))
         rows.append([f"{label} ({mech.library} {library_version(mech.library)})", pair.name,
@@ -159,7 +159,8 @@ def false_positive_section(args):
         print(rows[-1], flush=True)
         record(f"False violations of float-safe analytics primitives, with Clopper–Pearson "
                f"bounds: {args.lib} (benchmarks/analytics.py)",
-               f"{runs} audits each (seeds 10000…{10_000 + runs - 1}, the named pair, "
+               f"{runs} audits each (seeds {args.first_seed}…{args.first_seed + runs - 1}, the "
+               f"named pair, "
                f"representation statistics on, 95 %); 'flagged' = certificate > the library's "
                f"claim (nominal ≤ 5 %); 'CP upper' = one-sided 95 % Clopper–Pearson upper bound "
                f"on the false-violation rate; samples per side per audit; wall and CPU "
@@ -180,6 +181,8 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--only", action="append", default=[],
                     help="part 3: only the primitives whose label contains this (repeatable)")
+    ap.add_argument("--first-seed", type=int, default=10_000,
+                    help="part 3: the first seed (runs are seeds first … first + runs − 1)")
     ap.add_argument("--fp-samples", type=int, default=0,
                     help="part 3: samples per side per audit (default: each primitive's)")
     args = ap.parse_args()
