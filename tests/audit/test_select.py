@@ -73,6 +73,7 @@ def _numbers(run):
                                  r.verdict) for r in run.records}
 
 
+@pytest.mark.slow
 def test_selected_audits_get_the_full_runs_numbers(suite):
     full = run_suites([str(suite)], workers=1)
     part = run_suites([str(suite)], workers=1, only=["tiny/laplace-s*", "bug"])

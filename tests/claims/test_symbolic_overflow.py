@@ -67,6 +67,7 @@ search = false
 '''
 
 
+@pytest.mark.slow
 def test_a_suite_with_claims_beyond_float_exp_runs(tmp_path):
     from dpaudit.api import run_suites
 

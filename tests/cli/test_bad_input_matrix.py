@@ -225,6 +225,7 @@ delta = [0.0, 1e-5]
 '''.replace("[[audit]]", "[[audit]]\nsearch = false")  # one pair each: about the claims
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_claims_beyond_float_exp_and_infinite_claims_are_audited(workers, tmp_path, capsys):
     """ε = 800 and 10⁶ (e^ε overflows a float) and ε(0) = ∞ next to a finite ε(1e-5): every

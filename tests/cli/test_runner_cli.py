@@ -58,6 +58,7 @@ def load(out: Path) -> dict:
 
 # -- dpaudit list -----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_list_text(capsys):
     assert main(["list"]) == 0
     text = capsys.readouterr().out
@@ -100,6 +101,7 @@ def test_list_shows_signature_of_mechanism_needing_parameters(monkeypatch, capsy
 
 # -- dpaudit run ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_run_writes_reports_and_meets_expectations(tmp_path, capsys):
     suite = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "out"
@@ -158,6 +160,7 @@ def test_unmet_expectation_exits_1(tmp_path, mechanism, params, expect):
     assert [o["audit"] for o in report["summary"]["unmet_expectations"]] == ["x"]
 
 
+@pytest.mark.slow
 def test_malformed_suite_exits_2_and_other_suites_run(tmp_path, capsys):
     good = write(tmp_path, GOOD, "a-good.toml")
     bad = write(tmp_path, '[[audit]]\nname = "x"\nmechanism = "laplace"\nexpct = "violation"\n',
@@ -177,6 +180,7 @@ def test_malformed_suite_exits_2_and_other_suites_run(tmp_path, capsys):
     assert "key 'expct'" in (out / "summary.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_raising_audit_is_an_error_and_others_still_run(tmp_path, capsys):
     suite = write(tmp_path, GOOD + """
         [[audit]]
@@ -200,6 +204,7 @@ def test_raising_audit_is_an_error_and_others_still_run(tmp_path, capsys):
     assert report["summary"]["verdicts"]["error"] == 1  # its searched pairs still ran
 
 
+@pytest.mark.slow
 def test_pair_that_is_not_neighbouring_is_refused(tmp_path):
     """Auditing a non-neighbouring pair would report a false violation: it is an error."""
     suite = write(tmp_path, """
@@ -244,6 +249,7 @@ def test_same_seed_same_numbers_with_one_or_two_workers(tmp_path):
     assert reports[0]["suites"][0]["seed"] == 99
 
 
+@pytest.mark.slow
 def test_samples_and_profile_override(tmp_path):
     suite = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "out"

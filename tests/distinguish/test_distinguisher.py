@@ -77,6 +77,7 @@ FIT_CASES = [(name, width) for name in DISTINGUISHERS for width in (None, 3)
              if not (name == "white-box" and width) and not (name == "projection" and not width)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, width", FIT_CASES)
 def test_every_distinguisher_fits_statistics_of_one_output(name, width):
     rng = np.random.default_rng(3)

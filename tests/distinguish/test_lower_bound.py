@@ -61,6 +61,7 @@ def test_few_distinct_values_among_many_are_found():
     assert r.epsilon > 5.0 and r.k_denominator == 0
 
 
+@pytest.mark.slow
 def test_vector_outputs_use_projections_and_orthants():
     def double_spend(d, n, rng):
         return float(d) + rng.laplace(0.0, 2.0, (n, 2))
@@ -177,6 +178,7 @@ def _point_estimate(sampler, n, seed):
     return abs(math.log(max(p0, 1e-12) / max(p1, 1e-12)))
 
 
+@pytest.mark.slow
 @settings(max_examples=3, deadline=None)
 @given(eps=st.sampled_from([0.3, 1.0, 2.0]))
 def test_certificate_exceeds_the_true_epsilon_at_most_at_the_nominal_rate(eps):
@@ -233,6 +235,7 @@ def test_curve_bounds_hold_jointly_over_delta_and_alpha():
     assert curve.points[0].family_size >= 2
 
 
+@pytest.mark.slow
 def test_learned_distinguishers_on_vector_outputs():
     def double_spend(d, n, rng):
         return float(d) + rng.laplace(0.0, 2.0, (n, 2))

@@ -135,6 +135,7 @@ def test_argmax_frequencies_match_exact(cls):
     assert max_z(counts, wrong, N) > 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls,kwargs,q", [
     (svt.SparseVector, dict(c=2), [1.0, -1.0, 0.5, 2.0, 0.0, 1.0]),
     (svt.SVTLyu4, dict(c=1), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
@@ -198,6 +199,7 @@ def test_max_value_laws_match_closed_form_cdf():
 
 
 # -- exact ε of the worst pairs ---------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(NAMES))
 def test_worst_pairs_exact_epsilon_against_claim(name):
     mech = create_mechanism(name)
@@ -211,6 +213,7 @@ def test_worst_pairs_exact_epsilon_against_claim(name):
         assert max(values) <= mech.true_epsilon() + 1e-6
 
 
+@pytest.mark.slow
 def test_known_exact_values_of_the_default_pairs():
     e = lambda mech, i=0: mech.exact_epsilon(mech.worst_case_pairs()[i].d0,
                                              mech.worst_case_pairs()[i].d1)
@@ -252,6 +255,7 @@ def test_correct_noisy_max_never_exceeds_epsilon(q0, moves, eps):
         assert cls(epsilon=eps).exact_epsilon(q0, q1) <= eps + 1e-9
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.integers(-2, 2), min_size=4, max_size=4),
        st.lists(st.sampled_from([-1.0, 0.0, 1.0]), min_size=4, max_size=4),
@@ -264,6 +268,7 @@ def test_svt_exact_epsilon_respects_the_theory(q0, moves, threshold, c):
     assert lee.exact_epsilon(q0, q1) <= lee.true_epsilon() + 1e-9
 
 
+@pytest.mark.slow
 def test_exact_epsilon_with_delta():
     mech = svt.SVTLyu6()
     pair = mech.worst_case_pairs()[2]
