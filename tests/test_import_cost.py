@@ -101,6 +101,7 @@ def test_lazy_public_names_are_the_defining_modules_objects():
     assert Mechanism is dpaudit.Mechanism and get_mechanism_class is registry_get
 
 
+@pytest.mark.slow
 def test_the_api_and_a_numeric_claim_import_no_sympy():
     """``import dpaudit.api`` and building, printing and evaluating a numeric claim import no
     sympy (issue 33: the symbolic machinery loads when a claim carries an expression — a

@@ -268,6 +268,7 @@ def test_bad_usage_exits_2(argv, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_missing_suite_file_exits_2(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["run", str(tmp_path / "nope.toml"), "--out", str(out)]) == 2

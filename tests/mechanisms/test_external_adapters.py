@@ -81,6 +81,7 @@ def test_diffprivlib_exponential_default_pair_nearly_attains_epsilon():
         pair.d0, pair.d1) is None  # not the softmax law
 
 
+@pytest.mark.slow
 def test_diffprivlib_median_default_pairs_and_their_exact_epsilon():
     _lib("diffprivlib")
     mech = create_mechanism("diffprivlib-median", epsilon=1.0)
@@ -227,6 +228,7 @@ def test_requires_must_be_a_list_of_names(tmp_path):
     assert load_suite(path).audits[0].name == "a"
 
 
+@pytest.mark.slow
 def test_shipped_external_suites_parse_or_skip():
     from dpaudit.suite.requires import SuiteSkipped
     for name in ("diffprivlib", "opendp", "pydp"):
@@ -237,6 +239,7 @@ def test_shipped_external_suites_parse_or_skip():
         assert suite.audits and all(a.mechanism.startswith(name) for a in suite.audits)
 
 
+@pytest.mark.slow
 def test_cli_reports_skipped_suites_and_rng_warnings(tmp_path, capsys):
     from dpaudit.cli.commands import main
 

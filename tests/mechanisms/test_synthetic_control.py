@@ -62,6 +62,7 @@ def test_shift_profile_matches_closed_form_in_one_dimension():
     assert prof.epsilon(0.0) == pytest.approx(1.3 / 0.8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dim", [2, 5, 30])
 def test_shift_profile_is_converged_and_matches_monte_carlo(dim):
     prof = L2LaplaceShiftProfile(dim, 2.0, 1.0)

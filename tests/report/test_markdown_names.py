@@ -110,6 +110,7 @@ def test_summary_md_escapes_every_name(evil):
     assert "pair" in text and "audit" in text
 
 
+@pytest.mark.slow
 def test_diff_md_escapes_every_name(evil, tmp_path):
     empty = tmp_path / "empty.toml"
     empty.write_text('[suite]\nname = "x"\n[[audit]]\nname = "lap"\nmechanism = "laplace"\n'

@@ -86,6 +86,7 @@ def test_defaults_and_name_from_file_stem(tmp_path):
     assert suite.audits[0].expect == "consistent" and suite.audits[0].deltas == (0.0,)
 
 
+@pytest.mark.slow
 def test_shipped_suites_parse():
     files = sorted((REPO / "audits").glob("*.toml"))
     assert files, "audits/ must hold at least one suite"
