@@ -57,6 +57,7 @@ def imported_after(statement: str) -> set[str]:
     return set(report["top"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("statement", [
     "import dpaudit",
     "import dpaudit.pytest_plugin",

@@ -290,6 +290,7 @@ def test_resume_refuses_a_journal_when_the_code_the_suite_names_changed(tmp_path
         run_suites([path], journal=journal, resume=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tamper", ["edited bound", "emptied result"])
 def test_a_journal_entry_is_not_trusted_as_written(suite, tmp_path, tamper):
     """An entry whose ε_LB was edited (its digest no longer matches) or whose certificates

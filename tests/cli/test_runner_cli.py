@@ -78,6 +78,7 @@ def test_list_json(capsys):
     assert by_name["laplace-scale-epsilon"]["known_bad"] is True
 
 
+@pytest.mark.slow
 def test_list_shows_signature_of_mechanism_needing_parameters(monkeypatch, capsys):
     from dpaudit.mechanisms import registry
     from dpaudit.mechanisms.base import Mechanism
@@ -139,6 +140,7 @@ def test_run_writes_reports_and_meets_expectations(tmp_path, capsys):
     assert "scale-bug" in summary and "Traceback" not in captured.err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mechanism, params, expect", [
     ("laplace", "{ epsilon = 1.0 }", "violation"),                  # false alarm expected
     ("laplace-scale-epsilon", "{ epsilon = 0.5 }", "consistent"),   # bug detected, unexpected

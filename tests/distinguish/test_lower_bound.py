@@ -69,6 +69,7 @@ def test_vector_outputs_use_projections_and_orthants():
     assert 0.85 < r.epsilon <= 1.0  # true ε = 2 × 0.5
 
 
+@pytest.mark.slow
 def test_covariance_only_difference_is_detected():
     def sample(d, n, rng):
         return rng.normal(0.0, 1.0 + d, (n, 3))
@@ -245,6 +246,7 @@ def test_learned_distinguishers_on_vector_outputs():
         assert 0.6 < r.epsilon <= 1.0 and "score" in r.event
 
 
+@pytest.mark.slow
 def test_scalar_spread_difference_uses_two_sided_events():
     """N(0, 1) vs N(0, 2²) at δ = 0.1: no one-sided event {o ≥ t} or {o ≤ t} certifies more
     than 0.964 even with exact probabilities (computed below), while the pair's exact ε is

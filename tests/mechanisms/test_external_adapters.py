@@ -168,6 +168,7 @@ def test_naive_float_laplace_leaks_through_its_low_bits_the_grid_one_does_not():
     assert safe.epsilon <= 1.0
 
 
+@pytest.mark.slow
 def test_diffprivlib_laplace_leaks_snapping_does_not():
     _lib("diffprivlib")
     lap = create_mechanism("diffprivlib-laplace")
@@ -187,6 +188,7 @@ def _histogram(d, n, rng):
     return np.asarray(d, np.int64) + rng.geometric(p, (n, 3)) - rng.geometric(p, (n, 3))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_three_bin_histogram_row_patterns_do_not_crowd_out_coordinates(seed):
     r = estimate_epsilon_lower_bound(_histogram, [4, 0, 0], [4, 0, 1], samples=200_000,

@@ -155,6 +155,7 @@ def test_svt_pattern_frequencies_match_exact(cls, kwargs, q):
         assert max_z(counts, np.array([wrong[p] for p in patterns]), N) > 5
 
 
+@pytest.mark.slow
 def test_svt_lyu3_outputs_match_exact_law():
     mech = svt.SVTLyu3(epsilon=1.0, num_queries=3)
     q = [0.0, 1.0, 0.0]
@@ -245,6 +246,7 @@ def test_support_mismatch_masses_are_large():
     assert brief.pattern_probabilities([0, 1])[(0, 1)] == pytest.approx((1 - math.exp(-0.5)) / 2)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(-2, 2), min_size=2, max_size=4),
        st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0]), min_size=4, max_size=4),

@@ -126,6 +126,7 @@ def test_diff_md_escapes_every_name(evil, tmp_path):
             assert _unescaped(line, "|") == 6, line
 
 
+@pytest.mark.slow
 def test_report_html_escapes_every_name(evil):
     html = render_html(evil)
     assert "<b>x</b>" not in html

@@ -148,6 +148,7 @@ def test_missing_file(tmp_path):
         load_suite(tmp_path / "nope.toml")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-2, max_value=2))
 def test_delta_accepted_exactly_in_unit_interval(delta):
