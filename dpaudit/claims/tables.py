@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from dpaudit.claims.base import Claim
+from dpaudit.util.plugins import EntryPointRows
 
 #: the entry-point group of plug-in claim tables
 ENTRY_POINT_GROUP = "dpaudit.claims"
@@ -169,7 +170,6 @@ _TABLES: dict[str, ClaimTable] = {t.notion: t for t in (
                doc="ε(δ) as a privacy library's accountant reports it for a training run "
                    "(dpaudit.claims.accountants)"),
 )}
-_PLUGINS_LOADED = False
 
 
 def register_claim_table(table: ClaimTable) -> ClaimTable:
@@ -187,24 +187,12 @@ def register_claim_table(table: ClaimTable) -> ClaimTable:
     return table
 
 
-def _load_plugins() -> None:
-    global _PLUGINS_LOADED
-    if _PLUGINS_LOADED:
-        return
-    _PLUGINS_LOADED = True
-    from importlib.metadata import entry_points
-
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        table = entry.load()
-        if getattr(table, "notion", None) != entry.name:
-            raise ValueError(f"entry point {entry.name!r} of {ENTRY_POINT_GROUP} names "
-                             f"{entry.value}, whose notion is {getattr(table, 'notion', None)!r}")
-        register_claim_table(table)
+_PLUGINS = EntryPointRows(ENTRY_POINT_GROUP, "notion", register_claim_table)
 
 
 def claim_notions() -> tuple[str, ...]:
     """Every notion a claim table may name, built-ins first."""
-    _load_plugins()
+    _PLUGINS.load()
     return tuple(_TABLES)
 
 
@@ -215,7 +203,7 @@ def claim_table(notion) -> ClaimTable:
       ClaimTableError: an unknown notion (the message lists the known ones).
     """
     if notion not in _TABLES:
-        _load_plugins()
+        _PLUGINS.load()
     found = _TABLES.get(notion) if isinstance(notion, str) else None
     if found is None:
         from dpaudit.util.hints import did_you_mean

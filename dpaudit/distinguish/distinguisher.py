@@ -43,6 +43,7 @@ import numpy as np
 from dpaudit.distinguish import learned
 from dpaudit.distinguish.auto import fit_auto_statistics
 from dpaudit.distinguish.statistics import Linear, Sanitizer, Statistic
+from dpaudit.util.plugins import EntryPointRows
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,6 @@ DISTINGUISHER_CLASSES: dict[str, type[Distinguisher]] = {
 DISTINGUISHERS = tuple(DISTINGUISHER_CLASSES)
 #: the entry-point group of plug-in distinguishers
 ENTRY_POINT_GROUP = "dpaudit.distinguishers"
-_PLUGINS_LOADED = False
 
 
 def register_distinguisher(cls: type[Distinguisher]) -> type[Distinguisher]:
@@ -239,26 +239,14 @@ def register_distinguisher(cls: type[Distinguisher]) -> type[Distinguisher]:
     return cls
 
 
-def _load_plugins() -> None:
-    global _PLUGINS_LOADED
-    if _PLUGINS_LOADED:
-        return
-    _PLUGINS_LOADED = True
-    from importlib.metadata import entry_points
-
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        cls = entry.load()
-        if getattr(cls, "name", None) != entry.name:
-            raise ValueError(f"entry point {entry.name!r} of {ENTRY_POINT_GROUP} names "
-                             f"{entry.value}, whose name is {getattr(cls, 'name', None)!r}")
-        register_distinguisher(cls)
+_PLUGINS = EntryPointRows(ENTRY_POINT_GROUP, "name", register_distinguisher)
 
 
 def distinguisher_names(*, selectable: bool = False) -> tuple[str, ...]:
     """Every distinguisher's name, built-ins first; with ``selectable``, only those a suite or
     the API may name (not the ones that need a log-density: the white-box test has its own
     switch)."""
-    _load_plugins()
+    _PLUGINS.load()
     return tuple(n for n, cls in DISTINGUISHER_CLASSES.items()
                  if not (selectable and cls.needs_log_density))
 
@@ -270,7 +258,7 @@ def get_distinguisher(name: str) -> Distinguisher:
       ValueError: ``name`` is not one of :func:`distinguisher_names` (the message lists them).
     """
     if isinstance(name, str) and name not in DISTINGUISHER_CLASSES:
-        _load_plugins()
+        _PLUGINS.load()
     cls = DISTINGUISHER_CLASSES.get(name) if isinstance(name, str) else None
     if cls is None:
         raise ValueError(f"distinguisher must be one of {', '.join(distinguisher_names())}, "

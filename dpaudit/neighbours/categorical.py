@@ -29,11 +29,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
-
 from dpaudit.neighbours.proposals import Proposal
-from dpaudit.neighbours.relations import add_remove_one, replace_one
-from dpaudit.neighbours.spaces import SNAP, DatasetSpace
+from dpaudit.neighbours.spaces import RecordLists
 
 #: how many categories never listed an open domain adds per field
 UNSEEN_PER_FIELD = 2
@@ -58,7 +55,7 @@ def _unseen_values(listed: tuple, how_many: int) -> tuple:
 
 
 @dataclass(frozen=True)
-class CategoricalRecords(DatasetSpace):
+class CategoricalRecords(RecordLists):
     """Datasets of ``min_size``..``n_max`` categorical records, add/remove-one or replace-one
     neighbours (``neighbouring``).
 
@@ -97,14 +94,7 @@ class CategoricalRecords(DatasetSpace):
             keys = [repr(v) for v in values]
             if len(set(keys)) != len(keys):
                 raise ValueError(f"{where}: duplicate categories in {list(values)!r}")
-        if self.neighbouring not in ("add-remove", "replace"):
-            raise ValueError(f"neighbouring must be 'add-remove' or 'replace', "
-                             f"got {self.neighbouring!r}")
-        smallest = max(self.min_size, 1 if self.neighbouring == "replace" else 0)
-        largest = self.n_max - 1 if self.neighbouring == "add-remove" else self.n_max
-        if self.min_size < 0 or smallest > largest:
-            raise ValueError(f"no dataset sizes in {self.min_size}..{self.n_max} admit "
-                             f"{self.neighbouring} neighbours")
+        self._check_neighbouring()
 
     @staticmethod
     def _fields_of(categories) -> dict:
@@ -130,38 +120,20 @@ class CategoricalRecords(DatasetSpace):
             return ()
         return _unseen_values(self.fields[field], UNSEEN_PER_FIELD)
 
-    def _sizes(self) -> tuple[int, int]:
-        if self.neighbouring == "add-remove":
-            return self.min_size, self.n_max - 1
-        return max(self.min_size, 1), self.n_max
-
     @property
     def dimension(self) -> int:
         return 3 + (self.n_max + 1) * len(self.fields)
 
-    def relation(self):
-        return add_remove_one if self.neighbouring == "add-remove" else replace_one
-
     def _record(self, choice: dict):
         """A record from field → category."""
         return choice[None] if None in choice else dict(choice)
-
-    def _assemble(self, base: list, pos: int, new, swap: bool) -> tuple[list, list]:
-        if self.neighbouring == "add-remove":
-            other = base[:pos] + [new] + base[pos:]
-        else:
-            other = base[:pos] + [new] + base[pos + 1:]
-        return (other, base) if swap else (base, other)
 
     # -- random pairs and the continuous parametrisation -------------------------------------
     def from_vector(self, x) -> tuple[list, list]:
         x = self._unit(x, self.dimension)
         fields = self.fields
         f = len(fields)
-        s_min, s_max = self._sizes()
-        size = s_min + self._index(x[0], s_max - s_min + 1)
-        slots = size + 1 if self.neighbouring == "add-remove" else size
-        pos = self._index(x[1], slots) if slots else 0
+        size, pos = self._size_and_position(x)
 
         def record(coords, extra: bool):
             choice = {}
@@ -173,14 +145,6 @@ class CategoricalRecords(DatasetSpace):
         base = [record(x[3 + i * f:3 + (i + 1) * f], False) for i in range(size)]
         new = record(x[3 + self.n_max * f:3 + (self.n_max + 1) * f], True)
         return self._assemble(base, pos, new, bool(x[2] >= 0.5))
-
-    def random_pair(self, rng: np.random.Generator) -> tuple[list, list]:
-        """:meth:`DatasetSpace.random_pair` (coordinates snapped to the ends with
-        probability ``SNAP``)."""
-        x = rng.random(self.dimension)
-        snap = rng.random(self.dimension) < SNAP
-        x[snap] = rng.integers(0, 2, size=int(snap.sum()))
-        return self.from_vector(x)
 
     def strategy(self):
         from hypothesis import strategies as st

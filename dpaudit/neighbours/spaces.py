@@ -102,8 +102,61 @@ def _plain_number(value, integer: bool):
     return int(value) if integer else float(value)
 
 
+class RecordLists(DatasetSpace):
+    """Datasets that are lists of ``min_size``..``n_max`` records, neighbours by
+    ``neighbouring`` = ``"add-remove"`` (one dataset is the other with one record added, at
+    any position) or ``"replace"`` (same size, one record replaced).  The part of
+    :class:`BoundedRecords` and :class:`~dpaudit.neighbours.categorical.CategoricalRecords`
+    that does not depend on what a record is; subclasses are dataclasses with the fields
+    ``n_max``, ``min_size`` and ``neighbouring``.
+
+    A pair is built from a *base* dataset of ``size`` records (the smaller one under
+    add-remove; either under replace), a position and a new record; coordinate x₀ of the
+    continuous parametrisation picks the size, x₁ the position, x₂ the direction.
+    """
+
+    n_max: int
+    min_size: int
+    neighbouring: str
+
+    def _check_neighbouring(self) -> None:
+        """Raise ValueError unless ``neighbouring`` is known and some size admits it."""
+        if self.neighbouring not in ("add-remove", "replace"):
+            raise ValueError(f"neighbouring must be 'add-remove' or 'replace', "
+                             f"got {self.neighbouring!r}")
+        smallest = max(self.min_size, 1 if self.neighbouring == "replace" else 0)
+        largest = self.n_max - 1 if self.neighbouring == "add-remove" else self.n_max
+        if self.min_size < 0 or smallest > largest:
+            raise ValueError(f"no dataset sizes in {self.min_size}..{self.n_max} admit "
+                             f"{self.neighbouring} neighbours")
+
+    # sizes of the *base* dataset: the smaller one (add-remove) or both (replace)
+    def _sizes(self) -> tuple[int, int]:
+        if self.neighbouring == "add-remove":
+            return self.min_size, self.n_max - 1
+        return max(self.min_size, 1), self.n_max
+
+    def relation(self):
+        return add_remove_one if self.neighbouring == "add-remove" else replace_one
+
+    def _size_and_position(self, x: np.ndarray) -> tuple[int, int]:
+        """(the base dataset's size, the new record's position) from x₀ and x₁."""
+        s_min, s_max = self._sizes()
+        size = s_min + self._index(x[0], s_max - s_min + 1)
+        slots = size + 1 if self.neighbouring == "add-remove" else size
+        return size, (self._index(x[1], slots) if slots else 0)
+
+    def _assemble(self, base: list, pos: int, new, swap: bool) -> tuple[list, list]:
+        """(base, base with ``new`` inserted at / replacing ``pos``), swapped if ``swap``."""
+        if self.neighbouring == "add-remove":
+            other = base[:pos] + [new] + base[pos:]
+        else:
+            other = base[:pos] + [new] + base[pos + 1:]
+        return (other, base) if swap else (base, other)
+
+
 @dataclass(frozen=True)
-class BoundedRecords(DatasetSpace):
+class BoundedRecords(RecordLists):
     """Datasets of scalar records in [lo, hi] (integers if ``integer``), of sizes
     ``min_size``..``n_max``, under ``neighbouring`` = ``"add-remove"`` (one dataset is the
     other with one record added, at any position) or ``"replace"`` (same size, one record
@@ -126,29 +179,13 @@ class BoundedRecords(DatasetSpace):
     def __post_init__(self):
         if not (math.isfinite(self.lo) and math.isfinite(self.hi) and self.lo <= self.hi):
             raise ValueError(f"need finite lo <= hi, got [{self.lo}, {self.hi}]")
-        if self.neighbouring not in ("add-remove", "replace"):
-            raise ValueError(f"neighbouring must be 'add-remove' or 'replace', "
-                             f"got {self.neighbouring!r}")
-        smallest = max(self.min_size, 1 if self.neighbouring == "replace" else 0)
-        largest = self.n_max - 1 if self.neighbouring == "add-remove" else self.n_max
-        if self.min_size < 0 or smallest > largest:
-            raise ValueError(f"no dataset sizes in {self.min_size}..{self.n_max} admit "
-                             f"{self.neighbouring} neighbours")
+        self._check_neighbouring()
         if self.integer and (self.lo != math.floor(self.lo) or self.hi != math.floor(self.hi)):
             raise ValueError(f"integer records need integer bounds, got [{self.lo}, {self.hi}]")
-
-    # sizes of the *base* dataset: the smaller one (add-remove) or both (replace)
-    def _sizes(self) -> tuple[int, int]:
-        if self.neighbouring == "add-remove":
-            return self.min_size, self.n_max - 1
-        return max(self.min_size, 1), self.n_max
 
     @property
     def dimension(self) -> int:
         return self.n_max + 3
-
-    def relation(self):
-        return add_remove_one if self.neighbouring == "add-remove" else replace_one
 
     def proposals(self) -> list[Proposal]:
         """The records' adversarial pairs (:func:`~dpaudit.neighbours.proposals.bounded_record_proposals`)."""
@@ -161,19 +198,9 @@ class BoundedRecords(DatasetSpace):
             return lo + self._index(u, hi - lo + 1)
         return float(self.lo + u * (self.hi - self.lo))
 
-    def _assemble(self, base: list, pos: int, new, swap: bool) -> tuple[list, list]:
-        if self.neighbouring == "add-remove":
-            other = base[:pos] + [new] + base[pos:]
-        else:
-            other = base[:pos] + [new] + base[pos + 1:]
-        return (other, base) if swap else (base, other)
-
     def from_vector(self, x) -> tuple[list, list]:
         x = self._unit(x, self.dimension)
-        s_min, s_max = self._sizes()
-        size = s_min + self._index(x[0], s_max - s_min + 1)
-        slots = size + 1 if self.neighbouring == "add-remove" else size
-        pos = self._index(x[1], slots) if slots else 0
+        size, pos = self._size_and_position(x)
         base = [self._record(u) for u in x[3:3 + size]]
         return self._assemble(base, pos, self._record(x[-1]), bool(x[2] >= 0.5))
 
@@ -344,4 +371,4 @@ class SingleCategorical(DatasetSpace):
         return f"one categorical record in {{0, …, {self.k - 1}}} (local DP: any two records)"
 
 
-__all__ = ["DatasetSpace", "BoundedRecords", "QueryAnswers", "SingleCategorical"]
+__all__ = ["DatasetSpace", "RecordLists", "BoundedRecords", "QueryAnswers", "SingleCategorical"]

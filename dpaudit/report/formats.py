@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from dpaudit.util.plugins import EntryPointRows
+
 ENTRY_POINT_GROUP = "dpaudit.report_formats"
 
 
@@ -133,7 +135,6 @@ class CommentFormat(ReportFormat):
 
 
 _FORMATS: dict[str, type[ReportFormat]] = {}
-_PLUGINS_LOADED = False
 
 
 def register_report_format(cls: type[ReportFormat]) -> type[ReportFormat]:
@@ -164,24 +165,12 @@ for _cls in (MarkdownFormat, JUnitFormat, HtmlFormat, CommentFormat):
     register_report_format(_cls)
 
 
-def _load_plugins() -> None:
-    global _PLUGINS_LOADED
-    if _PLUGINS_LOADED:
-        return
-    _PLUGINS_LOADED = True
-    from importlib.metadata import entry_points
-
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        cls = entry.load()
-        if getattr(cls, "name", None) != entry.name:
-            raise ValueError(f"entry point {entry.name!r} of {ENTRY_POINT_GROUP} names "
-                             f"{entry.value}, whose name is {getattr(cls, 'name', None)!r}")
-        register_report_format(cls)
+_PLUGINS = EntryPointRows(ENTRY_POINT_GROUP, "name", register_report_format)
 
 
 def report_formats() -> dict[str, ReportFormat]:
     """Every format by name, built-ins first (in the order a run writes them)."""
-    _load_plugins()
+    _PLUGINS.load()
     return {name: cls() for name, cls in _FORMATS.items()}
 
 

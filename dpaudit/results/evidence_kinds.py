@@ -16,6 +16,7 @@ from dpaudit.distinguish.result import WHITE_BOX, EpsilonLowerBound, RenyiLowerB
 from dpaudit.evidence.base import Evidence
 from dpaudit.evidence.exact_curve import ExactCurveEvidence
 from dpaudit.util.shared_json import SharedValues
+from dpaudit.util.plugins import EntryPointRows
 
 #: the entry-point group of plug-in evidence classes
 ENTRY_POINT_GROUP = "dpaudit.evidence"
@@ -25,7 +26,6 @@ _KINDS: dict[str, type[Evidence]] = {cls.kind: cls for cls in (
 #: built-in kinds whose modules import the statistics' scipy: loaded when a file holds one
 #: (so that reading no canary evidence — and the CLI's start — costs none of it)
 _LAZY_KINDS = {"canary": ("dpaudit.mechanisms.canaries.evidence", "CanaryEvidence")}
-_PLUGINS_LOADED = False
 
 
 def _load_lazy(kind: str) -> None:
@@ -52,19 +52,7 @@ def register_evidence(cls: type[Evidence]) -> type[Evidence]:
     return cls
 
 
-def _load_plugins() -> None:
-    global _PLUGINS_LOADED
-    if _PLUGINS_LOADED:
-        return
-    _PLUGINS_LOADED = True
-    from importlib.metadata import entry_points
-
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        cls = entry.load()
-        if getattr(cls, "kind", None) != entry.name:
-            raise ValueError(f"entry point {entry.name!r} of {ENTRY_POINT_GROUP} names "
-                             f"{entry.value}, whose kind is {getattr(cls, 'kind', None)!r}")
-        register_evidence(cls)
+_PLUGINS = EntryPointRows(ENTRY_POINT_GROUP, "kind", register_evidence)
 
 
 def evidence_class(kind: str) -> type[Evidence]:
@@ -75,7 +63,7 @@ def evidence_class(kind: str) -> type[Evidence]:
     """
     _load_lazy(kind)
     if kind not in _KINDS:
-        _load_plugins()
+        _PLUGINS.load()
     try:
         return _KINDS[kind]
     except KeyError:
@@ -88,7 +76,7 @@ def evidence_kinds() -> dict[str, type[Evidence]]:
     """Every known kind → its class (plug-ins included)."""
     for kind in _LAZY_KINDS:
         _load_lazy(kind)
-    _load_plugins()
+    _PLUGINS.load()
     return dict(_KINDS)
 
 

@@ -69,16 +69,17 @@ def threshold_plugin(tmp_path, monkeypatch):
         "[dpaudit.evidence]\nthreshold = threshold_audit:ThresholdEvidence\n")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     importlib.invalidate_caches()
-    saved = (dict(table._TABLE), table._PLUGINS_LOADED, dict(evidence_kinds._KINDS),
-             evidence_kinds._PLUGINS_LOADED)
-    table._PLUGINS_LOADED = evidence_kinds._PLUGINS_LOADED = False
+    saved = (dict(table._TABLE), table._PLUGINS.loaded, dict(evidence_kinds._KINDS),
+             evidence_kinds._PLUGINS.loaded)
+    table._PLUGINS.forget()
+    evidence_kinds._PLUGINS.forget()
     yield
     table._TABLE.clear()
     table._TABLE.update(saved[0])
-    table._PLUGINS_LOADED = saved[1]
+    table._PLUGINS.loaded = saved[1]
     evidence_kinds._KINDS.clear()
     evidence_kinds._KINDS.update(saved[2])
-    evidence_kinds._PLUGINS_LOADED = saved[3]
+    evidence_kinds._PLUGINS.loaded = saved[3]
     sys.modules.pop("threshold_audit", None)
 
 

@@ -17,10 +17,10 @@ from dpaudit.audit.procedures.exact_curve import ExactCurveCheck
 from dpaudit.audit.procedures.pair import PairAudit
 
 from dpaudit.spec.kinds import DEFAULT_KIND, ENTRY_POINT_GROUP
+from dpaudit.util.plugins import EntryPointRows
 
 _TABLE: dict[str, AuditProcedure] = {p.kind: p for p in (PairAudit(), ExactCurveCheck(),
                                                          CanaryAudit())}
-_PLUGINS_LOADED = False
 
 
 def register_procedure(cls: type[AuditProcedure]) -> type[AuditProcedure]:
@@ -38,24 +38,12 @@ def register_procedure(cls: type[AuditProcedure]) -> type[AuditProcedure]:
     return cls
 
 
-def _load_plugins() -> None:
-    global _PLUGINS_LOADED
-    if _PLUGINS_LOADED:
-        return
-    _PLUGINS_LOADED = True
-    from importlib.metadata import entry_points
-
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        cls = entry.load()
-        if getattr(cls, "kind", None) != entry.name:
-            raise ValueError(f"entry point {entry.name!r} of {ENTRY_POINT_GROUP} names "
-                             f"{entry.value}, whose kind is {getattr(cls, 'kind', None)!r}")
-        register_procedure(cls)
+_PLUGINS = EntryPointRows(ENTRY_POINT_GROUP, "kind", register_procedure)
 
 
 def kinds() -> list[str]:
     """Every known kind, built-ins first."""
-    _load_plugins()
+    _PLUGINS.load()
     return list(_TABLE)
 
 
@@ -66,7 +54,7 @@ def procedure(kind: str) -> AuditProcedure:
       ValueError: an unknown kind (the message lists the known ones).
     """
     if kind not in _TABLE:
-        _load_plugins()
+        _PLUGINS.load()
     try:
         return _TABLE[kind]
     except KeyError:
