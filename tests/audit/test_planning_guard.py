@@ -160,7 +160,8 @@ def test_large_datasets_are_summarised_in_results_json_and_report_reads_them(tmp
     path = tmp_path / "gm.toml"
     # dim = 320: the tightness pair's datasets are 320 × 320 = 102 400 values (> 100 000); the
     # projection distinguisher, not auto's quadratic statistics of 320-dimensional outputs (the
-    # datasets are under test here: ~70 s → ~8 s of CPU, benchmarks/RESULTS.md "Test suite cost")
+    # datasets are under test here: the run's 24.8 → 7.2 CPU-s, benchmarks/RESULTS.md "Test
+    # suite cost")
     path.write_text(textwrap.dedent("""
         [suite]
         name = "gm"
