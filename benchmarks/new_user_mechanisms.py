@@ -89,7 +89,9 @@ class ExpMedian(_Base):
 
 
 class FixedClipMean(_Base):
-    """Correct: mean of records clipped to [0, 1] over >= 2 records, Lap((1/2 + g)/eps)."""
+    """Written as correct: mean of records clipped to [0, 1] over >= 2 records,
+    Lap((1/2 + g)/eps) — but np.clip lets a NaN record through, and the release is NaN on the
+    dataset that holds it (the grey-box replay's nonfinite-release finding, every route)."""
     name = "fixed-clip-mean"
 
     def validate_dataset(self, dataset):

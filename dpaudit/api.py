@@ -113,7 +113,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                     name: str | None = None, backend=None,
                     memory_limit: int | str | None = None, search=True,
                     representation: bool | None = None, floating_point: str = "fail",
-                  sequential: bool = True,
+                    replay: str = "fail", sequential: bool = True,
                     power: float | None = DEFAULT_POWER,
                     require_power: bool = False, kind: str = DEFAULT_KIND,
                     options: dict | None = None, claim=None, sweep: dict | None = None,
@@ -160,6 +160,8 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
         audit: ``"fail"`` (the default: it fails like any violation) or ``"warn"`` (a warning;
         the audit is judged on its value-level verdict — for code that is not the production
         sampler).  A value-level violation fails either way.
+      replay: how a grey-box replay finding (:mod:`dpaudit.audit.procedures.replay`) gates
+        the audit: ``"fail"`` (the default), ``"warn"`` (a warning) or ``"off"`` (no replay).
       sequential, power, require_power: the stopping rule, as a suite's keys
         (:class:`dpaudit.stats.sequential.StoppingRule`): draw in looks and stop once the
         verdict is decided (False: fixed n, all ``samples`` in one look); the power target
@@ -191,7 +193,7 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
                       alphas=alphas, samples=samples, expect=expect,
                       distinguisher=distinguisher, white_box=white_box, name=name,
                       search=search, representation=representation,
-                      floating_point=floating_point, sequential=sequential,
+                      floating_point=floating_point, replay=replay, sequential=sequential,
                       power=power, require_power=require_power, kind=kind, options=options,
                       sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,
@@ -200,14 +202,13 @@ def audit_mechanism(mechanism, *, params: dict | None = None, pairs=None,
 
 def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = None,
                   params: dict | None = None,
-                  delta: float | Iterable[float] | None = None,
-                  samples: int = DEFAULT_SAMPLES,
+                  delta: float | Iterable[float] | None = None, samples: int = DEFAULT_SAMPLES,
                   confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED,
                   workers: int = 1, expect="consistent", distinguisher: str = "auto",
                   name: str | None = None, backend=None,
                   memory_limit: int | str | None = None, search=True,
                   representation: bool | None = None, floating_point: str = "fail",
-                  sequential: bool = True,
+                  replay: str = "fail", sequential: bool = True,
                   power: float | None = DEFAULT_POWER,
                   require_power: bool = False, kind: str = DEFAULT_KIND,
                   options: dict | None = None, sweep: dict | None = None,
@@ -233,7 +234,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
       params: keyword arguments of the sampler (:mod:`dpaudit.mechanisms.sampler`); those
         left out take the function's defaults (``result.defaulted_parameters``).
       delta, samples, confidence, seed, workers, expect, backend, memory_limit, search,
-        floating_point, isolate: as in :func:`audit_mechanism`.
+        floating_point, replay, isolate: as in :func:`audit_mechanism`.
       representation: read the outputs' float64 representation (default True for a
         sampler; False audits the real-valued mechanism the sampler stands for).
       sequential, power, require_power, kind, options, sweep, note: as for
@@ -255,7 +256,7 @@ def audit_sampler(sampler, claim=None, pairs=None, *, epsilon: float | None = No
     spec = audit_spec(sampler=sampler, claim=claim, params=params, pairs=pairs, delta=delta,
                       samples=samples, expect=expect, distinguisher=distinguisher, name=name,
                       search=search, representation=representation,
-                      floating_point=floating_point, sequential=sequential,
+                      floating_point=floating_point, replay=replay, sequential=sequential,
                       power=power, require_power=require_power, kind=kind, options=options,
                       sweep=sweep, note=note)
     return run_audit(spec, confidence=confidence, seed=seed, workers=workers,

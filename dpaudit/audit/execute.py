@@ -107,7 +107,7 @@ def warning_text(w) -> str:
 
 def _powered(certificate: Certificate, rule) -> Certificate:
     """The certificate with its ``underpowered`` flag under the point's stopping rule."""
-    if rule is None:
+    if rule is None or not certificate.power_applies:
         return certificate
     return dataclasses.replace(certificate, underpowered=rule.is_underpowered(
         certificate.verdict, certificate.notion, certificate.claimed_epsilon,

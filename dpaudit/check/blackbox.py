@@ -79,8 +79,13 @@ def power_warning(evidence, claimed: float, detectable: float) -> str | None:
 
 def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
                    representation: bool | None = None, search=True,
-                   stopping=None, floating_point: str = "fail") -> StepResult:
-    """Step 6 (see the module docstring)."""
+                   stopping=None, floating_point: str = "fail",
+                   replay: str = "fail") -> StepResult:
+    """Step 6 (see the module docstring).  Its suite is the audit every route plans, replay
+    included (``replay``); the replay's task is run by step 2 (the same
+    :func:`dpaudit.replay.run.audit_replay`, the same gate), so this step runs the rest."""
+    import dataclasses
+
     from dpaudit.audit.single import run_single
     from dpaudit.backends.local import LocalBackend
 
@@ -97,17 +102,20 @@ def step_black_box(mech, claim, samples: int, seed: int, confidence: float,
     delta = audit_delta(claim)  # what the plan resolves the left-out delta to
     claimed = float(claim.epsilon(delta))
     suite = black_box_suite(mech, samples, seed, confidence, representation=representation,
-                            search=search, stopping=stopping, floating_point=floating_point)
+                            search=search, stopping=stopping, floating_point=floating_point,
+                            replay=replay)
+    suite = dataclasses.replace(suite, audits=tuple(dataclasses.replace(a, replay="off")
+                                                    for a in suite.audits))  # step 2 replayed
     points, info = run_single(suite, LocalBackend(1))
     return judge_black_box(points[0], info, claimed, delta, confidence)
 
 
 def black_box_suite(mech, samples: int, seed: int, confidence: float,
                     representation: bool | None = None, search=True, stopping=None,
-                    floating_point: str = "fail"):
+                    floating_point: str = "fail", replay: str = "fail"):
     """The suite of one audit the black-box step runs: the audit a suite row, the API and
     the fixture state with the same keys — ``delta`` left out (the claim's δ, in every
-    route), the same search, representation, stopping rule and float gate."""
+    route), the same search, representation, stopping rule, float gate and replay gate."""
     from dpaudit.audit.single import single_audit_suite
     from dpaudit.suite.targets import MECHANISM, Target
 
@@ -117,7 +125,8 @@ def black_box_suite(mech, samples: int, seed: int, confidence: float,
                                             require_power=stopping.require_power)
     return single_audit_suite(target, samples=samples, confidence=confidence, seed=seed,
                               search=search, representation=representation,
-                              floating_point=floating_point, caller="dpaudit check", **rule)
+                              floating_point=floating_point, replay=replay,
+                              caller="dpaudit check", **rule)
 
 
 def judge_black_box(point, info, claimed: float, delta: float, confidence: float

@@ -12,19 +12,26 @@ Two looks inside the code, each where it applies:
   side only; warnings for data-dependent control flow, noise scales that depend on the data,
   code that raises on one side, randomness the replay cannot hold fixed.
 
-The step is a violation when either part finds one, an error when the search cannot run; the
+The replay is the one every route's audit runs (:func:`dpaudit.replay.run.audit_replay`, the
+``replay`` audit procedure's), gated by the same ``replay`` key (``--replay``): ``fail``,
+``warn`` (its violations become warnings) or ``off``.  The step is a violation when either
+part finds one, an error when the search cannot run; the
 replay's warnings are the step's warnings and its notes are detail lines.  The replay draws
 from ``SeedSequence([seed, 2])``, the search from its own stream (as before the replay).
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from dpaudit.check.greybox import (NORM_SYMBOLS, SensitivityError, applicable, format_pair,
                                    search_sensitivity)
 from dpaudit.check.result import CONSISTENT, ERROR, SKIPPED, VIOLATION, StepResult
-from dpaudit.replay import ReplayReport, Severity, replay_mechanism
+from dpaudit.replay import Finding, ReplayReport, Severity
+from dpaudit.replay.run import audit_replay
+from dpaudit.spec.coverage import FAIL, OFF, WARN
 from dpaudit.util.numbers import format_number as fmt
 
 STEP = "sensitivity"
@@ -68,18 +75,27 @@ def replay_summary(report: ReplayReport) -> str:
 
 
 def _replay(mech, seed: int) -> tuple[ReplayReport | None, str]:
-    """(the replay's report, "") or (None, why it could not run)."""
+    """(the replay's report, "") or (None, why it could not run): the replay every route's
+    audit runs (:func:`dpaudit.replay.run.audit_replay`)."""
     stream = int(np.random.SeedSequence([int(seed), 2]).generate_state(1)[0])
-    try:
-        return replay_mechanism(mech, seed=stream), ""
-    except Exception as exc:  # noqa: BLE001 - a replay that cannot run is said, not raised
-        return None, f"the replay could not run: {type(exc).__name__}: {exc}"
+    return audit_replay(mech, seed=stream)
 
 
-def step_greybox(mech, seed: int, budget: dict) -> StepResult:
-    """Step 2 (see the module docstring)."""
+def step_greybox(mech, seed: int, budget: dict, replay: str = FAIL) -> StepResult:
+    """Step 2 (see the module docstring); ``replay`` is the audit's gate (``fail``,
+    ``warn`` or ``off``, :data:`dpaudit.spec.coverage.REPLAY_GATES`)."""
     search = _search(mech, seed, budget)
+    if replay == OFF:
+        if search is None:
+            return StepResult(STEP, SKIPPED, f"{applicable(mech)}, and replay = \"off\"")
+        return dataclasses.replace(search, lines=list(search.lines) + ["no replay: replay = "
+                                                                       "\"off\""])
     report, why = _replay(mech, seed)
+    if report is not None and replay == WARN and report.verdict == "violation":
+        gated = tuple(Finding(f.kind, Severity.WARNING,
+                              f'{f.text} (replay = "warn": not a failure)', f.example, f.pairs)
+                      if f.severity is Severity.VIOLATION else f for f in report.findings)
+        report = dataclasses.replace(report, findings=gated)
     if search is None and report is not None and not report.replays:
         return StepResult(STEP, SKIPPED, f"{applicable(mech)}, and no pair to replay (no "
                           f"worst-case pair the relation takes, no dataset space)",

@@ -301,14 +301,15 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
                     on_step: Callable[[int, StepResult], None] | None = None,
                     given: dict | None = None, search=True,
                     representation: bool | None = None, stopping=None,
-                    floating_point: str = "fail") -> CheckResult:
+                    floating_point: str = "fail", replay: str = "fail") -> CheckResult:
     """Run the six steps on a built mechanism (see the module docstring).
 
     ``given``: the keyword arguments ``mech`` was built with, when known (``dpaudit check``'s
     ``--params``); the result then lists the parameters they left at their defaults
     (``defaulted_parameters``; {} without ``given``).  ``search`` and ``representation``: the
     black-box step's pair search and float64 reading, and ``floating_point`` how a
-    float64-representation finding gates it, as in :func:`dpaudit.audit_mechanism`;
+    float64-representation finding gates it, and ``replay`` how a grey-box replay finding
+    gates step 2 (``fail``, ``warn``, ``off``), as in :func:`dpaudit.audit_mechanism`;
     ``stopping``: its :class:`~dpaudit.stats.sequential.StoppingRule` (None: the default,
     sequential with a power target of 1.1).
 
@@ -338,14 +339,15 @@ def check_mechanism(mech, *, spec: str = "", samples: int = DEFAULT_SAMPLES, see
 
     runs = [
         ("claim", claim_step),
-        ("sensitivity", lambda: step_greybox(mech, seed, budget)),
+        ("sensitivity", lambda: step_greybox(mech, seed, budget, replay)),
         ("calibration", lambda: step_calibration(mech, samples, seed, calibration_confidence)),
         ("exact", lambda: step_exact_curve(mech, holder.get("claim"))),
         ("canary", lambda: step_canary(mech, holder.get("claim"), seed)),
         ("black-box", lambda: step_black_box(mech, holder.get("claim"), samples, seed,
                                              blackbox_confidence, representation=representation,
                                              search=search, stopping=stopping,
-                                             floating_point=floating_point)),
+                                             floating_point=floating_point,
+                                             replay=replay)),
     ]
     for i, (name, fn) in enumerate(runs, start=1):
         with one_numerical_thread():  # no number depends on the machine's threads

@@ -133,7 +133,7 @@ def cmd_check(args, argv: list[str]) -> int:
         result = check_mechanism(mech, spec=args.mechanism, samples=args.samples,
                                  seed=args.seed, on_step=on_step, given=params,
                                  search=args.search, representation=representation,
-                                 floating_point=args.floating_point,
+                                 floating_point=args.floating_point, replay=args.replay,
                                  stopping=StoppingRule(not args.fixed_n,
                                                        args.power or DEFAULT_POWER,
                                                        args.require_power))

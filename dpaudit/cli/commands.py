@@ -180,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="black-box step: a finding on the float64 representation alone "
                           "fails the step (default) or is a warning beside the value-level "
                           "verdict (a suite's floating_point = \"warn\")")
+    chk.add_argument("--replay", choices=("fail", "warn", "off"), default="fail",
+                     help="step 2: a finding of the grey-box replay (the code run on D and D' "
+                          "with its randomness held fixed: a release moving by more than the "
+                          "declared sensitivity, NaN/inf on one side only) fails the check "
+                          "(default), is a warning, or the replay is not run (a suite's "
+                          "replay = \"warn\" / \"off\")")
     _add_prove_parser(sub)
     _add_init_parser(sub)
     add_report_parsers(sub)

@@ -280,8 +280,10 @@ def _run_locked(args, argv: list[str], stops: StopRequests) -> int:
             at = "" if point.sweep is None else f"[{point.sweep.parameter}={point.sweep.value}]"
             got = (f"{point.verdict}, underpowered (require_power)"
                    if point.verdict == point.expect else point.verdict)
+            why = next((c.rejection_reason for _, c in point.certificates()
+                        if c.rejection_reason), None)  # e.g. the grey-box replay's finding
             print(f"  unmet: {point.suite}/{point.audit}{at}: expected {point.expect}, "
-                  f"got {got}")
+                  f"got {got}" + (f" — {why}" if why else ""))
     for series in run.series:  # a series is not a certificate: say here that it failed
         if series.error:
             print(f"dpaudit: error: {series.suite}/series {series.name}: {series.error}",

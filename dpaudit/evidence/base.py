@@ -54,6 +54,9 @@ class Evidence(abc.ABC):
     kind: ClassVar[str] = ""
     #: whether :attr:`bound` holds with a stated confidence (sampled) rather than exactly
     certified: ClassVar[bool] = True
+    #: whether a power is defined for it (a certificate whose evidence has none — the grey-box
+    #: replay's — is never judged underpowered)
+    has_power: ClassVar[bool] = True
 
     @property
     @abc.abstractmethod

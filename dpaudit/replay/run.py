@@ -35,6 +35,12 @@ DEFAULT_RANDOM_PAIRS = 24
 #: wall seconds after which no further pair is started (the pairs are replayed in order:
 #: the named ones first); slow code (a training run per output) is replayed on fewer pairs
 DEFAULT_BUDGET_SECONDS = 30.0
+#: the replay every audit runs (:func:`audit_replay`: ``dpaudit run``, the pytest plugin, the
+#: API and ``dpaudit check``): the named pairs, every proposal, and this many random pairs —
+#: the proposals are where implementations break, and the replay is one run per side per pair
+AUDIT_RANDOM_PAIRS = 4
+#: its time budget, seconds (slow code is replayed on the named pairs and the first proposals)
+AUDIT_BUDGET_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -157,4 +163,18 @@ def replay_mechanism(code, pairs=None, *, sensitivity: float | None = None,
                         target.sensitivity, target.norm, tuple(skipped), out_of_time)
 
 
-__all__ = ["DEFAULT_RANDOM_PAIRS", "replay_mechanism", "replay_pairs_of"]
+def audit_replay(code, pairs=None, *, seed: int = 0) -> tuple[ReplayReport | None, str]:
+    """The replay an audit runs, in every route (the ``replay`` audit procedure,
+    :mod:`dpaudit.audit.procedures.replay`, and ``dpaudit check``'s step 2): ``code``'s pairs
+    (default its worst-case pairs), its space's proposals and :data:`AUDIT_RANDOM_PAIRS`
+    random pairs, within :data:`AUDIT_BUDGET_SECONDS`.  Never raises: returns (the report,
+    "") or (None, why the replay could not run)."""
+    try:
+        return replay_mechanism(code, pairs, seed=seed, random_pairs=AUDIT_RANDOM_PAIRS,
+                                budget_seconds=AUDIT_BUDGET_SECONDS), ""
+    except Exception as exc:  # noqa: BLE001 - a replay that cannot run is said, not raised
+        return None, f"the replay could not run: {type(exc).__name__}: {exc}"
+
+
+__all__ = ["AUDIT_BUDGET_SECONDS", "AUDIT_RANDOM_PAIRS", "DEFAULT_RANDOM_PAIRS", "audit_replay",
+           "replay_mechanism", "replay_pairs_of"]

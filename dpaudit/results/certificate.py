@@ -101,6 +101,13 @@ class EvidenceReadings:
         return _white_box(self.evidence)
 
     @property
+    def power_applies(self) -> bool:
+        """Whether a power is defined for this certificate: some of its evidence has one (or
+        it has none yet, an error's).  A certificate of the grey-box replay alone has no power
+        and is never underpowered."""
+        return not self.evidence or any(e.has_power for e in self.evidence)
+
+    @property
     def epsilon_lower_bound(self) -> float | None:
         """The primary evidence's bound (None when there is none, as on most errors)."""
         primary = self.black_box
@@ -143,7 +150,10 @@ class EvidenceReadings:
         return (self.verdict == Verdict.VIOLATION and self.notion == CertificateNotion.DP
                 and any(e.floating_point for e in self.evidence)
                 and value is not None and self.claimed_epsilon is not None
-                and value <= self.claimed_epsilon)
+                and value <= self.claimed_epsilon
+                # another finding (the grey-box replay's) rejects the claim on its own
+                and not any(not e.floating_point and e.rejects(self.claimed_epsilon)
+                            for e in self.evidence))
 
     @property
     def floating_point_finding(self) -> str | None:

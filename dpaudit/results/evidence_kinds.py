@@ -15,6 +15,7 @@ from __future__ import annotations
 from dpaudit.distinguish.result import WHITE_BOX, EpsilonLowerBound, RenyiLowerBound
 from dpaudit.evidence.base import Evidence
 from dpaudit.evidence.exact_curve import ExactCurveEvidence
+from dpaudit.evidence.replay import ReplayEvidence
 from dpaudit.util.shared_json import SharedValues
 from dpaudit.util.plugins import EntryPointRows
 
@@ -22,7 +23,7 @@ from dpaudit.util.plugins import EntryPointRows
 ENTRY_POINT_GROUP = "dpaudit.evidence"
 
 _KINDS: dict[str, type[Evidence]] = {cls.kind: cls for cls in (
-    EpsilonLowerBound, RenyiLowerBound, ExactCurveEvidence)}
+    EpsilonLowerBound, RenyiLowerBound, ExactCurveEvidence, ReplayEvidence)}
 #: built-in kinds whose modules import the statistics' scipy: loaded when a file holds one
 #: (so that reading no canary evidence — and the CLI's start — costs none of it)
 _LAZY_KINDS = {"canary": ("dpaudit.mechanisms.canaries.evidence", "CanaryEvidence")}

@@ -228,7 +228,8 @@ class AuditPoint:
         if rule is not None:
             point = dataclasses.replace(point, tests=tuple(dataclasses.replace(t, certificates=tuple(
                 dataclasses.replace(c, underpowered=rule.is_underpowered(
-                    c.verdict, c.notion, c.claimed_epsilon, c.detectable_epsilon))
+                    c.verdict, c.notion, c.claimed_epsilon, c.detectable_epsilon)
+                    if c.power_applies else None)
                 for c in t.certificates)) for t in point.tests))
         if self.floating_point_gate == WARN:  # a float finding is a warning on its test
             point = dataclasses.replace(point, tests=tuple(dataclasses.replace(t, warnings=(

@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from dpaudit.spec.audit_keys import (PairSpec, parse_pairs, parse_representation,
-                                     parse_floating_point, parse_search)
+from dpaudit.spec.audit_keys import (PairSpec, parse_floating_point, parse_pairs, parse_replay,
+                                     parse_representation, parse_search)
 from dpaudit.spec.coverage import FAIL, SearchBudget
 from dpaudit.spec.fields import (MAX_GRID_VALUES, Sweep, Where, delta_value, is_int,
                                  is_number, parse_sweep, read_min_samples, read_samples,
@@ -59,6 +59,8 @@ AUDIT_KEYS: dict[str, str] = {
     "search": "the pair search of the dataset space: true, false or a budget table",
     "representation": "read the outputs' float64 representation (default: by code)",
     "floating_point": 'how a float64-representation finding gates: "fail" (default) or "warn"',
+    "replay": 'the grey-box replay of the code on every pair with its randomness held fixed: '
+              '"fail" (default: a finding fails the audit), "warn" or "off"',
     "sequential": "draw in looks and stop when decided (default true)",
     "power": "the power target, a multiple of the claim (default 1.1), or false",
     "require_power": "fail an underpowered certificate (default false)",
@@ -97,6 +99,7 @@ class AuditSpec:
     search: SearchBudget | None = SearchBudget()  # None: no pair search (dpaudit.spec.coverage)
     representation: bool | None = None  # None: representation_default(mechanism)
     floating_point: str = FAIL  # a floating-point-only violation fails, or warns (coverage)
+    replay: str = FAIL  # a grey-box replay finding fails, warns, or no replay (coverage)
     stopping: StoppingRule | None = None  # None: the suite's (dpaudit.spec.stopping_keys)
     kind: str = DEFAULT_KIND  # the audit procedure (dpaudit.audit.procedures)
     options: dict = field(default_factory=dict)  # the procedure's own options (its check())
@@ -131,6 +134,8 @@ class AuditSpec:
             out["representation"] = self.representation
         if self.floating_point != FAIL:
             out["floating_point"] = self.floating_point
+        if self.replay != FAIL:
+            out["replay"] = self.replay
         if self.stopping is not None:
             out.update(sequential=self.stopping.sequential,
                        power=False if self.stopping.power is None else self.stopping.power,
@@ -267,6 +272,7 @@ def read_audit(table: dict, where: Where, *, index: int, read_target: Callable[[
     search = parse_search(table, where)
     representation = parse_representation(table, where)
     floating_point = parse_floating_point(table, where)
+    replay = parse_replay(table, where)
     stopping = (parse_stopping(table, where, default_stopping)
                 if STOPPING_KEYS & set(table) else None)
     return AuditSpec(index=index, name=name, mechanism=target.reference, params=dict(params),
@@ -275,7 +281,8 @@ def read_audit(table: dict, where: Where, *, index: int, read_target: Callable[[
                      alphas=alphas, distinguisher=distinguisher, white_box=white_box,
                      sweep=sweep, expects=expects, exact_points=exact_points, target=target,
                      min_samples=min_samples, search=search, representation=representation,
-                     floating_point=floating_point, stopping=stopping, kind=kind, options=dict(options))
+                     floating_point=floating_point, replay=replay, stopping=stopping, kind=kind,
+                     options=dict(options))
 
 
 __all__ = ["AUDIT_KEYS", "DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_SEED", "EXPECTATIONS",

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.spec.coverage import FAIL, FLOATING_POINT_GATES, SearchBudget, search_budget
+from dpaudit.spec.coverage import (FAIL, FLOATING_POINT_GATES, REPLAY_GATES, SearchBudget,
+                                   search_budget)
 from dpaudit.util.hints import did_you_mean
 from dpaudit.spec.fields import Where, check_keys
 
@@ -87,6 +88,16 @@ def parse_floating_point(table: dict, where: Where) -> str:
     return value
 
 
+def parse_replay(table: dict, where: Where) -> str:
+    """The audit's ``replay`` key: ``"fail"`` (default), ``"warn"`` or ``"off"``
+    (:data:`dpaudit.spec.coverage.REPLAY_GATES`)."""
+    value = table.get("replay", FAIL)
+    if value not in REPLAY_GATES:
+        raise where.error("replay", '"fail" (a grey-box replay finding fails the audit), '
+                                    '"warn" (it is a warning) or "off" (no replay)', value)
+    return value
+
+
 def parse_representation(table: dict, where: Where) -> bool | None:
     """The audit's ``representation`` key: True, False, or None when left out (the
     default then depends on the code, :func:`dpaudit.spec.coverage.representation_default`)."""
@@ -96,5 +107,6 @@ def parse_representation(table: dict, where: Where) -> bool | None:
     return value
 
 
-__all__ = ["PairSpec", "parse_floating_point", "parse_pairs", "parse_representation",
+__all__ = ["PairSpec", "parse_floating_point", "parse_pairs", "parse_replay",
+           "parse_representation",
            "parse_search"]

@@ -145,6 +145,15 @@ FAIL, WARN = "fail", "warn"
 FLOATING_POINT_GATES = (FAIL, WARN)
 
 
+#: how a finding of the grey-box replay (:mod:`dpaudit.replay`: the release moves by more than
+#: the declared sensitivity with the noise held fixed, or is NaN/±∞ on one dataset only) gates
+#: an audit — the ``replay`` key of every route: it fails the audit (``fail``, the default: the
+#: code did this on these datasets, no sampling error), is a warning on the audit's replay test
+#: (``warn``), or the replay is not run (``off``).
+OFF = "off"
+REPLAY_GATES = (FAIL, WARN, OFF)
+
+
 def floating_point_warning(finding: str | None, value_bound: float | None,
                            claimed: float | None) -> str:
     """The warning a gated (``warn``) floating-point violation leaves on its test."""
@@ -155,6 +164,6 @@ def floating_point_warning(finding: str | None, value_bound: float | None,
             f"ε_LB {value} is within the claim {claim}")
 
 
-__all__ = ["DEFAULT_CANDIDATES", "FAIL", "FLOATING_POINT_GATES", "FLOAT_FIXES", "WARN",
+__all__ = ["DEFAULT_CANDIDATES", "FAIL", "FLOATING_POINT_GATES", "OFF", "REPLAY_GATES", "FLOAT_FIXES", "WARN",
            "floating_point_warning", "DEFAULT_KEEP", "NAMED_PAIRS_ONLY", "SearchBudget",
            "no_search_reason", "representation_default", "search_budget"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 #: the entry-point group of plug-in audit procedures
 ENTRY_POINT_GROUP = "dpaudit.procedures"
 #: the built-in kinds, in the order the docs list them
-BUILTIN_KINDS = ("pair", "exact-curve", "canary")
+BUILTIN_KINDS = ("pair", "exact-curve", "canary", "replay")
 #: the kind of an ``[[audit]]`` that names none
 DEFAULT_KIND = "pair"
 

@@ -1,7 +1,7 @@
 """The same audit every way, defaults included (issue 36, item 5): a suite row (what
 ``dpaudit run`` and ``--dpaudit-suites`` read), the API (what the pytest fixture calls) and
 ``dpaudit check``'s black-box step build the same plan — δ, samples, search, representation,
-stopping rule, float gate — for the same mechanism with nothing but its parameters given.  δ
+stopping rule, float gate, replay gate — for the same mechanism with nothing but its parameters given.  δ
 left out is the claim's δ in every route: 0 for a pure claim, the claim's own δ for (ε, δ)."""
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ def _plan(suite) -> list[tuple]:
         coverage = point.coverage.to_json() if point.coverage is not None else None
         out.append((type(t).__name__, t.deltas, t.alphas, t.samples, t.seed,
                     getattr(t, "white_box", None), getattr(t, "representation", None),
-                    repr(getattr(t, "search", None)), point.expect, coverage, point.power,
-                    point.per_certificate_confidence))
+                    repr(getattr(t, "search", None)), getattr(t, "replay", None),
+                    point.expect, coverage, point.power, point.per_certificate_confidence))
     return out
 
 
@@ -62,6 +62,28 @@ def test_every_route_plans_the_same_audit(name, params, delta):
     row, api, check = _suite_row(name, params), _api(name, params), _check(name, params)
     assert row and row == api == check
     assert {t[1] for t in row} == {(delta,)}
+    # the grey-box replay is part of the audit in every route, gated "fail" by default
+    assert [t[8] for t in row] == ["fail"] + ["off"] * (len(row) - 1)  # the first named test
+
+
+@pytest.mark.parametrize("gate", ["warn", "off"])
+def test_the_replay_gate_is_the_same_key_in_every_route(gate):
+    text = ('[suite]\nname = "s"\n\n[[audit]]\nname = "laplace"\nmechanism = "laplace"\n'
+            f'params = {{ epsilon = 1.0 }}\nreplay = "{gate}"\n')
+    row = _plan(parse_suite(tomllib.loads(text), "s.toml"))
+    spec = audit_spec("laplace", params={"epsilon": 1.0}, replay=gate)
+    keys = {k: v for k, v in spec.keys().items() if k not in ("name", "samples")}
+    api = _plan(single_audit_suite(spec.target, samples=spec.samples,
+                                   confidence=DEFAULT_CONFIDENCE, seed=DEFAULT_SEED, **keys))
+    check = _plan(black_box_suite(create_mechanism("laplace", epsilon=1.0), DEFAULT_SAMPLES,
+                                  DEFAULT_SEED, DEFAULT_CONFIDENCE, replay=gate))
+    assert row == api == check
+    assert [t[8] for t in row] == [gate] + ["off"] * (len(row) - 1)
+
+
+def test_a_bad_replay_gate_is_one_line_naming_the_key():
+    with pytest.raises(ValueError, match=r"replay.*\"fail\".*\"warn\".*\"off\""):
+        audit_spec("laplace", params={"epsilon": 1.0}, replay="maybe")
 
 
 def test_an_explicit_delta_is_honoured_and_left_out_is_the_claims():

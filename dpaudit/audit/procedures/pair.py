@@ -35,7 +35,7 @@ from dpaudit.results.defaults import defaulted_values
 from dpaudit.results.hierarchy import AuditPoint, TestResult
 from dpaudit.results.provenance import Coverage, RecordedPair
 from dpaudit.results.records import describe_exception
-from dpaudit.spec.coverage import SearchBudget, no_search_reason, representation_default
+from dpaudit.spec.coverage import OFF, SearchBudget, no_search_reason, representation_default
 from dpaudit.util.sizes import DEFAULT_MEMORY_LIMIT
 from dpaudit.util.time_limit import DEFAULT_TIME_LIMIT
 
@@ -78,6 +78,9 @@ class PairTask(Task):
       memory_limit: bytes; the task is refused when its estimated peak memory exceeds it.
       representation: also fit statistics of the outputs' float64 representation.
       search: for a searched test, its :class:`SearchedTest`; None for a named pair.
+      replay, replay_pairs: the gate of the grey-box replay this test also runs (``fail``,
+        ``warn``; ``off``: none — the point's first named test runs it, on the point's
+        named pairs, :func:`dpaudit.audit.procedures.replay.add_replay`).
     """
 
     procedure: ClassVar[str] = PAIR
@@ -96,6 +99,8 @@ class PairTask(Task):
     time_limit: float = DEFAULT_TIME_LIMIT
     representation: bool = False
     search: SearchedTest | None = None
+    replay: str = OFF
+    replay_pairs: tuple = ()
 
     @property
     def label(self) -> str:
@@ -230,8 +235,12 @@ class PairAudit(AuditProcedure):
         out = []
         for j, pair in enumerate(pairs):
             key = task_key(audit.name, f"#{j}" if pair is None else pair.name, context.swept)
+            # the first named test also replays the point's code (audit.replay, every route)
+            replay = audit.replay if j == 0 and setup.error is None else OFF
             out.append(PairTask(pair_index=j, pair=pair, white_box=white,
-                                seed=task_seed(context.suite_seed, key), **common))
+                                seed=task_seed(context.suite_seed, key), replay=replay,
+                                replay_pairs=tuple(setup.pairs) if replay != OFF else (),
+                                **common))
         if self.searched(audit, setup):
             search_seed = task_seed(context.suite_seed,
                                     task_key(audit.name, "search", context.swept))

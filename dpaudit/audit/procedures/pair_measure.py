@@ -25,6 +25,7 @@ from dpaudit.claims import claimed_renyi
 from dpaudit.mechanisms.capabilities import ExactRenyi
 from dpaudit.results.privacy_curve import CertifiedBound, DenseCurve, PrivacyCurveFigure
 from dpaudit.results.provenance import BudgetUse, RecordedPair, SearchProvenance
+from dpaudit.spec.coverage import OFF
 
 
 def read_claim(task, mechanism, measured: Measured):
@@ -108,6 +109,10 @@ def measure_pair(task, measured: Measured, counter=None) -> None:
         raise RuntimeError("the estimator returned fewer certificates than the task's δs and αs")
     if task.search is None:  # a searched pair's test is evidence, not a figure
         measured.curve = curve_data(task, pair.name, mechanism, claim, d0, d1, measured)
+    if task.replay != OFF:  # the point's grey-box replay (its evidence joins the certificates)
+        from dpaudit.audit.procedures.replay_measure import add_replay
+
+        add_replay(mechanism, measured, list(task.replay_pairs), task.seed, task.replay)
 
 
 def _searched_pair(task, mechanism):

@@ -1,10 +1,11 @@
 """The table of audit procedures: a suite's ``kind`` → the :class:`AuditProcedure` that runs it.
 
 Built in: ``pair`` (:class:`~dpaudit.audit.procedures.pair.PairAudit`, the default),
-``exact-curve`` (:class:`~dpaudit.audit.procedures.exact_curve.ExactCurveCheck`) and ``canary``
-(:class:`~dpaudit.audit.procedures.canary.CanaryAudit`).  A plug-in
-adds a kind without editing dpaudit by declaring an entry point in the ``dpaudit.procedures``
-group whose name is the kind and whose value names an :class:`AuditProcedure` subclass (its
+``exact-curve`` (:class:`~dpaudit.audit.procedures.exact_curve.ExactCurveCheck`), ``canary``
+(:class:`~dpaudit.audit.procedures.canary.CanaryAudit`) and ``replay``
+(:class:`~dpaudit.audit.procedures.replay.ReplayCheck`, which the pair audit also runs).
+A plug-in adds a kind without editing dpaudit by declaring an entry point in the
+``dpaudit.procedures`` group whose name is the kind and whose value names an :class:`AuditProcedure` subclass (its
 ``kind`` must equal the name); :func:`register_procedure` does the same from Python.
 :func:`procedure` raises ``ValueError`` with "did you mean" for an unknown kind.
 """
@@ -15,12 +16,13 @@ from dpaudit.audit.procedures.base import AuditProcedure
 from dpaudit.audit.procedures.canary import CanaryAudit
 from dpaudit.audit.procedures.exact_curve import ExactCurveCheck
 from dpaudit.audit.procedures.pair import PairAudit
+from dpaudit.audit.procedures.replay import ReplayCheck
 
 from dpaudit.spec.kinds import DEFAULT_KIND, ENTRY_POINT_GROUP
 from dpaudit.util.plugins import EntryPointRows
 
 _TABLE: dict[str, AuditProcedure] = {p.kind: p for p in (PairAudit(), ExactCurveCheck(),
-                                                         CanaryAudit())}
+                                                         CanaryAudit(), ReplayCheck())}
 
 
 def register_procedure(cls: type[AuditProcedure]) -> type[AuditProcedure]:
