@@ -196,6 +196,26 @@ def contract(python: Path, adapters: str) -> subprocess.CompletedProcess:
                         "tests/mechanisms/test_mechanism_contract.py", "-k", adapters])
 
 
+def once_per_session(tmp_path_factory, name: str, produce) -> Path:
+    """A folder that ``produce(folder)`` fills once per test session, whichever pytest-xdist
+    worker asks first: the others wait on a file lock and reuse it (a module-scope fixture is
+    otherwise run once per worker that runs one of the module's tests).  The folder is under
+    the session's shared temporary root (the parent of a worker's base, the base itself
+    without xdist), so no session sees another's; ``produce`` raising leaves no folder."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / f"once-{name}"
+    with open(root / f"once-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "ok").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            produce(folder)
+            (folder / "ok").write_text("done\n")
+    return folder
+
+
 def run(python: Path, args: list[str], timeout: float = 600,
         cwd: Path | None = None) -> subprocess.CompletedProcess:
     """``python args`` with this checkout first on ``PYTHONPATH`` (dpaudit from source)."""

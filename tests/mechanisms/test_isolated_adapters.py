@@ -18,7 +18,8 @@ import pytest
 
 from dpaudit.report.results_file import read_document
 
-from tests.isolated import EnvironmentUnavailable, contract, environment, run
+from tests.isolated import (EnvironmentUnavailable, contract, environment, once_per_session,
+                            run)
 
 pytestmark = pytest.mark.slow
 
@@ -53,20 +54,68 @@ print("ok", snsql.__name__)
 """
 
 
+#: every audit point of audits/external/smartnoise.toml
+SMARTNOISE_POINTS = {"count", "sum", "avg", "count-uncensored", "sum-uncensored",
+                     "avg-uncensored"}
+
+
 @pytest.mark.isolated("smartnoise")
-def test_smartnoise_claims_and_suite(tmp_path):
+def test_smartnoise_claims_and_contract():
     python = _python("smartnoise")
     done = run(python, ["-c", CLAIMS_SN])
     assert done.stdout.strip() == "ok snsql", done.stderr[-3000:]
     checked = contract(python, "smartnoise")
     assert checked.returncode == 0 and "3 passed" in checked.stdout, checked.stdout[-3000:]
-    # one SmartNoise call costs ~1 s: CI runs the uncensored COUNT, whose leak the search
-    # must find (~16 s of CPU; the censored COUNT would add ~25 s, over the budget of
-    # .ci/run, and its claim and contract are checked above); the full suite is
-    # benchmarks/analytics.py's
-    records = _suite(python, "smartnoise", tmp_path, only=["count-uncensored"])
-    pairs = {r["pair"]["name"] for r in records if r["verdict"] == "violation"}
-    assert "searched-key-only-in-one-dataset" in pairs, pairs
+
+
+@pytest.fixture(scope="module")
+def smartnoise_suite(tmp_path_factory):
+    """The whole shipped SmartNoise suite, run once per test session in its environment
+    (``dpaudit run audits/external/smartnoise.toml --profile quick --workers 2``; exit 0 =
+    every expectation met): its results.json records.
+
+    Cost (benchmarks/RESULTS.md, "PipelineDP and SmartNoise suites in .ci/run"): 6 points,
+    12 tests at the 1000-sample floor per side; about 15 CPU s a point, most of it
+    SmartNoise's per-row noise (≈ 0.6 ms per copy of the table) over the screening, the
+    certification and the two-call repeat check of a sampler with its own generator."""
+    python = _python("smartnoise")
+    out = once_per_session(tmp_path_factory, "smartnoise-suite",
+                           lambda folder: _suite(python, "smartnoise", folder))
+    return read_document(out / "out" / "results.json")["audits"]
+
+
+@pytest.mark.isolated("smartnoise")
+def test_every_point_of_the_shipped_smartnoise_suite_meets_its_expectation(smartnoise_suite):
+    assert {r["audit"] for r in smartnoise_suite} == SMARTNOISE_POINTS
+    assert all(r["met_expectation"] and r["error"] is None for r in smartnoise_suite)
+
+
+@pytest.mark.isolated("smartnoise")
+def test_the_search_finds_the_uncensored_key_only_one_dataset_has(smartnoise_suite):
+    """censor_dims = false: the searched key-only-in-one-dataset pair, not the named one,
+    certifies the violation of every uncensored aggregate (ε_LB 4.75 at 1000 samples per
+    side against claims 1 and 2: the verdict is not in doubt at the floor)."""
+    for audit in ("count-uncensored", "sum-uncensored", "avg-uncensored"):
+        pairs = {r["pair"]["name"] for r in smartnoise_suite
+                 if r["audit"] == audit and r["verdict"] == "violation"}
+        assert "searched-key-only-in-one-dataset" in pairs, (audit, pairs)
+
+
+@pytest.mark.isolated("smartnoise")
+def test_the_censored_points_are_consistent_and_state_their_power(smartnoise_suite):
+    """The censored aggregates (SmartNoise's default) at the 1000-sample floor per side are
+    consistent, and each test states its power (the record's detectable ε).  That power is
+    low and varies from run to run (SmartNoise's own generator: runs are not reproducible):
+    over two runs of the suite, each of COUNT, SUM and AVG had tests that could detect a true
+    ε of about 1.2× its claim (≈ 2.4 against 2) and tests where no event could certify above
+    the claim (detectable ε = ∞).  So CI pins that these points run through SmartNoise and
+    report no false violation; their power is benchmarks/analytics.py's (2000 samples per
+    side) and the suite file's own 5000."""
+    records = [r for r in smartnoise_suite if r["audit"] in ("count", "sum", "avg")]
+    assert len(records) == 6 and all(r["verdict"] == "consistent" for r in records)
+    assert all(r["epsilon_lower_bound"] <= r["claimed_epsilon"] for r in records)
+    stated = [r["detectable_epsilon"] for r in records]
+    assert all(d is not None and d > r["claimed_epsilon"] for d, r in zip(stated, records))
 
 
 CLAIMS_TM = """

@@ -53,7 +53,10 @@ class SmartNoiseMechanism(KeyedAdapter):
     library = "snsql"
     #: the SQL aggregate
     aggregate: ClassVar[str] = "COUNT(*)"
-    copies = Parameter(200, validation.positive_int,
+    #: 1000: an execute costs ≈ 65 ms of parsing, rewriting and noise-scale search plus ≈ 0.6
+    #: ms per copy of a small table (2 cores, benchmarks/RESULTS.md), so 1000 copies spend
+    #: ~10 % of a call on the fixed part where 200 spent ~35 %
+    copies = Parameter(1000, validation.positive_int,
                        "disjoint copies of the table per execute (groups per call / keys)")
 
     epsilon = Parameter(1.0, validation.positive, "Privacy(epsilon=...)")
