@@ -6,14 +6,17 @@ examples (loaded by tests/conftest.py as a plugin).
   and new, not ignored — what a clone plus the working changes holds), and checked by
   ``twine check --strict``; the checkout itself is never written to.
 * :func:`dpaudit_venv` — a fresh virtual environment in a temporary directory outside the
-  repository (no ``--system-site-packages``, no ``PYTHONPATH``) where pip installs
-  ``dpaudit[ml,report] @ file:///…/dpaudit-VERSION-py3-none-any.whl`` and pytest, the
-  dependencies coming from the package index through pip's ordinary cache: what a user who
-  installs the wheel (or the CI examples, whose ``DPAUDIT_SPEC`` this is) does.
+  repository (no ``--system-site-packages``, no ``PYTHONPATH``) holding
+  ``dpaudit[ml,report] @ file:///…/dpaudit-VERSION-py3-none-any.whl``, pytest and pip: what a
+  user who installs the wheel (or the CI examples, whose ``DPAUDIT_SPEC`` this is) does.  uv
+  (the test extra's) creates it and installs, the dependencies resolved from pip's configured
+  indexes and linked from uv's cache; without uv, ``python -m venv`` and pip.
 
-Measured on the 2-core machine with pip's cache warm: building and checking ~5 s, the
-environment and the install ~25–30 s (unpacking numpy, scipy, sympy, pandas, matplotlib …).
-Both are done once per session and shared; every test that uses them is ``slow``.
+Measured on the 2-core machine under load ~8 (benchmarks/RESULTS.md, "Test suite cost"):
+creating the environment and installing took 51 CPU-s with pip (cache warm) and 15 CPU-s with
+uv (cache warm; 16.5 CPU-s and 453 MB of downloads from a cold uv cache), the first imports'
+bytecode included.  Both fixtures are built once per session (per xdist worker) and shared;
+every test that uses them is ``slow``.
 """
 
 from __future__ import annotations
@@ -140,19 +143,39 @@ def dpaudit_dist(tmp_path_factory) -> Dist:
                 seconds=time.perf_counter() - start)
 
 
+def _create_and_install(root: Path, spec: str, env: dict[str, str]) -> None:
+    """Create the environment at ``root`` and install ``spec`` and pytest into it.
+
+    With ``uv`` (the test extra's; tests/isolated.py's :func:`~tests.isolated.uv_binary`):
+    ``uv venv --seed`` (pip in it, for the CI workflows' ``pip install`` steps) and
+    ``uv pip install`` from pip's configured sources (:func:`~tests.isolated.pip_sources`),
+    the distributions linked from uv's cache; without uv: ``python -m venv`` and pip."""
+    from tests.isolated import pip_sources, uv_binary
+
+    uv = uv_binary()
+    python = root / "bin" / "python"
+    if uv is None:
+        run_checked([sys.executable, "-m", "venv", str(root)], cwd=root.parent, env=env,
+                    timeout=120, what="python -m venv")
+        run_checked([str(python), "-m", "pip", "install", spec, "pytest"],
+                    cwd=root.parent, env=env, timeout=900, what="pip install")
+        return
+    run_checked([uv, "venv", "-q", "--seed", "--python", sys.executable, str(root)],
+                cwd=root.parent, env=env, timeout=120, what="uv venv")
+    run_checked([uv, "pip", "install", "-q", "--python", str(python),
+                 "--index-strategy", "unsafe-best-match", *pip_sources(), spec, "pytest"],
+                cwd=root.parent, env=env, timeout=900, what="uv pip install")
+
+
 @pytest.fixture(scope="session")
 def dpaudit_venv(dpaudit_dist, tmp_path_factory) -> Venv:
     """A fresh virtual environment outside the repository with ``dpaudit[ml,report]`` (from the
-    wheel) and pytest installed by pip, once per session."""
+    wheel), pytest and pip installed, once per session (:func:`_create_and_install`)."""
     root = tmp_path_factory.mktemp("fresh-venv") / "venv"
     assert not root.resolve().is_relative_to(REPO)
     start = time.perf_counter()
-    env = clean_environment()
-    run_checked([sys.executable, "-m", "venv", str(root)], cwd=root.parent, env=env,
-                timeout=120, what="python -m venv")
     spec = f"dpaudit[ml,report] @ {dpaudit_dist.wheel.resolve().as_uri()}"
     env = clean_environment(root / "bin")
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    run_checked([str(root / "bin" / "python"), "-m", "pip", "install", spec, "pytest"],
-                cwd=root.parent, env=env, timeout=900, what="pip install")
+    _create_and_install(root, spec, env)
     return Venv(root=root, spec=spec, env=env, seconds=time.perf_counter() - start)

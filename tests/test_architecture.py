@@ -378,6 +378,7 @@ def test_claims_import_nothing_from_the_derivations():
     assert not offences, "\n".join(offences)
 
 
+@pytest.mark.slow
 def test_reading_certificates_runs_no_derivation_code():
     """At run time too: loading every certified formula leaves dpaudit.proofs unimported."""
     code = ("import sys\n"

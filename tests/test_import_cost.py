@@ -57,6 +57,7 @@ def imported_after(statement: str) -> set[str]:
     return set(report["top"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("statement", [
     "import dpaudit",
     "import dpaudit.pytest_plugin",
@@ -101,6 +102,7 @@ def test_lazy_public_names_are_the_defining_modules_objects():
     assert Mechanism is dpaudit.Mechanism and get_mechanism_class is registry_get
 
 
+@pytest.mark.slow
 def test_the_api_and_a_numeric_claim_import_no_sympy():
     """``import dpaudit.api`` and building, printing and evaluating a numeric claim import no
     sympy (issue 33: the symbolic machinery loads when a claim carries an expression — a

@@ -58,6 +58,7 @@ def test_suites_are_collected_only_when_asked(suite_dir):
     suite_dir.runpytest("--collect-only", "-q").stdout.fnmatch_lines(["4 tests collected*"])
 
 
+@pytest.mark.slow
 def test_failing_item_shows_the_certificate_and_junitxml_lists_testcases(suite_dir):
     xml = suite_dir.path / "out.xml"
     result = suite_dir.runpytest("--dpaudit-suites", f"--junitxml={xml}")
@@ -101,6 +102,7 @@ def test_k_and_x_do_not_change_the_family(suite_dir):
     stop.assert_outcomes(passed=1, failed=1)
 
 
+@pytest.mark.slow
 def test_error_records_and_malformed_suites_are_errors(pytester):
     pytester.makefile(".toml", broken='[[audit]]\nname = "x"\nmechanism = "nope"\n')
     pytester.makepyfile(samplers="def two(d, n, rng):\n    return [0.0]\n")
@@ -114,6 +116,7 @@ def test_error_records_and_malformed_suites_are_errors(pytester):
                                  "*must return n outputs*"])
 
 
+@pytest.mark.slow
 def test_fixture_fails_on_a_known_bad_mechanism_and_passes_on_laplace(pytester):
     pytester.makepyfile("""
         def test_good(dpaudit_audit):

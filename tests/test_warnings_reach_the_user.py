@@ -62,6 +62,7 @@ def test_fixture_issues_dpaudit_warnings_into_pytests_summary(pytester):
                                  "*DpauditWarning: dpaudit: *(pair *): *ignores the rng*"])
 
 
+@pytest.mark.slow
 def test_suite_items_issue_dpaudit_warnings_into_pytests_summary(pytester):
     pytester.makepyfile(own_rng=OWN_RNG)
     pytester.makefile(".toml", suite=SUITE)
@@ -72,6 +73,7 @@ def test_suite_items_issue_dpaudit_warnings_into_pytests_summary(pytester):
                                  "*ignores the rng*"])
 
 
+@pytest.mark.slow
 def test_dpaudit_run_prints_each_distinct_warning_once(tmp_path, capsys, monkeypatch):
     from dpaudit.cli.commands import main
 

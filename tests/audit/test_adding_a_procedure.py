@@ -83,6 +83,7 @@ def threshold_plugin(tmp_path, monkeypatch):
     sys.modules.pop("threshold_audit", None)
 
 
+@pytest.mark.slow
 def test_the_recipe_adds_a_kind_every_route_and_report_carries(threshold_plugin, tmp_path):
     suite = tmp_path / "thresholds.toml"
     suite.write_text(SUITE, encoding="utf-8")

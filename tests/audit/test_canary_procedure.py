@@ -47,6 +47,7 @@ def run(s, workers=1):
     return tasks, info, judged_points(tasks, results)
 
 
+@pytest.mark.slow
 def test_one_family_member_at_the_per_test_confidence_and_the_seed_of_its_name():
     s = suite({"name": "pair", "mechanism": "laplace", "params": {"epsilon": 1.0},
                "search": False},
@@ -166,6 +167,7 @@ def test_the_api_and_a_failing_training_are_one_line_and_the_others_go_on():
         assert bad.verdict == "error" and test.error == message
 
 
+@pytest.mark.slow
 def test_every_report_carries_the_evidence(tmp_path):
     pytest.importorskip("matplotlib")
     from dpaudit.cli.commands import main

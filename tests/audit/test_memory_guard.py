@@ -54,6 +54,7 @@ def by_audit(records):
     return out
 
 
+@pytest.mark.slow
 def test_rr_k_1e8_is_refused_at_once_and_the_other_audit_still_runs(tmp_path):
     # k = 10⁸ took 9.8 GB in the issue (96–105 B per outcome measured): exact_epsilon alone
     # would take ~1 minute to allocate and sort; the refusal comes before any of it

@@ -66,6 +66,7 @@ def test_the_search_finds_the_clipping_bug_the_named_pair_misses():
     assert off.verdict == "consistent" and "search = false" in off.points[0].coverage.note
 
 
+@pytest.mark.slow
 def test_a_search_is_reused_only_for_the_same_mechanism():
     """Two instances of one class under one name and seed (the Python API's suite of one)
     must not share a search: their state differs."""
@@ -76,6 +77,7 @@ def test_a_search_is_reused_only_for_the_same_mechanism():
     assert scores[1] > 1.5 * scores[0]
 
 
+@pytest.mark.slow
 def test_dpaudit_check_takes_the_same_switches(tmp_path, capsys):
     """The CLI's check route has the suite's and the API's switches: --no-search (the
     worst-case pairs only, which misses the clipping bug) and --representation."""

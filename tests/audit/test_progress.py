@@ -118,6 +118,7 @@ def test_python_api_is_quiet(tiny_suite, capsys):
     assert captured.err == "" and captured.out == ""
 
 
+@pytest.mark.slow
 def test_cli_plain_lines_and_quiet(tiny_suite, tmp_path, capsys):
     assert main(["run", str(tiny_suite), "--out", str(tmp_path / "a"), "--workers", "1"]) == 0
     err = capsys.readouterr().err

@@ -94,6 +94,7 @@ def suite(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_carries_what_finished_and_resume_gives_the_same_numbers(
         suite, tmp_path):
     full = run_suites([suite])
@@ -121,6 +122,7 @@ def test_an_interrupted_run_carries_what_finished_and_resume_gives_the_same_numb
         without_timings([s.to_json() for s in full.series])
 
 
+@pytest.mark.slow
 def test_a_last_journal_line_cut_short_is_run_again(suite, tmp_path):
     journal = tmp_path / JOURNAL_NAME
     with pytest.raises(RunInterrupted):
@@ -179,6 +181,7 @@ def test_a_journal_of_a_different_run_is_refused(suite, tmp_path):
         run_suites([suite], journal=journal, resume=True)
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_changed_suite_and_resumes_nothing_gracefully(suite, tmp_path,
                                                                          capsys):
     out = tmp_path / "out"
@@ -271,6 +274,7 @@ def test_a_killed_run_leaves_reports_that_say_so_and_resumes(tmp_path):
     assert without_timings(read_document(out / "results.json")["audits"]) == records(full)
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_journal_when_the_code_the_suite_names_changed(tmp_path):
     """Only the TOML used to be fingerprinted: a sampler edited to leak between the interrupt
     and --resume mixed two samplers' numbers in a 'complete' run (issue 27, item 3)."""
@@ -286,6 +290,7 @@ def test_resume_refuses_a_journal_when_the_code_the_suite_names_changed(tmp_path
         run_suites([path], journal=journal, resume=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tamper", ["edited bound", "emptied result"])
 def test_a_journal_entry_is_not_trusted_as_written(suite, tmp_path, tamper):
     """An entry whose ε_LB was edited (its digest no longer matches) or whose certificates
@@ -310,6 +315,7 @@ def test_a_journal_entry_is_not_trusted_as_written(suite, tmp_path, tamper):
     assert all(r.epsilon_lower_bound != 42.0 for r in resumed.records)
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_journal_when_a_module_the_named_file_imports_changed(tmp_path):
     """Issue 39, item 8: only the named file was fingerprinted; a helper module it imports
     changed between the interrupt and --resume and the run mixed two versions (10/16 points

@@ -73,6 +73,7 @@ def _numbers(run):
                                  r.verdict) for r in run.records}
 
 
+@pytest.mark.slow
 def test_selected_audits_get_the_full_runs_numbers(suite):
     full = run_suites([str(suite)], workers=1)
     part = run_suites([str(suite)], workers=1, only=["tiny/laplace-s*", "bug"])
@@ -96,6 +97,7 @@ def test_suites_without_a_selected_audit_are_not_run(suite, tmp_path):
     assert {(r.suite, r.audit) for r in run.records} == {("other", "bug")}
 
 
+@pytest.mark.slow
 def test_cli_records_the_filter_and_rejects_a_pattern_matching_nothing(suite, tmp_path,
                                                                       capsys):
     out = tmp_path / "out"

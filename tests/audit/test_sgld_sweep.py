@@ -155,6 +155,7 @@ def test_sweep_run_records_verdicts_curves_and_figures(tmp_path):
     assert "lap [epsilon=0.5]" in text and "ε over epsilon" in text
 
 
+@pytest.mark.slow
 def test_sweep_unmet_point_is_reported(tmp_path):
     text = SWEEP.replace('expect = ["consistent", "consistent", "consistent"]',
                          'expect = ["consistent", "violation", "consistent"]')

@@ -59,6 +59,7 @@ def test_a_test_past_its_time_limit_is_an_error_and_the_others_run(project, work
     assert records["ok"]["verdict"] == "consistent"
 
 
+@pytest.mark.slow
 def test_the_run_option_replaces_the_suites(project):
     (project / "s.toml").write_text(SUITE.format(limit="time_limit = 3600"))
     run = run_suites([project / "s.toml"], time_limit=1.5)

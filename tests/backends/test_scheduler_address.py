@@ -152,6 +152,7 @@ def test_connect_to_a_server_that_is_not_dask_fails_within_the_timeout(fake_serv
     assert not left, f"threads left running after a failed connect: {left}"
 
 
+@pytest.mark.slow
 def test_cli_with_nothing_listening_stays_fast(tmp_path):
     with socket.socket() as s:  # a free port nobody listens on
         s.bind(("127.0.0.1", 0))

@@ -12,6 +12,7 @@ from dpaudit.mechanisms.registry import create_mechanism
 pytest.importorskip("dp_accounting")
 
 
+@pytest.mark.slow
 def test_the_deterministic_pipeline_with_the_poisson_claim_fails_the_canary_step():
     mech = create_mechanism("dpsgd-deterministic", n=1000, batch_size=10, noise_multiplier=0.8)
     step = step_canary(mech, mech.claim(), seed=0)

@@ -55,6 +55,7 @@ CORRECT = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", CORRECT, ids=lambda v: str(v))
 def test_correct_mechanisms_pass_every_step(name, params):
     result = run(create_mechanism(name, **params))
@@ -75,6 +76,7 @@ def test_correct_mechanisms_pass_every_step(name, params):
     assert result.step("black-box").data["epsilon_lower_bound"] > 0  # it saw the pair differ
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["laplace-scale-epsilon", "noisy-max-laplace-value",
                                   "svt-lyu4", "svt-lyu5"])
 def test_known_bad_calibration_matches_its_own_formula_but_black_box_fails(name):
@@ -88,6 +90,7 @@ def test_known_bad_calibration_matches_its_own_formula_but_black_box_fails(name)
 
 # -- the broken copies are caught by the step meant to catch them ------------------------------
 
+@pytest.mark.slow
 def test_wrong_sensitivity_fails_grey_box_with_ratio_two():
     mech = examples.WrongSensitivitySum()
     result = run(mech)
@@ -107,6 +110,7 @@ def test_wrong_sensitivity_fails_grey_box_with_ratio_two():
     assert result.exit_status == 1
 
 
+@pytest.mark.slow
 def test_half_scale_noise_fails_calibration():
     result = run(examples.HalfScaleLaplace())
     v = verdicts(result)
@@ -122,6 +126,7 @@ def test_half_scale_noise_fails_calibration():
     assert result.step("black-box").data["epsilon_lower_bound"] > 1.2
 
 
+@pytest.mark.slow
 def test_query_reading_a_record_twice_fails_grey_box_and_reports_the_pair():
     mech = examples.FirstRecordLeak()
     result = run(mech)
@@ -447,6 +452,7 @@ def test_leaky_size_clipped_mean_is_a_valid_broken_example():
         assert bad.check_pair(d0, d1)[0] and min(len(d0), len(d1)) >= 50
 
 
+@pytest.mark.slow
 def test_black_box_reports_its_power_and_warns_when_it_is_far_above_the_claim():
     # the fewest samples any audit draws (dpaudit.util.validation.MIN_SAMPLES) against ε = 0.1
     low = check_mechanism(create_mechanism("laplace", epsilon=0.1), samples=1000, seed=0,
@@ -479,6 +485,7 @@ def test_calibration_samples_several_datasets_and_catches_the_size_dependent_sca
     assert good.verdict == "consistent", good.summary
 
 
+@pytest.mark.slow
 def test_pair_search_candidates_are_neighbouring_and_only_certified_pairs_count():
     from dpaudit.audit.pair_search import candidate_pairs, plug_in_score, statdp_patterns
 

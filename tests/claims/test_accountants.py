@@ -69,6 +69,7 @@ def test_unknown_accountant_and_malformed_tables():
         claim_from_spec(RUN)
 
 
+@pytest.mark.slow
 def test_dp_accounting_claim_is_its_accountant_and_records_the_version():
     dpa = _needs("dp_accounting")
     from dp_accounting.rdp import rdp_privacy_accountant
@@ -95,6 +96,7 @@ def test_a_library_that_rejects_the_run_is_one_line():
         accountant_claim("prv_accountant", relation="replace-one", **RUN)
 
 
+@pytest.mark.slow
 def test_research_accountants_report_their_own_numbers():
     _needs("prv_accountant")
     _needs("autodp")

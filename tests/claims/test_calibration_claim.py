@@ -17,6 +17,7 @@ pytest.importorskip("dp_accounting", reason="the test extra installs dp_accounti
 RUN = AccountingParameters(1.0, 0.1, 10)        # σ ignored by a calibration
 
 
+@pytest.mark.slow
 def test_the_claim_is_the_budget_at_the_sigma_the_library_returned():
     claim = calibrated_claim("dp_accounting:rdp", RUN, 2.0, 1e-5)
     assert claim.notion == "calibration"

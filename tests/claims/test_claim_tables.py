@@ -70,6 +70,7 @@ def test_a_plug_in_adds_a_notion():
         register_claim_table(ClaimTable("test-doubled", (), lambda v: PureDP(1.0)))
 
 
+@pytest.mark.slow
 def test_an_accountant_is_a_claim_table_and_takes_the_run_from_the_params():
     pytest.importorskip("dp_accounting")
     table = {"accountant": "dp_accounting:pld", "sample_rate": 0.1, "steps": 10}

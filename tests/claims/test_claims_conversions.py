@@ -93,6 +93,7 @@ def test_gaussian_orderings_exact_cks_mironov(sigma):
         assert gaussian_mechanism_zcdp_to_dp(rho, delta) == pytest.approx(exact, rel=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sigma,delta", [(0.5, 1e-5), (2.0, 1e-3), (20.0, 1e-12)])
 def test_optimiser_beats_a_dense_brute_force_grid_and_is_self_consistent(sigma, delta):
     claim = gaussian_rdp(sigma)

@@ -44,6 +44,7 @@ def test_randomized_response_is_audited_beyond_float_exp(epsilon):
     assert record.verdict == "consistent" and record.error is None
 
 
+@pytest.mark.slow
 def test_the_gaussian_is_audited_beyond_float_exp():
     (record,) = audit_mechanism("gaussian", params={"epsilon": 710.0, "delta": 1e-5},
                                 delta=1e-5, samples=2_000, search=False).records
@@ -67,6 +68,7 @@ search = false
 '''
 
 
+@pytest.mark.slow
 def test_a_suite_with_claims_beyond_float_exp_runs(tmp_path):
     from dpaudit.api import run_suites
 

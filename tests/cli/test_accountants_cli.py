@@ -28,6 +28,7 @@ def test_an_under_reporting_accountant_exits_1_with_both_numbers(tmp_path, capsy
     assert [r["verdict"] for r in rows["runs"]] == ["under-reports", "rejected"]
 
 
+@pytest.mark.slow
 def test_a_consistent_accountant_exits_0_and_calibration_is_checked(capsys):
     assert main(["accountants", "--accountant", "dp_accounting:pld", *SWAP,
                  "--delta", "1e-5", "--delta", "1e-3"]) == 0

@@ -116,7 +116,14 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize("row", [pytest.param(row, id=row.name) for row in ROWS])
+#: the rows the fast loop (``-m "not slow"``) keeps: one of each kind (a file that is not a
+#: suite, a suite error, a file that parses, an audit's error in its record); every row also runs
+#: the good suite, ~0.25 s on a quiet 2-core machine, so the others are ``slow``
+FAST_ROWS = {"not TOML", "unknown key", "a UTF-8 byte order mark", "sampler returns NaN"}
+
+
+@pytest.mark.parametrize("row", [pytest.param(row, id=row.name, marks=[] if row.name in FAST_ROWS
+                                              else [pytest.mark.slow]) for row in ROWS])
 def test_a_bad_input_is_one_clear_line_and_the_good_suite_still_runs(row: Row, tmp_path,
                                                                       capsys):
     (tmp_path / "user.py").write_text(USER_CODE, encoding="utf-8")
@@ -225,6 +232,7 @@ delta = [0.0, 1e-5]
 '''.replace("[[audit]]", "[[audit]]\nsearch = false")  # one pair each: about the claims
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_claims_beyond_float_exp_and_infinite_claims_are_audited(workers, tmp_path, capsys):
     """ε = 800 and 10⁶ (e^ε overflows a float) and ε(0) = ∞ next to a finite ε(1e-5): every

@@ -142,6 +142,7 @@ def test_a_local_cluster_above_the_core_count_is_capped_unless_forced(tmp_path, 
     assert asked[-1] == many and "starts more workers" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_second_run_into_a_locked_output_directory_is_refused_before_it_writes(
         tiny_suite, tmp_path, capsys):
     """Two runs into one --out would interleave reports and truncate each other's journal

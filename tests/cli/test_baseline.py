@@ -61,6 +61,7 @@ def accepted(tmp_path_factory) -> bytes:
     return (folder / "out" / "results.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_the_first_run_creates_the_baseline(green, tmp_path, capsys):
     base = tmp_path / "reports" / "baseline" / "results.json"
     out = tmp_path / "out"

@@ -114,6 +114,7 @@ def test_a_figures_symlink_leading_outside_out_is_refused(tmp_path, capsys):
         None, None]
 
 
+@pytest.mark.slow
 def test_an_earlier_runs_figures_do_not_stay_beside_the_new_reports(tmp_path):
     """A figure the new run did not draw (an earlier run's, or a planted link) is removed
     from DIR/figures, never left unlinked beside the new reports (issue 27, item 4)."""

@@ -58,6 +58,7 @@ def load(out: Path) -> dict:
 
 # -- dpaudit list -----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_list_text(capsys):
     assert main(["list"]) == 0
     text = capsys.readouterr().out
@@ -77,6 +78,7 @@ def test_list_json(capsys):
     assert by_name["laplace-scale-epsilon"]["known_bad"] is True
 
 
+@pytest.mark.slow
 def test_list_shows_signature_of_mechanism_needing_parameters(monkeypatch, capsys):
     from dpaudit.mechanisms import registry
     from dpaudit.mechanisms.base import Mechanism
@@ -100,6 +102,7 @@ def test_list_shows_signature_of_mechanism_needing_parameters(monkeypatch, capsy
 
 # -- dpaudit run ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_run_writes_reports_and_meets_expectations(tmp_path, capsys):
     suite = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "out"
@@ -137,6 +140,7 @@ def test_run_writes_reports_and_meets_expectations(tmp_path, capsys):
     assert "scale-bug" in summary and "Traceback" not in captured.err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mechanism, params, expect", [
     ("laplace", "{ epsilon = 1.0 }", "violation"),                  # false alarm expected
     ("laplace-scale-epsilon", "{ epsilon = 0.5 }", "consistent"),   # bug detected, unexpected
@@ -158,6 +162,7 @@ def test_unmet_expectation_exits_1(tmp_path, mechanism, params, expect):
     assert [o["audit"] for o in report["summary"]["unmet_expectations"]] == ["x"]
 
 
+@pytest.mark.slow
 def test_malformed_suite_exits_2_and_other_suites_run(tmp_path, capsys):
     good = write(tmp_path, GOOD, "a-good.toml")
     bad = write(tmp_path, '[[audit]]\nname = "x"\nmechanism = "laplace"\nexpct = "violation"\n',
@@ -177,6 +182,7 @@ def test_malformed_suite_exits_2_and_other_suites_run(tmp_path, capsys):
     assert "key 'expct'" in (out / "summary.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_raising_audit_is_an_error_and_others_still_run(tmp_path, capsys):
     suite = write(tmp_path, GOOD + """
         [[audit]]
@@ -200,6 +206,7 @@ def test_raising_audit_is_an_error_and_others_still_run(tmp_path, capsys):
     assert report["summary"]["verdicts"]["error"] == 1  # its searched pairs still ran
 
 
+@pytest.mark.slow
 def test_pair_that_is_not_neighbouring_is_refused(tmp_path):
     """Auditing a non-neighbouring pair would report a false violation: it is an error."""
     suite = write(tmp_path, """
@@ -244,6 +251,7 @@ def test_same_seed_same_numbers_with_one_or_two_workers(tmp_path):
     assert reports[0]["suites"][0]["seed"] == 99
 
 
+@pytest.mark.slow
 def test_samples_and_profile_override(tmp_path):
     suite = write(tmp_path, GOOD, "good.toml")
     out = tmp_path / "out"
@@ -262,6 +270,7 @@ def test_bad_usage_exits_2(argv, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_missing_suite_file_exits_2(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["run", str(tmp_path / "nope.toml"), "--out", str(out)]) == 2

@@ -44,6 +44,7 @@ def test_init_skeleton_is_a_declared_mechanism_that_passes(tmp_path):
     assert result.verdict == "consistent"
 
 
+@pytest.mark.slow
 def test_init_class_writes_the_subclass_with_what_only_a_class_can_say(tmp_path, capsys):
     import numpy as np
 
@@ -66,6 +67,7 @@ def test_init_class_writes_the_subclass_with_what_only_a_class_can_say(tmp_path,
     assert result.verdict == "consistent"
 
 
+@pytest.mark.slow
 def test_init_makes_its_folder_pytests_root_unless_it_has_a_configuration(tmp_path):
     """The README's walkthrough runs `dpaudit init my-audit` inside the dpaudit clone, whose
     pyproject.toml says addopts = "-n auto": without a pytest.ini of its own, pytest in

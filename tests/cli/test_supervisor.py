@@ -152,6 +152,7 @@ def test_a_reported_status_or_a_stop_from_outside_is_passed_on():
         "a C extension?) before `dpaudit accountants` finished")
 
 
+@pytest.mark.slow
 def test_a_finished_command_keeps_its_own_status_and_output(tmp_path):
     done = dpaudit(tmp_path, "--version")
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "dpaudit 0.1.0", "")

@@ -31,6 +31,7 @@ def run(tmp_path, capsys, power="", *flags):
     return status, captured.out, captured.err, tmp_path / "out"
 
 
+@pytest.mark.slow
 def test_a_small_budget_is_reported_underpowered_and_passes(tmp_path, capsys):
     status, out, err, folder = run(tmp_path, capsys)
     assert status == 0
@@ -41,6 +42,7 @@ def test_a_small_budget_is_reported_underpowered_and_passes(tmp_path, capsys):
     assert "badge underpowered" in (folder / "report.html").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["suite", "flag"])
 def test_require_power_makes_it_fail_everywhere(tmp_path, capsys, how):
     power = "require_power = true" if how == "suite" else ""

@@ -127,6 +127,7 @@ def test_the_rows_are_the_shipped_grid(path):
                             if name in CALIBRATES[path] and eps in TARGETS[path]}
 
 
+@pytest.mark.slow
 def test_a_row_of_each_kind_runs_through_the_seam_to_its_expectation(tmp_path):
     """An exact-curve row of the issue-378 violation (closed form), a Poisson row (PLD
     bracket) and a calibration row: their evidence is the run's bracket, computed; and the

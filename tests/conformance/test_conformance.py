@@ -44,6 +44,7 @@ def test_judge_is_the_exact_curve_checks_violation_rule():
     assert "∈ [1, 1.1]" in evidence.describe()
 
 
+@pytest.mark.slow
 def test_rdp_under_replace_one_is_half_the_gaussian_shift_and_pld_is_exact():
     """GaussianDpEvent(σ) sums values of norm ≤ C with noise σC: under replace-one the sum
     moves by 2C, the exact ε is the Gaussian shift 2/σ; dp_accounting's RDP accountant

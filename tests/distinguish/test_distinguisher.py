@@ -73,8 +73,10 @@ def _gauss_log_density(d, x):
 
 #: (name, output width or None for scalars): the log-density here is of scalar outputs, and
 #: the projection distinguisher is for vector outputs
-FIT_CASES = [(name, width) for name in DISTINGUISHERS for width in (None, 3)
+FIT_CASES = [pytest.param(name, width, marks=[pytest.mark.slow] if name == "boosting" else [])
+             for name in DISTINGUISHERS for width in (None, 3)
              if not (name == "white-box" and width) and not (name == "projection" and not width)]
+# (boosting: scikit-learn's gradient boosting, ~1 s a fit on a loaded 2-core machine: slow)
 
 
 @pytest.mark.parametrize("name, width", FIT_CASES)

@@ -61,6 +61,7 @@ def test_few_distinct_values_among_many_are_found():
     assert r.epsilon > 5.0 and r.k_denominator == 0
 
 
+@pytest.mark.slow
 def test_vector_outputs_use_projections_and_orthants():
     def double_spend(d, n, rng):
         return float(d) + rng.laplace(0.0, 2.0, (n, 2))
@@ -68,6 +69,7 @@ def test_vector_outputs_use_projections_and_orthants():
     assert 0.85 < r.epsilon <= 1.0  # true ε = 2 × 0.5
 
 
+@pytest.mark.slow
 def test_covariance_only_difference_is_detected():
     def sample(d, n, rng):
         return rng.normal(0.0, 1.0 + d, (n, 3))
@@ -177,6 +179,7 @@ def _point_estimate(sampler, n, seed):
     return abs(math.log(max(p0, 1e-12) / max(p1, 1e-12)))
 
 
+@pytest.mark.slow
 @settings(max_examples=3, deadline=None)
 @given(eps=st.sampled_from([0.3, 1.0, 2.0]))
 def test_certificate_exceeds_the_true_epsilon_at_most_at_the_nominal_rate(eps):
@@ -233,6 +236,7 @@ def test_curve_bounds_hold_jointly_over_delta_and_alpha():
     assert curve.points[0].family_size >= 2
 
 
+@pytest.mark.slow
 def test_learned_distinguishers_on_vector_outputs():
     def double_spend(d, n, rng):
         return float(d) + rng.laplace(0.0, 2.0, (n, 2))
@@ -242,6 +246,7 @@ def test_learned_distinguishers_on_vector_outputs():
         assert 0.6 < r.epsilon <= 1.0 and "score" in r.event
 
 
+@pytest.mark.slow
 def test_scalar_spread_difference_uses_two_sided_events():
     """N(0, 1) vs N(0, 2²) at δ = 0.1: no one-sided event {o ≥ t} or {o ≤ t} certifies more
     than 0.964 even with exact probabilities (computed below), while the pair's exact ε is

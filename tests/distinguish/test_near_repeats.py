@@ -90,6 +90,7 @@ def test_independent_draws_of_any_law_are_not_flagged(sampler):
         assert repeats_between_calls(*two_call_sample(sampler, [0.0], first, seed), seed) is None
 
 
+@pytest.mark.slow
 def test_the_false_alarm_rate_is_below_its_bound_on_a_grid_law():
     """The statistic itself, 2000 draws of two calls of 512 from a law with heavy ties: its
     lower tail at 10⁻³ (far above the audit's 10⁻⁹) is not exceeded beyond chance."""

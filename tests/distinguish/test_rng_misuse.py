@@ -159,6 +159,7 @@ def module_level(d, n, rng):  # ignores rng: one generator per process (copied b
     return float(d[0]) + _MODULE_RNG.laplace(size=n)
 
 
+@pytest.mark.slow
 def test_a_sampler_that_ignores_the_rng_is_counted_in_this_process(monkeypatch):
     from dpaudit.distinguish import lower_bound
     from dpaudit.distinguish.counting import SerialCounter

@@ -221,10 +221,13 @@ def describe(block: Block) -> str:
 
 
 def is_slow(source: str) -> bool:
-    """True when the source's session starts processes (python, sh and console runs)."""
+    """True when the source's session starts processes (python, sh and console runs, and the
+    suite files it parses: each in a fresh ``python -c``, :meth:`Session.suite`)."""
     for block in blocks(source):
-        kind = block.directive[0] if block.directive else None
-        if kind in ("scheduler",) or (kind is None and block.lang == "python"):
+        kind, arg = block.directive or (None, "")
+        if kind in ("scheduler",) or (kind is None and block.lang in ("python", "toml")):
+            return True
+        if kind in ("file", "refused") and arg.endswith(".toml"):
             return True
         if kind is None and any(c.action == "run" or "pytest" in c.reason
                                 for c in commands(block)):

@@ -24,6 +24,7 @@ def reference():
     return api_reference.Reference(api_reference.load_package())
 
 
+@pytest.mark.slow
 def test_the_pages_are_current(reference):
     stale = [name for name in api_reference.PAGES
              if (api_reference.API / name).read_text(encoding="utf-8")
@@ -42,6 +43,7 @@ def test_every_page_is_generated_and_readable_in_the_repository_view():
         assert ":class:`" not in text and "``" not in text.replace("```", "")
 
 
+@pytest.mark.slow
 def test_every_public_name_of_dpaudit_has_an_entry(reference):
     import dpaudit
 
@@ -50,6 +52,7 @@ def test_every_public_name_of_dpaudit_has_an_entry(reference):
     assert not missing
 
 
+@pytest.mark.slow
 def test_an_entry_shows_the_signature_and_the_contract(reference):
     page = reference.render_page("api.md")
     entry = page.split('<a id="dpaudit.api.audit_sampler"></a>', 1)[1].split("<a id=", 1)[0]

@@ -11,7 +11,8 @@ pytest fails with the certificate, ``dpaudit run`` exits 1 with the regression, 
 is left as it was).  Two lines are done by the session fixtures of tests/installed.py, which
 do the same once per session: step 1's build (``dpaudit_dist``: ``python -m build`` on a copy
 of the checkout's files) and step 3's fresh environment (``python3 -m venv .venv``:
-``dpaudit_venv``, which has the same wheel installed, so step 3's install finds it there).
+``dpaudit_venv``, made by uv with pip in it, which has the same wheel installed, so step 3's
+install finds it there).
 The install line and the two steps are also checked to be the workflow's own lines, and the
 pinned ``DPAUDIT_SPEC`` the one the job reads.
 """

@@ -204,6 +204,7 @@ def test_conditional_and_contour_methods_agree():
             assert bound <= 1e-8 * contour
 
 
+@pytest.mark.slow
 def test_general_gaussian_with_shift_and_covariance_matches_monte_carlo():
     rng = np.random.default_rng(7)
     d = 3
@@ -345,6 +346,7 @@ def test_gaussian_renyi_covariance_only_and_divergence():
     assert mix.renyi(1.3) == pytest.approx(isotropic_gaussian_renyi(0, 1, 0.5, 1, 1.3), rel=1e-8)
 
 
+@pytest.mark.slow
 def test_mixture_renyi_matches_quadrature():
     means, p = _sgld_pair(500)
     f = lambda x, a: math.exp(a * stats.norm.logpdf(x) + (1 - a) * np.log(  # noqa: E731
@@ -366,6 +368,7 @@ def test_laplace_profile_matches_existing_closed_form_and_renyi():
         assert p.renyi(alpha) == pytest.approx(laplace_shift_renyi(1.3, alpha), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_laplace_different_scales_matches_quadrature_and_monte_carlo():
     p = LaplaceProfile(0.0, 1.0, 0.5, 1.3)
     l0, l1 = stats.laplace(0, 1), stats.laplace(0.5, 1.3)

@@ -250,6 +250,7 @@ def test_discrete_log_space_large_epsilon():
     assert discrete_delta(799.0, lp2, lq2, log_probs=True) == pytest.approx(1 - math.exp(-1))
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(data=st.data(), k=st.integers(2, 6))
 def test_discrete_epsilon_matches_bisection(data, k):

@@ -38,6 +38,7 @@ def test_one_epoch_brackets_the_quadrature_of_the_max_statistic_curve():
     assert b.lower <= quad + 1e-6 and quad <= b.upper and b.width < 1e-3
 
 
+@pytest.mark.slow
 def test_epochs_compose_and_the_bracket_is_narrow():
     one = shuffle_epochs_bracket(2.0, 1.0, 2.0, 100, 1, 1e-3)
     five = shuffle_epochs_bracket(2.0, 1.0, 2.0, 100, 5, 1e-3)

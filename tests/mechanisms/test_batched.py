@@ -58,6 +58,7 @@ def test_own_generator_functions_take_no_rng():
     np.testing.assert_array_equal(sampler([0], 5, None), [0, 1, 2, 0, 1])
 
 
+@pytest.mark.slow
 def test_independent_batches_pass_at_the_stated_rate():
     """200 checks at α = 0.05: the number failing is Binomial(200, ≤ 0.05) under the null, so
     more than 20 (P ≈ 0.005) fails this test."""

@@ -148,6 +148,7 @@ def test_categorical_records_are_declared_as_their_categories():
         fields.validate_dataset([{"k": "x", "v": 2}])
 
 
+@pytest.mark.slow
 def test_a_declared_group_by_fails_on_the_category_the_search_adds():
     # the naive pair adds a record of a category already present, as the issue's engineer named
     result = audit_mechanism(group_by, params={"epsilon": 1.0}, samples=20_000, seed=1,
@@ -230,6 +231,7 @@ def test_every_route_audits_it_with_the_search_and_the_float_audit(tmp_path):
     assert point.verdict == "violation" and point.met_expectation
 
 
+@pytest.mark.slow
 def test_the_spec_the_check_and_the_fixture_take_it_as_a_class(dpaudit_audit):
     """The routes main's AuditSpec reads (audit_spec/run_audit, the pytest fixture) and
     dpaudit check's six steps audit a declared mechanism with its search (fast: 5000 samples;

@@ -46,6 +46,7 @@ def test_max_curve_dominates_every_cube_event_and_is_accurate():
     assert one.epsilon(1e-3) == pytest.approx(gaussian_epsilon(1e-3, 2.0), abs=1e-6)
 
 
+@pytest.mark.slow
 def test_max_curve_delta_against_monte_carlo_of_the_max_likelihood_ratio():
     curve = shuffle_max_curve(2.0, 1.0, 0.8, 20)
     rng = np.random.default_rng(6)
@@ -84,6 +85,7 @@ def test_log_density_is_the_brute_force_mixture(name):
     assert np.allclose(m.log_density(pair.d0, y), np.log(dens), rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_exact_epsilon_of_the_views_and_what_is_not_covered():
     det = create_mechanism("dpsgd-deterministic", n=100, batch_size=10, epochs=4,
                            noise_multiplier=2.0)

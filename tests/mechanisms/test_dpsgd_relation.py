@@ -38,6 +38,7 @@ def test_replace_one_pair_is_c_against_minus_c_and_is_checked_positionally():
     assert create_mechanism("dpsgd-poisson", n=10, batch_size=1).relation().name == "zero-out"
 
 
+@pytest.mark.slow
 def test_poisson_replace_one_bracket_is_the_replace_adjacency_pair():
     from dpaudit.exact.subsampled_gaussian import subsampled_gaussian_bracket
 
@@ -94,6 +95,7 @@ def test_claims_are_stated_for_the_relation():
         create_mechanism("dpsgd-poisson", relation="replace-two")
 
 
+@pytest.mark.slow
 def test_poisson_steps_are_independent_of_n_over_b():
     m = create_mechanism("dpsgd-poisson", n=100, batch_size=1, steps=10,
                          noise_multiplier=1e-9)

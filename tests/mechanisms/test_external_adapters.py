@@ -81,6 +81,7 @@ def test_diffprivlib_exponential_default_pair_nearly_attains_epsilon():
         pair.d0, pair.d1) is None  # not the softmax law
 
 
+@pytest.mark.slow
 def test_diffprivlib_median_default_pairs_and_their_exact_epsilon():
     _lib("diffprivlib")
     mech = create_mechanism("diffprivlib-median", epsilon=1.0)
@@ -167,6 +168,7 @@ def test_naive_float_laplace_leaks_through_its_low_bits_the_grid_one_does_not():
     assert safe.epsilon <= 1.0
 
 
+@pytest.mark.slow
 def test_diffprivlib_laplace_leaks_snapping_does_not():
     _lib("diffprivlib")
     lap = create_mechanism("diffprivlib-laplace")
@@ -186,6 +188,7 @@ def _histogram(d, n, rng):
     return np.asarray(d, np.int64) + rng.geometric(p, (n, 3)) - rng.geometric(p, (n, 3))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_three_bin_histogram_row_patterns_do_not_crowd_out_coordinates(seed):
     r = estimate_epsilon_lower_bound(_histogram, [4, 0, 0], [4, 0, 1], samples=200_000,
@@ -227,6 +230,7 @@ def test_requires_must_be_a_list_of_names(tmp_path):
     assert load_suite(path).audits[0].name == "a"
 
 
+@pytest.mark.slow
 def test_shipped_external_suites_parse_or_skip():
     from dpaudit.suite.requires import SuiteSkipped
     for name in ("diffprivlib", "opendp", "pydp"):
@@ -237,6 +241,7 @@ def test_shipped_external_suites_parse_or_skip():
         assert suite.audits and all(a.mechanism.startswith(name) for a in suite.audits)
 
 
+@pytest.mark.slow
 def test_cli_reports_skipped_suites_and_rng_warnings(tmp_path, capsys):
     from dpaudit.cli.commands import main
 

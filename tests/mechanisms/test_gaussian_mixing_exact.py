@@ -34,6 +34,7 @@ def test_scaled_chi_square_matches_isotropic_quadrature(k, v0):
         assert closed.delta(closed.max_loss() + 1e-6) == 0.0
 
 
+@pytest.mark.slow
 def test_rank_one_pair_equals_the_full_kronecker_profile():
     rng = np.random.default_rng(3)
     d, k = 3, 4

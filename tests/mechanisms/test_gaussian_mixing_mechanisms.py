@@ -169,6 +169,7 @@ def test_wishart_sampler_has_the_right_law():
         assert stats.ks_2samp(W[:, 0, 1], W2[:, 0, 1]).pvalue > 1e-3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", [
     LinearMixing(epsilon=2.0, delta=1e-2, k=6),
     Sheffet(epsilon=4.0, delta=1e-2, k=6),

@@ -36,13 +36,16 @@ ROWS = 64
 
 #: adapters whose library import alone takes seconds (torch): slow, out of the inner loop
 SLOW_LIBRARIES = {"opacus"}
+#: mechanisms whose contract checks take seconds (SGLD's chains): slow too
+SLOW_MECHANISMS = {"sgld", "propose-test-sample", "propose-test-sample-sgld"}
 
 
 def _cases():
     out = []
     for family in families():
         for cls in importlib.import_module(family.package).MECHANISMS:
-            marks = [pytest.mark.slow] if getattr(cls, "library", "") in SLOW_LIBRARIES else []
+            marks = [pytest.mark.slow] if (getattr(cls, "library", "") in SLOW_LIBRARIES
+                                           or cls.name in SLOW_MECHANISMS) else []
             out.append(pytest.param(family, cls, id=cls.name, marks=marks))
     return out
 

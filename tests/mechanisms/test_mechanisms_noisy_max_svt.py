@@ -135,6 +135,7 @@ def test_argmax_frequencies_match_exact(cls):
     assert max_z(counts, wrong, N) > 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls,kwargs,q", [
     (svt.SparseVector, dict(c=2), [1.0, -1.0, 0.5, 2.0, 0.0, 1.0]),
     (svt.SVTLyu4, dict(c=1), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
@@ -154,6 +155,7 @@ def test_svt_pattern_frequencies_match_exact(cls, kwargs, q):
         assert max_z(counts, np.array([wrong[p] for p in patterns]), N) > 5
 
 
+@pytest.mark.slow
 def test_svt_lyu3_outputs_match_exact_law():
     mech = svt.SVTLyu3(epsilon=1.0, num_queries=3)
     q = [0.0, 1.0, 0.0]
@@ -198,6 +200,7 @@ def test_max_value_laws_match_closed_form_cdf():
 
 
 # -- exact ε of the worst pairs ---------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(NAMES))
 def test_worst_pairs_exact_epsilon_against_claim(name):
     mech = create_mechanism(name)
@@ -211,6 +214,7 @@ def test_worst_pairs_exact_epsilon_against_claim(name):
         assert max(values) <= mech.true_epsilon() + 1e-6
 
 
+@pytest.mark.slow
 def test_known_exact_values_of_the_default_pairs():
     e = lambda mech, i=0: mech.exact_epsilon(mech.worst_case_pairs()[i].d0,
                                              mech.worst_case_pairs()[i].d1)
@@ -242,6 +246,7 @@ def test_support_mismatch_masses_are_large():
     assert brief.pattern_probabilities([0, 1])[(0, 1)] == pytest.approx((1 - math.exp(-0.5)) / 2)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(-2, 2), min_size=2, max_size=4),
        st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0]), min_size=4, max_size=4),
@@ -252,6 +257,7 @@ def test_correct_noisy_max_never_exceeds_epsilon(q0, moves, eps):
         assert cls(epsilon=eps).exact_epsilon(q0, q1) <= eps + 1e-9
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(st.lists(st.integers(-2, 2), min_size=4, max_size=4),
        st.lists(st.sampled_from([-1.0, 0.0, 1.0]), min_size=4, max_size=4),
@@ -264,6 +270,7 @@ def test_svt_exact_epsilon_respects_the_theory(q0, moves, threshold, c):
     assert lee.exact_epsilon(q0, q1) <= lee.true_epsilon() + 1e-9
 
 
+@pytest.mark.slow
 def test_exact_epsilon_with_delta():
     mech = svt.SVTLyu6()
     pair = mech.worst_case_pairs()[2]

@@ -15,6 +15,7 @@ def _mech(**params):
     return create_mechanism("opacus-mean-reduction", **params)
 
 
+@pytest.mark.slow
 def test_the_divisor_is_opacus_expected_batch_size_and_the_pair_is_exact():
     from dpaudit.exact import IsotropicGaussianProfile
     from dpaudit.mechanisms.external.opacus_mean import opacus_rate

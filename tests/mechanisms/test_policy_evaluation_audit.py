@@ -120,6 +120,7 @@ class _UnclippedLSW(DPLSW):
         return batch_statistics(self.validate_dataset(dataset), self.gamma, self.n_states, None)
 
 
+@pytest.mark.slow
 def test_greybox_check_catches_a_missing_clip():
     mech = _UnclippedLSW(epsilon=10.0, delta=1e-3, n_states=2, f_max=0.5, gamma=0.9)
     result = check_mechanism(mech, samples=5000, seed=2,
@@ -129,6 +130,7 @@ def test_greybox_check_catches_a_missing_clip():
     assert step.verdict == "violation" and step.data["ratio"] > 1.5
 
 
+@pytest.mark.slow
 def test_calibration_check_catches_a_halved_sigma():
     class Half(DPLSW):
         def sample(self, dataset, n, rng):

@@ -116,6 +116,7 @@ def test_pair_is_neighbouring_and_sized():
 SMALL_PTS = dict(n1=3000, rho3=1.02)
 
 
+@pytest.mark.slow
 def test_pts_pass_probability_matches_the_algorithm():
     mech = create_mechanism("propose-test-sample", **SMALL_PTS)
     p = mech.worst_case_pairs()[0]

@@ -62,6 +62,7 @@ def test_shift_profile_matches_closed_form_in_one_dimension():
     assert prof.epsilon(0.0) == pytest.approx(1.3 / 0.8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dim", [2, 5, 30])
 def test_shift_profile_is_converged_and_matches_monte_carlo(dim):
     prof = L2LaplaceShiftProfile(dim, 2.0, 1.0)
@@ -214,6 +215,7 @@ def test_extremal_pair_attains_the_exact_sensitivity(lam):
     assert shift <= math.sqrt(2 * 3 / lam) + 1e-12 and shift < mech.sensitivity()
 
 
+@pytest.mark.slow
 def test_optimised_search_never_beats_the_proved_bound():
     for n, T0, lam in ((1, 1, 1.0), (2, 2, 1.0), (3, 2, 10.0)):
         shift, pair = max_regression_shift(n, T0 + 2, T0, lam, starts=4)
@@ -223,6 +225,7 @@ def test_optimised_search_never_beats_the_proved_bound():
             assert shift == pytest.approx(math.sqrt(2 * T0 / lam), rel=1e-6)
 
 
+@pytest.mark.slow
 def test_greybox_search_reports_the_largest_ratio():
     from dpaudit.check.greybox import search_sensitivity
 

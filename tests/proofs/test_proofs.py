@@ -216,6 +216,7 @@ OTHER_PARAMS = {
 }
 
 
+@pytest.mark.slow
 def test_every_mechanism_uses_its_certified_noise_parameter():
     covered = []
     for name in mechanism_names():
@@ -267,6 +268,7 @@ def _double_laplace_scale(doc):
         2 * sp.Symbol("Delta") / sp.Symbol("epsilon"))
 
 
+@pytest.mark.slow
 def test_tampered_formula_is_stale_and_refused(built, cert_copy):
     path = cert_copy / "classic.json"
     _edit(path, _double_laplace_scale, rehash=False)
@@ -300,6 +302,7 @@ def test_missing_certificate_and_formula(tmp_path):
         load_formula("classic", "nope")
 
 
+@pytest.mark.slow
 def test_cli_prove_check(cert_copy, capsys):
     assert main(["prove", "--check", "noisy_max", "--certificates", str(cert_copy)]) == 0
     assert "certificate up to date" in capsys.readouterr().out

@@ -50,6 +50,7 @@ delta = [{deltas}]
 """
 
 
+@pytest.mark.slow
 def test_dpaudit_report_writes_the_comment(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     deltas = ", ".join(f"{d:.6g}" for d in [0.0] + [10.0 ** -(3 + i / 50) for i in range(120)])

@@ -84,6 +84,7 @@ def test_junit_and_html_say_floating_point(out):
     assert document["summary"]["exit_status"] == 0
 
 
+@pytest.mark.slow
 def test_an_unmet_floating_point_violation_fails_junit_with_the_fixes(tmp_path):
     (tmp_path / "fp.toml").write_text(SUITE.replace('expect = "violation"\nsearch = false\n\n'
                                                     '[[audit]]\nname = "scale-bug"',

@@ -305,6 +305,7 @@ def test_a_figure_that_fails_to_draw_costs_only_that_figure(report):
     assert text.count("<svg") == _pairs_with_power(report)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", [EXAMPLE, EXAMPLE.parent / "sgld",
                                     EXAMPLE.parent / "gaussian_mixing" / "audit"],
                          ids=lambda p: p.relative_to(EXAMPLE.parent).as_posix())

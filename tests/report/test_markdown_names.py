@@ -110,6 +110,7 @@ def test_summary_md_escapes_every_name(evil):
     assert "pair" in text and "audit" in text
 
 
+@pytest.mark.slow
 def test_diff_md_escapes_every_name(evil, tmp_path):
     empty = tmp_path / "empty.toml"
     empty.write_text('[suite]\nname = "x"\n[[audit]]\nname = "lap"\nmechanism = "laplace"\n'
@@ -125,6 +126,7 @@ def test_diff_md_escapes_every_name(evil, tmp_path):
             assert _unescaped(line, "|") == 6, line
 
 
+@pytest.mark.slow
 def test_report_html_escapes_every_name(evil):
     html = render_html(evil)
     assert "<b>x</b>" not in html

@@ -221,6 +221,7 @@ def test_png_data_uri_embeds_only_pngs_inside_the_directory(tmp_path):
     assert png_data_uri(None, "figures/a.png") is None
 
 
+@pytest.mark.slow
 def test_html_format(tmp_path, report, capsys):
     from dpaudit.report.results_file import write_results
 
@@ -234,6 +235,7 @@ def test_html_format(tmp_path, report, capsys):
         assert status == 0 and (tmp_path / "report.html").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_report_honours_the_run_lock_of_its_output_directory(tmp_path, capsys, monkeypatch):
     """Issue 39, item 14: ``dpaudit report --out DIR`` wrote into a directory a run held."""
     from dpaudit.cli.out_lock import OutputLock

@@ -49,6 +49,7 @@ def test_the_built_in_formats_in_the_order_a_run_writes_them():
     assert "comment" not in default_report_formats()
 
 
+@pytest.mark.slow
 def test_a_registered_format_is_written_by_report_and_by_run_when_it_says_so(
         tmp_path, counts_format, capsys, monkeypatch):
     suite = tmp_path / "tiny.toml"

@@ -110,6 +110,7 @@ def test_a_schema_3_file_reads_into_the_same_typed_tree():
     assert back.summary.to_json() == old["summary"]
 
 
+@pytest.mark.slow
 def test_old_schema_2_files_stay_readable(tmp_path):
     old = json.loads(SCHEMA_2.read_text(encoding="utf-8"))
     assert old["schema"] == 2

@@ -284,6 +284,7 @@ def test_mechanism_defaulted_parameters_uses_the_effective_values():
     assert mech.defaulted_parameters(dict(mech.params)) == {}
 
 
+@pytest.mark.slow
 def test_dpaudit_check_says_so(tmp_path, capsys):
     out = tmp_path / "check.json"
     main(["check", "randomized-response", "--params", "epsilon=0.5", "--samples", "2000",

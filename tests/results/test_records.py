@@ -57,6 +57,7 @@ def dp(delta=0.0, *, claimed_epsilon, black=None, white=None, exact=None) -> Cer
                                 evidence=evidence(black, white), exact_epsilon=exact)
 
 
+@pytest.mark.slow
 def test_the_schemas_are_valid_draft_2020_12_and_name_every_field_of_the_tree():
     doc = schema()
     for path in (SCHEMA_FILE, SCHEMA_3_FILE, SCHEMA_2_FILE):

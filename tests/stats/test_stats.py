@@ -71,6 +71,7 @@ def test_support_mismatch_is_finite_and_grows_like_log_n():
     assert values[2] - values[1] == pytest.approx(math.log(100), abs=0.05)
 
 
+@pytest.mark.slow
 def test_split_significance_and_holm():
     assert split_significance(0.95, 10) == pytest.approx(0.005)
     with pytest.raises(ValueError, match="confidence"):

@@ -42,6 +42,7 @@ def test_a_leak_in_the_reverse_direction_is_certified():
     assert {x.objective for x in rules} <= set(objectives) and 2 <= len(rules) <= 4
 
 
+@pytest.mark.slow
 def test_null_scores_certify_at_most_at_the_nominal_rate():
     """Identical laws on both sides, 300 seeds: a positive bound (the (ε, δ) conversion or
     the GDP family's t) at most at rate 0.1 (never |μ|: taking the absolute value of a

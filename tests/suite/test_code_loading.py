@@ -64,6 +64,7 @@ def test_reading_without_code_keeps_names_and_points(project):
     assert not (project / "SIDE_EFFECT").exists()
 
 
+@pytest.mark.slow
 def test_pytest_collect_only_runs_no_user_code(project):
     (project / "audits" / "good.toml").write_text(GOOD)
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-p",
@@ -73,6 +74,7 @@ def test_pytest_collect_only_runs_no_user_code(project):
     assert not (project / "SIDE_EFFECT").exists()
 
 
+@pytest.mark.slow
 def test_a_code_error_found_when_the_file_runs_fails_its_items(project):
     (project / "audits" / "good.toml").write_text(GOOD.replace("side.py:noisy",
                                                                "side.py:missing"))

@@ -73,6 +73,7 @@ def test_floor_applies_only_when_scaled_down(tmp_path):
     assert resolve_samples(floored, samples=400000, scale=quick) == 40000
 
 
+@pytest.mark.slow
 def test_quick_run_uses_the_floor(tmp_path):
     out = tmp_path / "out"
     suite = write(tmp_path, "min_samples = 3000").read_text(encoding="utf-8")

@@ -86,6 +86,7 @@ def test_defaults_and_name_from_file_stem(tmp_path):
     assert suite.audits[0].expect == "consistent" and suite.audits[0].deltas == (0.0,)
 
 
+@pytest.mark.slow
 def test_shipped_suites_parse():
     files = sorted((REPO / "audits").glob("*.toml"))
     assert files, "audits/ must hold at least one suite"
@@ -147,6 +148,7 @@ def test_missing_file(tmp_path):
         load_suite(tmp_path / "nope.toml")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False, min_value=-2, max_value=2))
 def test_delta_accepted_exactly_in_unit_interval(delta):

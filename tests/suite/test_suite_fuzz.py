@@ -58,6 +58,7 @@ def test_any_document_is_a_suite_or_a_suite_error(document):
         assert suite.audits
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300))
 def test_any_bytes_are_a_suite_or_a_suite_error(tmp_path_factory, raw):
@@ -96,6 +97,7 @@ def test_a_fifo_named_toml_is_refused_without_blocking(tmp_path):
         read_toml(tmp_path)
 
 
+@pytest.mark.slow
 def test_values_of_every_toml_type_in_every_key_are_suite_errors():
     """The deterministic corner of the fuzz: each key of an audit given each kind of value."""
     kinds = [None, True, 0, -1, 2**63, math.nan, math.inf, "", "x", [], [1, "a"], {},

@@ -26,6 +26,7 @@ json_value = st.recursive(
     max_leaves=300)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(json_value)
 def test_unpack_inverts_pack_on_any_json_value(value):
@@ -33,6 +34,7 @@ def test_unpack_inverts_pack_on_any_json_value(value):
     assert unpack(packed) == value
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(st.lists(statistic_value, min_size=MIN_PACKED, max_size=300))
 def test_six_digit_floats_are_packed_shorter_and_come_back_bit_for_bit(values):

@@ -89,6 +89,7 @@ def editable_install() -> bool:
     return spec is None or spec.origin in (None, "namespace")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not editable_install(), reason="dpaudit is installed as a regular package "
                     "(a wheel): a folder named dpaudit cannot hide it")
 def test_the_trap_reproduced_and_named(tmp_path):

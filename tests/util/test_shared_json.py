@@ -18,6 +18,7 @@ json_value = st.recursive(
     max_leaves=30)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(json_value, json_value)
 def test_a_reference_resolves_to_its_value_and_equal_values_share_one(a, b):
@@ -28,6 +29,7 @@ def test_a_reference_resolves_to_its_value_and_equal_values_share_one(a, b):
     assert read.resolve(ra) == a
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(json_value)
 def test_repeated_long_strings_are_shared_and_expand_back(value):

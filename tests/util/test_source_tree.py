@@ -49,6 +49,7 @@ def test_nothing_is_mapped_for_an_installed_layout_or_without_a_checkout(checkou
     assert source_tree.map_source_proofs(checkout / "dpaudit") is None
 
 
+@pytest.mark.slow
 def test_this_checkout_provides_dpaudit_proofs_and_no_top_level_proofs(tmp_path):
     """Only dpaudit/ on the path (a link to this checkout's package, the way an install
     exposes it), not the repository root: dpaudit.proofs is this checkout's proofs/, and

@@ -130,6 +130,7 @@ def test_a_stop_signal_reaches_the_child_exactly_once(tmp_path, sig, to):
     assert ending["reported"] == 7 and ending["received"] == [int(sig)]
 
 
+@pytest.mark.slow
 def test_an_end_without_report_is_told_apart_from_a_reported_status(tmp_path):
     for what, expected in [
             ("os_exit", {"reported": None, "exit_code": 0, "signal": None}),

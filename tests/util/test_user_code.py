@@ -69,6 +69,7 @@ def project(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_every_exit_of_user_code_is_an_error_and_the_other_audits_run(project, workers,
                                                                      capsys):
@@ -114,6 +115,7 @@ def test_a_real_signal_still_stops():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
 
 
+@pytest.mark.slow
 def test_a_sampler_that_closes_the_standard_streams_is_an_error(tmp_path):
     """Issue 39, item 12: a sampler closing fds 1 and 2 made the run exit 1 with no message;
     now its audit is an error, the streams lead to /dev/null and the run writes its reports."""

@@ -14,6 +14,7 @@ from dpaudit.mechanisms.canaries.figure import canary_figure  # noqa: E402
 from dpaudit.report.svg import figure_svg  # noqa: E402
 
 
+@pytest.mark.slow
 def test_figure_shows_scores_cuts_and_the_certificate():
     plan = CanaryPlan(400, 1e-5, seed=0)
     ev = run_canary_audit(plan, GDP(0.5), GaussianDiracRun(plan, 2.0)).to_json()

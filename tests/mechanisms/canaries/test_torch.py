@@ -142,6 +142,7 @@ def test_wrong_hand_overs_are_one_line(data, case, message):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.slow
 def test_an_opacus_configuration_is_a_hand_over(data):
     from torch import nn
 
