@@ -135,9 +135,9 @@ def test_every_point_of_the_shipped_pipelinedp_suite_meets_its_expectation(pipel
 def test_the_gaussian_float_leak_is_certified_above_the_claim(pipelinedp_suite):
     gaussian = [r for r in pipelinedp_suite if r["audit"] == "count-gaussian-public"]
     assert all(r["verdict"] == "violation" for r in gaussian), gaussian
-    # a float leak: the certificate is far above the claim (ε_LB 2.6–3.2 at quick; the
-    # value-level bound stays below it)
-    assert min(r["epsilon_lower_bound"] for r in gaussian) > 1.5 * gaussian[0]["claimed_epsilon"]
+    # a float leak certified above the claim (ε_LB 2.6–3.2 in two quick runs, 1.35 in a third:
+    # PyDP's noise cannot be seeded, so a margin above the claim would be a flaky assertion)
+    assert min(r["epsilon_lower_bound"] for r in gaussian) > gaussian[0]["claimed_epsilon"]
 
 
 @pytest.mark.slow
